@@ -1,0 +1,45 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+  name: "CardAtlas",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "cardatlas", targets: ["CardAtlasCLI"]),
+    .library(name: "Geodesy", targets: ["Geodesy"]),
+    .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
+    .library(name: "Datasets", targets: ["Datasets"]),
+    .library(name: "IndexBaselines", targets: ["IndexBaselines"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+  ],
+  targets: [
+    // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
+    .target(name: "Geodesy"),
+    // Prefetch hint for the index's hot loops (Swift has no intrinsic for it).
+    .target(name: "CPrefetch"),
+    // The in-memory dynamic index: radius, kNN, box, circles, clusters.
+    .target(name: "SpatialIndex", dependencies: ["Geodesy", "CPrefetch"]),
+    // Seeded realistic datasets: points clustered around real cities, and a uniform control.
+    .target(name: "Datasets", dependencies: ["Geodesy"]),
+    // What users would pick instead of our index, for benchmarks: SQLite's R*Tree.
+    .target(
+      name: "IndexBaselines",
+      dependencies: ["Geodesy", "SpatialIndex", .product(name: "GRDB", package: "GRDB.swift")]),
+    // `cardatlas bench index`: runs the index workloads and baselines, prints a table or JSON.
+    .target(name: "IndexBench", dependencies: ["SpatialIndex", "Datasets", "IndexBaselines"]),
+    .executableTarget(
+      name: "CardAtlasCLI",
+      dependencies: [
+        "IndexBench",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+    .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
+    .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
+    .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),
+    .testTarget(name: "IndexBaselinesTests", dependencies: ["IndexBaselines", "Datasets"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

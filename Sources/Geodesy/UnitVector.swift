@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A point on the unit sphere in Earth-centred Cartesian coordinates. Straight-line distances
+/// between unit vectors order points exactly as great-circle distances do, with no trigonometry.
+public struct UnitVector: Hashable, Sendable {
+  public var x: Double
+  public var y: Double
+  public var z: Double
+
+  public init(x: Double, y: Double, z: Double) {
+    self.x = x
+    self.y = y
+    self.z = z
+  }
+
+  @inlinable
+  public init(longitude: Double, latitude: Double) {
+    let lon = longitude * (Double.pi / 180)
+    let lat = latitude * (Double.pi / 180)
+    let c = cos(lat)
+    self.init(x: c * cos(lon), y: c * sin(lon), z: sin(lat))
+  }
+
+  @inlinable
+  public func chordSquared(to o: UnitVector) -> Double {
+    let dx = x - o.x
+    let dy = y - o.y
+    let dz = z - o.z
+    return dx * dx + dy * dy + dz * dz
+  }
+}
