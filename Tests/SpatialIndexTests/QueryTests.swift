@@ -1,0 +1,60 @@
+import Geodesy
+import SpatialIndex
+import Testing
+
+@Suite struct QueryTests {
+  @Test(arguments: [(0, 1 as UInt64), (1, 2), (15, 3), (16, 4), (300, 5), (5000, 6)])
+  func agreesWithBruteForce(count: Int, seed: UInt64) {
+    let items = TestData.items(count: count, seed: seed, withRadius: true)
+    var agreement = OracleAgreement(index: GeoIndex(items: items), oracle: LinearScan(items: items))
+    var rng = SplitMix64(seed: seed &* 31)
+    agreement.run(queries: 300, rng: &rng)
+    #expect(agreement.failures.isEmpty, "\(agreement.failures.joined(separator: "\n"))")
+  }
+
+  @Test func emptyIndexAnswersNothing() {
+    let s = GeoIndex().makeSearcher()
+    #expect(s.nearest(longitude: 0, latitude: 0, k: 5).isEmpty)
+    #expect(s.radius(longitude: 0, latitude: 0, radius: 20_000_000).isEmpty)
+    #expect(s.box(GeoBox(minLongitude: -180, minLatitude: -90, maxLongitude: 180, maxLatitude: 90)).isEmpty)
+    #expect(s.circlesContaining(longitude: 0, latitude: 0).isEmpty)
+    #expect(s.clusters(in: GeoBox(minLongitude: -180, minLatitude: -90, maxLongitude: 180, maxLatitude: 90), zoom: 0).isEmpty)
+  }
+
+  @Test func nearestAcrossTheAntimeridianAndThePole() {
+    let items = [
+      Item(id: 0, longitude: 179.9, latitude: 0), Item(id: 1, longitude: -179.9, latitude: 0),
+      Item(id: 2, longitude: 0, latitude: 0), Item(id: 3, longitude: 10, latitude: 89.9),
+      Item(id: 4, longitude: -170, latitude: 89.9),
+    ]
+    let s = GeoIndex(items: items).makeSearcher()
+    #expect(s.nearest(longitude: -179.99, latitude: 0, k: 2).map(\.id) == [1, 0])
+    // Across the pole, 10°E and 170°W at 89.9°N are 0.2° apart: nearer than anything else.
+    #expect(s.nearest(longitude: 10, latitude: 89.9, k: 2).map(\.id) == [3, 4])
+    let box = GeoBox(minLongitude: 179, minLatitude: -1, maxLongitude: -179, maxLatitude: 1)
+    #expect(Set(s.box(box).map(\.id)) == [0, 1])
+  }
+
+  @Test func duplicatePointsTieByID() {
+    let items = (0..<40).map { Item(id: ItemID(39 - $0), longitude: 2.35, latitude: 48.85) }
+    let s = GeoIndex(items: items).makeSearcher()
+    #expect(s.nearest(longitude: 2.35, latitude: 48.85, k: 5).map(\.id) == [0, 1, 2, 3, 4])
+    #expect(s.radius(longitude: 2.35, latitude: 48.85, radius: 0).count == 40)
+    let cluster = s.clusters(in: GeoBox(minLongitude: 2, minLatitude: 48, maxLongitude: 3, maxLatitude: 49), zoom: 20)
+    #expect(cluster.count == 1)
+    #expect(cluster.first?.count == 40)
+    #expect(cluster.first?.expansionZoom == ClusterGrid.maxZoom + 1)
+  }
+
+  @Test func kLargerThanTheIndexReturnsEverything() {
+    let items = TestData.items(count: 50, seed: 9)
+    let s = GeoIndex(items: items).makeSearcher()
+    #expect(s.nearest(longitude: 0, latitude: 0, k: 1000).count == 50)
+  }
+
+  @Test func laterDuplicateIDsWinInBulkBuild() {
+    let index = GeoIndex(items: [Item(id: 1, longitude: 1, latitude: 1), Item(id: 1, longitude: 2, latitude: 2)])
+    #expect(index.count == 1)
+    #expect(index.item(id: 1)?.longitude == 2)
+  }
+}
