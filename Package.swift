@@ -21,7 +21,11 @@ let package = Package(
     // Prefetch hint for the index's hot loops (Swift has no intrinsic for it).
     .target(name: "CPrefetch"),
     // The in-memory dynamic index: radius, kNN, box, circles, clusters.
-    .target(name: "SpatialIndex", dependencies: ["Geodesy", "CPrefetch"]),
+    // Its hot loops work on raw buffers owned by final classes; the runtime exclusivity checks on
+    // those classes' properties cost more than the queries themselves.
+    .target(
+      name: "SpatialIndex", dependencies: ["Geodesy", "CPrefetch"],
+      swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
     // Seeded realistic datasets: points clustered around real cities, and a uniform control.
     .target(name: "Datasets", dependencies: ["Geodesy"]),
     // What users would pick instead of our index, for benchmarks: SQLite's R*Tree.

@@ -83,7 +83,12 @@ public struct Cluster: Hashable, Sendable {
 enum FixedPoint {
   static let scale = 1e7
 
-  static func encode(_ degrees: Double) -> Int64 { Int64((degrees * scale).rounded()) }
+  /// Rounds half away from zero, without a libm call: bulk builds encode every point.
+  @inline(__always)
+  static func encode(_ degrees: Double) -> Int64 {
+    let v = degrees * scale
+    return Int64(v + (v < 0 ? -0.5 : 0.5))
+  }
 
   static func mean(_ sum: Int64, count: Int) -> Double { Double(sum) / Double(count) / scale }
 }
@@ -157,5 +162,44 @@ extension ClusterGrid {
       return (rows, [west...(size - 1), 0...east])
     }
     return (rows, [west...east])
+  }
+}
+
+/// Finds grid rows by comparing latitudes with the row edges of a viewport, with no logarithm
+/// per item. Within 1e-9° of an edge it defers to `ClusterGrid.row(latitude:)`, so it always
+/// agrees with it exactly. Rows north or south of the range come back as `first - 1` or
+/// `last + 1`.
+struct RowLocator {
+  let grid: ClusterGrid
+  let first: Int
+  let last: Int
+  /// Edge latitudes, north to south: `edges[i]` is the northern edge of row `first + i`.
+  private let edges: [Double]
+
+  init(grid: ClusterGrid, rows: ClosedRange<Int>) {
+    self.grid = grid
+    first = rows.lowerBound
+    last = rows.upperBound
+    edges = (first...(last + 1)).map { j in
+      if j == 0 { return .infinity }
+      if j == grid.size { return -.infinity }
+      return WebMercator.latitude(y: Double(j) / grid.scale)
+    }
+  }
+
+  @inline(__always)
+  func row(latitude: Double) -> Int {
+    // Binary search for the first edge south of the latitude.
+    var lo = 0
+    var hi = edges.count
+    while lo < hi {
+      let mid = (lo + hi) >> 1
+      if edges[mid] >= latitude { lo = mid + 1 } else { hi = mid }
+    }
+    // Rows first + lo - 1: edges[lo - 1] ≥ latitude > edges[lo].
+    if (lo > 0 && edges[lo - 1] - latitude < 1e-9) || (lo < edges.count && latitude - edges[lo] < 1e-9) {
+      return min(last + 1, max(first - 1, grid.row(latitude: latitude)))
+    }
+    return first + lo - 1
   }
 }

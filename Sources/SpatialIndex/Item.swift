@@ -85,6 +85,10 @@ public struct Filter: Hashable, Sendable {
     (value & ~any) == 0 && (~value & mask & every) == 0
   }
 
+  /// Whether this filter passes everything, so traversals can skip reading attribute bits.
+  @inlinable
+  public var isAll: Bool { mask == 0 }
+
   /// Whether every item of a group whose attributes OR to `any` and AND to `every` matches.
   @inlinable
   public func matchesAll(any: UInt32, every: UInt32) -> Bool {

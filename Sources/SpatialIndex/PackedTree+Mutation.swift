@@ -1,9 +1,10 @@
 /// Changes in place. A change touches one leaf and its ancestors: counts and sums are adjusted
 /// up to the root, shapes are recomputed upwards only while they actually change.
 extension PackedTree {
-  /// Adds an item whose id is not in the tree; `false` when every slot is taken.
+  /// Adds an item whose id is not in the tree; `false` when every slot is taken or the id is
+  /// beyond the id table.
   func insert(_ item: Item) -> Bool {
-    guard let leaf = chooseLeaf(longitude: item.longitude, latitude: item.latitude) else {
+    guard Int(item.id) < idCapacity, let leaf = chooseLeaf(longitude: item.longitude, latitude: item.latitude) else {
       return false
     }
     let slot = leaf << Self.shift + Int(count[leaf])

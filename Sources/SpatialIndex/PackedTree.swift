@@ -42,8 +42,14 @@ final class PackedTree: @unchecked Sendable {
   let anyBits: UnsafeMutablePointer<UInt32>
   let everyBits: UnsafeMutablePointer<UInt32>
 
-  /// Slot of each id, `none` when the id is not in this tree.
-  var slotOf: [UInt32]
+  /// The same buffers as a plain struct, for the query loops.
+  let view: TreeView
+  private let levelTable: UnsafeMutablePointer<Int>
+
+  /// Slot of each id, `none` when the id is not in this tree. Fixed size like everything else
+  /// here: an id beyond it waits in the overflow for the next rebuild.
+  let slotOf: UnsafeMutablePointer<UInt32>
+  let idCapacity: Int
   var liveCount: Int { Int(count[rootNode]) }
 
   /// Builds the tree over `items` (ids unique), `fill` items to a leaf at most (1...15).
@@ -78,24 +84,38 @@ final class PackedTree: @unchecked Sendable {
     maxRadius = .allocate(capacity: nodeCount)
     anyBits = .allocate(capacity: nodeCount)
     everyBits = .allocate(capacity: nodeCount)
+    levelTable = .allocate(capacity: sizes.count * 2)
+    for level in 0..<sizes.count {
+      levelTable[level] = starts[level]
+      levelTable[sizes.count + level] = level == 0 ? 0 : starts[level - 1] - (starts[level] << Self.shift)
+    }
+    view = TreeView(
+      xyz: xyz, lonlat: lonlat, radius: radius, attrs: attrs, ids: ids, box3: box3, bbox: bbox,
+      count: count, sums: sums, maxRadius: maxRadius, anyBits: anyBits, everyBits: everyBits,
+      levelStart: levelTable, childOffset: levelTable + sizes.count, top: sizes.count - 1)
 
-    var maxID: UInt32 = 0
-    for item in items { maxID = max(maxID, item.id) }
-    slotOf = [UInt32](repeating: Self.none, count: n == 0 ? 0 : Int(maxID) + 1)
+    var maxID = -1
+    for item in items { maxID = max(maxID, Int(item.id)) }
+    idCapacity = (maxID + 1) + (maxID + 1) / 4 + 1024
+    slotOf = .allocate(capacity: idCapacity)
+    slotOf.initialize(repeating: Self.none, count: idCapacity)
 
     // Hilbert order, then spread evenly over the leaves so each keeps free slots.
+    // Sort keys: the Hilbert position's high bits, then the item's index in the low bits.
+    let indexBits = max(1, UInt64.bitWidth - (n - 1).leadingZeroBitCount)
+    let indexMask = UInt64(1) << indexBits - 1
     var order = [UInt64](repeating: 0, count: n)
     for i in 0..<n {
       let h = hilbertIndex(longitude: items[i].longitude, latitude: items[i].latitude)
-      order[i] = UInt64(h) << 32 | UInt64(i)
+      order[i] = (h >> indexBits) << indexBits | UInt64(i)
     }
-    order.sort()
+    radixSort(&order)
     let dataLeaves = max(1, (n + fill - 1) / fill)
     for leaf in 0..<dataLeaves {
       let from = leaf * n / dataLeaves
       let to = (leaf + 1) * n / dataLeaves
       for (k, o) in (from..<to).enumerated() {
-        write(items[Int(order[o] & 0xFFFF_FFFF)], to: leaf << Self.shift + k)
+        write(items[Int(order[o] & indexMask)], to: leaf << Self.shift + k)
       }
       count[leaf] = UInt32(to - from)
     }
@@ -123,12 +143,14 @@ final class PackedTree: @unchecked Sendable {
     maxRadius.deallocate()
     anyBits.deallocate()
     everyBits.deallocate()
+    levelTable.deallocate()
+    slotOf.deallocate()
   }
 
   /// Bytes held, for the memory figures.
   var footprint: Int {
     slotCapacity * (5 * 8 + 4 + 4 + 4) + nodeCount * (6 * 4 + 4 * 8 + 4 + 16 + 4 + 8)
-      + slotOf.capacity * 4
+      + idCapacity * 4
   }
 
   // MARK: Layout
@@ -165,20 +187,12 @@ final class PackedTree: @unchecked Sendable {
     radius[slot] = item.radius
     attrs[slot] = item.attributes
     ids[slot] = item.id
-    setSlot(item.id, Int(slot))
-  }
-
-  func setSlot(_ id: UInt32, _ slot: Int) {
-    let i = Int(id)
-    if i >= slotOf.count {
-      slotOf.append(contentsOf: repeatElement(Self.none, count: max(i + 1, slotOf.count * 2) - slotOf.count))
-    }
-    slotOf[i] = UInt32(truncatingIfNeeded: slot)
+    slotOf[Int(item.id)] = UInt32(truncatingIfNeeded: slot)
   }
 
   func slot(of id: ItemID) -> Int? {
     let i = Int(id)
-    guard i < slotOf.count, slotOf[i] != Self.none else { return nil }
+    guard i < idCapacity, slotOf[i] != Self.none else { return nil }
     return Int(slotOf[i])
   }
 

@@ -27,6 +27,13 @@ final class RWLock: @unchecked Sendable {
     lock.deallocate()
   }
 
+  /// For query loops that must not go through a closure; pair with `unlock()`.
+  @inline(__always)
+  func lockForReading() { pthread_rwlock_rdlock(lock) }
+
+  @inline(__always)
+  func unlock() { pthread_rwlock_unlock(lock) }
+
   @inline(__always)
   func withReadLock<T>(_ body: () throws -> T) rethrows -> T {
     pthread_rwlock_rdlock(lock)

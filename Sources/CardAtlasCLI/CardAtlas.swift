@@ -1,0 +1,8 @@
+import ArgumentParser
+
+@main
+struct CardAtlas: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "cardatlas",
+    abstract: "CardAtlas: a geospatial backend for business cards, photo pins, people and venues.")
+}
