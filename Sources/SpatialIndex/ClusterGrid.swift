@@ -168,7 +168,8 @@ extension ClusterGrid {
 /// Finds grid rows by comparing latitudes with the row edges of a viewport, with no logarithm
 /// per item. Within 1e-9° of an edge it defers to `ClusterGrid.row(latitude:)`, so it always
 /// agrees with it exactly. Rows north or south of the range come back as `first - 1` or
-/// `last + 1`.
+/// `last + 1`. A viewport of more than `maxEdges` rows (a wide view at a deep zoom, which
+/// a map never asks for) is served by `ClusterGrid.row` alone.
 struct RowLocator {
   let grid: ClusterGrid
   let first: Int
@@ -176,10 +177,16 @@ struct RowLocator {
   /// Edge latitudes, north to south: `edges[i]` is the northern edge of row `first + i`.
   private let edges: [Double]
 
+  static let maxEdges = 4096
+
   init(grid: ClusterGrid, rows: ClosedRange<Int>) {
     self.grid = grid
     first = rows.lowerBound
     last = rows.upperBound
+    guard rows.count <= Self.maxEdges else {
+      edges = []
+      return
+    }
     edges = (first...(last + 1)).map { j in
       if j == 0 { return .infinity }
       if j == grid.size { return -.infinity }
@@ -189,6 +196,7 @@ struct RowLocator {
 
   @inline(__always)
   func row(latitude: Double) -> Int {
+    if edges.isEmpty { return min(last + 1, max(first - 1, grid.row(latitude: latitude))) }
     // Binary search for the first edge south of the latitude.
     var lo = 0
     var hi = edges.count

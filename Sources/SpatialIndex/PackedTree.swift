@@ -50,6 +50,8 @@ final class PackedTree: @unchecked Sendable {
   /// here: an id beyond it waits in the overflow for the next rebuild.
   let slotOf: UnsafeMutablePointer<UInt32>
   let idCapacity: Int
+  /// Scratch for choosing where inserts go.
+  var insertQueue = MinQueue()
   var liveCount: Int { Int(count[rootNode]) }
 
   /// Builds the tree over `items` (ids unique), `fill` items to a leaf at most (1...15).
@@ -102,7 +104,7 @@ final class PackedTree: @unchecked Sendable {
 
     // Hilbert order, then spread evenly over the leaves so each keeps free slots.
     // Sort keys: the Hilbert position's high bits, then the item's index in the low bits.
-    let indexBits = max(1, UInt64.bitWidth - (n - 1).leadingZeroBitCount)
+    let indexBits = max(1, Int.bitWidth - max(1, n - 1).leadingZeroBitCount)
     let indexMask = UInt64(1) << indexBits - 1
     var order = [UInt64](repeating: 0, count: n)
     for i in 0..<n {
@@ -145,6 +147,7 @@ final class PackedTree: @unchecked Sendable {
     everyBits.deallocate()
     levelTable.deallocate()
     slotOf.deallocate()
+    insertQueue.free()
   }
 
   /// Bytes held, for the memory figures.
@@ -178,7 +181,10 @@ final class PackedTree: @unchecked Sendable {
   // MARK: Items
 
   func write(_ item: Item, to slot: Int) {
-    let v = UnitVector(longitude: item.longitude, latitude: item.latitude)
+    write(item, UnitVector(longitude: item.longitude, latitude: item.latitude), to: slot)
+  }
+
+  func write(_ item: Item, _ v: UnitVector, to slot: Int) {
     xyz[slot * 3] = v.x
     xyz[slot * 3 + 1] = v.y
     xyz[slot * 3 + 2] = v.z
@@ -321,14 +327,14 @@ final class PackedTree: @unchecked Sendable {
 
 /// Rounds a coordinate of a box's low corner down to Float, so the Float box still holds it.
 @inline(__always)
-private func down(_ v: Double) -> Float {
+func down(_ v: Double) -> Float {
   let f = Float(v)
   return Double(f) > v ? f.nextDown : f
 }
 
 /// Rounds a coordinate of a box's high corner up to Float.
 @inline(__always)
-private func up(_ v: Double) -> Float {
+func up(_ v: Double) -> Float {
   let f = Float(v)
   return Double(f) < v ? f.nextUp : f
 }
