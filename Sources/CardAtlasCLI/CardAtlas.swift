@@ -4,5 +4,11 @@ import ArgumentParser
 struct CardAtlas: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "cardatlas",
-    abstract: "CardAtlas: a geospatial backend for business cards, photo pins, people and venues.")
+    abstract: "CardAtlas: a geospatial backend for business cards, photo pins, people and venues.",
+    subcommands: [Bench.self])
+}
+
+struct Bench: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Measure CardAtlas.", subcommands: [BenchIndex.self])
 }

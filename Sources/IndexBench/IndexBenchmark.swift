@@ -115,6 +115,21 @@ public struct IndexBenchmark {
       medianNanoseconds(min(40, queries.count), warmup: 2) { i in
         consume(flat.nearest(longitude: queries[i].longitude, latitude: queries[i].latitude, k: 10))
       })
+    if let rtree = try? SQLiteRTree(items: items) {
+      record(
+        "sqlite_rtree_knn10", "SQLite R*Tree k = 10 (expanding box)",
+        medianNanoseconds(min(1000, queries.count), warmup: 20) { i in
+          consume(try? rtree.nearest(longitude: queries[i].longitude, latitude: queries[i].latitude, k: 10))
+        })
+      var rtreeHits = 0
+      record(
+        "sqlite_rtree_radius1km", "SQLite R*Tree radius 1 km in the densest city",
+        medianNanoseconds(min(1000, city.count), warmup: 0) { i in
+          rtreeHits += (try? rtree.radius(longitude: city[i].longitude, latitude: city[i].latitude, radius: 1000))?.count ?? 0
+        }, results: Double(rtreeHits) / Double(min(1000, city.count)))
+    } else {
+      log("SQLite R*Tree baseline unavailable")
+    }
     return Report(points: n, figures: figures, bytesPerPoint: bytesPerPoint)
   }
 

@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import IndexBench
+
+struct BenchIndex: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "index",
+    abstract: "Time the in-memory index and its baselines on a realistic dataset.",
+    discussion: """
+      Builds a dataset of points clustered around real cities (seeded, so runs repeat), then
+      times each operation: build, k nearest, radius, viewport, clusters, circles, moves,
+      and the brute-force and SQLite R*Tree baselines. Figures are median nanoseconds per
+      operation; build is for all points.
+      """)
+
+  @Option(help: "Number of points.") var points = 1_000_000
+  @Option(help: "Seed of the dataset and the queries.") var seed: UInt64 = 1
+  @Option(help: "Query points per operation.") var queries = 5000
+  @Flag(help: "Print one JSON object on the last line.") var json = false
+
+  func run() async throws {
+    let log: (String) -> Void = { line in
+      FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+    log("generating \(points) points (seed \(seed))")
+    let workload = try IndexWorkload.realistic(points: points, queries: queries, seed: seed)
+    let report = IndexBenchmark(workload: workload, log: log).run()
+    print(report.table())
+    if json { print(report.json()) }
+  }
+}
