@@ -37,7 +37,8 @@ public struct Sphere: Hashable, Sendable {
 
   @inlinable
   public func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
-    distance(longitude: a.longitude, latitude: a.latitude, longitude: b.longitude, latitude: b.latitude)
+    distance(
+      longitude: a.longitude, latitude: a.latitude, longitude: b.longitude, latitude: b.latitude)
   }
 
   /// The squared straight-line (chord) distance, on the unit sphere, of two points `d` metres
