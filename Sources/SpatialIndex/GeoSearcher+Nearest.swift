@@ -13,10 +13,11 @@ extension GeoSearcher {
     var queue = self.queue
     var kBound = self.kBound
     var found = self.found
+    var foundKeys = self.foundKeys
     reading { tree, overflow in
       Self.bestFirst(
         tree, overflow, q: q, k: k, limit: limit, filter: filter, queue: &queue, kBound: &kBound,
-        found: &found)
+        found: &found, foundKeys: &foundKeys)
       for i in 0..<found.count {
         let ref = found[i]
         let item = ref.level == Ref.itemInTree ? tree.item(at: Int(ref.ref)) : overflow.items[Int(ref.ref)]
@@ -29,60 +30,91 @@ extension GeoSearcher {
     self.queue = queue
     self.kBound = kBound
     self.found = found
+    self.foundKeys = foundKeys
     out.sort(by: Self.byDistance)
     if out.count > k { out.removeLast(out.count - k) }
     return give(out)
   }
 
-  /// Best-first search: pops nodes and items in order of their chord bound, collecting into
-  /// `found` every item within the k-th smallest chord seen (plus margin), so the exact haversine
-  /// ranking afterwards cannot miss a near tie.
+  /// Best-first search over nodes by their chord bound. Items are not queued: each one nearer
+  /// than the current bound (the k-th smallest chord offered so far, plus margin) is kept in
+  /// `found`; at the end those still within the final bound are the candidates, so the exact
+  /// haversine ranking afterwards cannot miss a near tie. A greedy dive to the nearest leaf
+  /// first makes the bound tight before the queue is ever filled.
   @inline(__always)
   static func bestFirst(
     _ tree: TreeView, _ overflow: borrowing Overflow, q: UnitVector, k: Int, limit: Double,
-    filter: Filter, queue: inout MinQueue, kBound: inout KBound, found: inout ScratchBuffer<Ref>
+    filter: Filter, queue: inout MinQueue, kBound: inout KBound, found: inout ScratchBuffer<Ref>,
+    foundKeys: inout ScratchBuffer<Double>
   ) {
     queue.removeAll()
     found.count = 0
+    foundKeys.count = 0
     kBound.reset(k: k)
     var bound = limit
 
-    for i in overflow.vectors.indices where filter.matches(overflow.items[i].attributes) {
-      let c2 = overflow.vectors[i].chordSquared(to: q)
-      if c2 <= bound {
-        queue.push(c2, Ref(ref: Int32(i), level: Ref.itemInOverflow))
-        if kBound.offer(c2), kBound.isFull { bound = min(limit, widen(kBound.top)) }
+    @inline(__always) func offer(_ c2: Double, _ ref: Ref) {
+      guard c2 <= bound else { return }
+      found.append(ref)
+      foundKeys.append(c2)
+      if kBound.offer(c2), kBound.isFull { bound = min(limit, widen(kBound.top)) }
+    }
+    @inline(__always) func offerLeaf(_ g: Int) {
+      for s in tree.slots(of: g) where tree.passes(s, filter) {
+        offer(tree.chordSquared(slot: s, q), Ref(ref: Int32(s), level: Ref.itemInTree))
       }
     }
-    if tree.mayMatch(tree.root, filter) {
-      queue.push(0, Ref(ref: Int32(tree.root), level: Int32(tree.top)))
+
+    for i in overflow.vectors.indices where filter.matches(overflow.items[i].attributes) {
+      offer(overflow.vectors[i].chordSquared(to: q), Ref(ref: Int32(i), level: Ref.itemInOverflow))
     }
+    guard tree.mayMatch(tree.root, filter) else { return }
+
+    // Dive: the child with the smallest bound at each level, down to a leaf.
+    var dive = tree.root
+    var level = tree.top
+    while level > 0 {
+      var best = -1
+      var bestBound = Double.infinity
+      for c in tree.children(of: dive, level: level) where tree.mayMatchBoxed(c, filter) {
+        let lb = tree.lowerBound(node: c, q)
+        if lb < bestBound {
+          best = c
+          bestBound = lb
+        }
+      }
+      guard best >= 0 else { break }
+      dive = best
+      level -= 1
+    }
+    let dived = level == 0 ? dive : -1
+    if dived >= 0 { offerLeaf(dived) }
+
+    queue.push(0, Ref(ref: Int32(tree.root), level: Int32(tree.top)))
     while !queue.isEmpty {
       let (key, entry) = queue.pop()
       if key > bound { break }
-      if entry.level < 0 {
-        found.append(entry)
-        continue
-      }
       let g = Int(entry.ref)
       if entry.level == 0 {
-        for s in tree.slots(of: g) where tree.passes(s, filter) {
-          let c2 = tree.chordSquared(slot: s, q)
-          guard c2 <= bound else { continue }
-          queue.push(c2, Ref(ref: Int32(s), level: Ref.itemInTree))
-          if kBound.offer(c2), kBound.isFull { bound = min(limit, widen(kBound.top)) }
-        }
-      } else {
-        let level = Int(entry.level)
-        for c in tree.children(of: g, level: level) where tree.mayMatchBoxed(c, filter) {
-          let lb = tree.lowerBound(node: c, q)
-          if lb <= bound {
-            tree.prefetch(node: c, level: level - 1)
-            queue.push(lb, Ref(ref: Int32(c), level: entry.level - 1))
-          }
+        if g != dived { offerLeaf(g) }
+        continue
+      }
+      let level = Int(entry.level)
+      for c in tree.children(of: g, level: level) where tree.mayMatchBoxed(c, filter) {
+        let lb = tree.lowerBound(node: c, q)
+        if lb <= bound {
+          tree.prefetch(node: c, level: level - 1)
+          queue.push(lb, Ref(ref: Int32(c), level: entry.level - 1))
         }
       }
     }
+    // Keep only what is still within the final bound.
+    var kept = 0
+    for i in 0..<found.count where foundKeys[i] <= bound {
+      found[kept] = found[i]
+      kept += 1
+    }
+    found.count = kept
   }
 
   /// The `count` nearest items within `radius` metres when `sorted`; else every one, unordered.

@@ -15,6 +15,7 @@ public final class GeoSearcher: SpatialQuerying {
   var queue = MinQueue()
   var kBound = KBound()
   var found = ScratchBuffer<Ref>()
+  var foundKeys = ScratchBuffer<Double>()
   var stack = ScratchBuffer<Ref>()
   var hits = [Hit]()
   var cells = [Int: ClusterCell]()
@@ -25,6 +26,7 @@ public final class GeoSearcher: SpatialQuerying {
     queue.free()
     kBound.free()
     found.free()
+    foundKeys.free()
     stack.free()
   }
 
