@@ -8,19 +8,27 @@ extension GeoSearcher {
     let grid = ClusterGrid(zoom: zoom)
     let (rows, columns) = grid.cells(covering: box)
     let rowsOf = RowLocator(grid: grid, rows: rows)
+    // The latitudes the rows span, a little wider: a node wholly outside them is skipped.
+    // The edge rows also hold everything beyond the Mercator map's ±85.05°.
+    let north =
+      rows.lowerBound == 0
+      ? .infinity : WebMercator.latitude(y: Double(rows.lowerBound) / Double(grid.size)) + 1e-6
+    let south =
+      rows.upperBound == grid.size - 1
+      ? -.infinity : WebMercator.latitude(y: Double(rows.upperBound + 1) / Double(grid.size)) - 1e-6
     let west = columns[0]
     let east = columns.count > 1 ? columns[1] : columns[0]
     @inline(__always) func wantedColumn(_ c: Int) -> Bool { west.contains(c) || east.contains(c) }
-    var cells = [Int: ClusterCell]()
+    var cells = CellAccumulator()
     swap(&cells, &self.cells)
-    cells.removeAll(keepingCapacity: true)
+    cells.begin(rows: rows, columns: columns)
     var stack = takeStack()
     @inline(__always) func add(_ id: ItemID, _ lon: Double, _ lat: Double) {
       let c = grid.column(longitude: lon)
       guard wantedColumn(c) else { return }
       let r = rowsOf.row(latitude: lat)
       guard rows.contains(r) else { return }
-      cells[r << 32 | c, default: ClusterCell()].add(id: id, longitude: lon, latitude: lat)
+      cells.withCell(row: r, column: c) { $0.add(id: id, longitude: lon, latitude: lat) }
     }
     reading { tree, overflow in
       for item in overflow.items where filter.matches(item.attributes) {
@@ -36,23 +44,38 @@ extension GeoSearcher {
           (colEast >= west.lowerBound && colWest <= west.upperBound)
             || (colEast >= east.lowerBound && colWest <= east.upperBound)
         else { continue }
-        let rowTop = rowsOf.row(latitude: ll[3])
-        let rowBottom = rowsOf.row(latitude: ll[1])
-        guard rowBottom >= rows.lowerBound, rowTop <= rows.upperBound else { continue }
         let n = Int(tree.count[g])
-        if rowTop == rowBottom, colWest == colEast, n >= 2,
-          filter.matchesAll(any: tree.anyBits[g], every: tree.everyBits[g])
-        {
-          cells[rowTop << 32 | colWest, default: ClusterCell()].add(
-            count: n, sumLongitude: tree.sums[g * 2], sumLatitude: tree.sums[g * 2 + 1],
-            minLongitude: ll[0], minLatitude: ll[1], maxLongitude: ll[2], maxLatitude: ll[3])
-          continue
-        }
-        if entry.level == 0 {
-          for s in tree.slots(of: g) where tree.passes(s, filter) {
-            add(tree.ids[s], tree.lonlat[s * 2], tree.lonlat[s * 2 + 1])
+        // Rows cost a search, columns a multiplication: find rows only for a node that could be
+        // taken whole (one column) or opened item by item (a leaf).
+        if colWest != colEast && entry.level > 0 {
+          if ll[3] < south || ll[1] > north { continue }
+        } else {
+          let rowTop = rowsOf.row(latitude: ll[3])
+          let rowBottom = rowsOf.row(latitude: ll[1])
+          guard rowBottom >= rows.lowerBound, rowTop <= rows.upperBound else { continue }
+          if rowTop == rowBottom, colWest == colEast, n >= 2,
+            filter.isAll || filter.matchesAll(any: tree.anyBits[g], every: tree.everyBits[g])
+          {
+            cells.withCell(row: rowTop, column: colWest) {
+              $0.add(
+                count: n, sumLongitude: tree.sums[g * 2], sumLatitude: tree.sums[g * 2 + 1],
+                minLongitude: ll[0], minLatitude: ll[1], maxLongitude: ll[2], maxLatitude: ll[3])
+            }
+            continue
           }
-          continue
+          if entry.level == 0 {
+            let sharedRow = rowTop == rowBottom ? rowTop : nil
+            for s in tree.slots(of: g) where tree.passes(s, filter) {
+              let lon = tree.lonlat[s * 2]
+              let lat = tree.lonlat[s * 2 + 1]
+              let c = grid.column(longitude: lon)
+              guard wantedColumn(c) else { continue }
+              let r = sharedRow ?? rowsOf.row(latitude: lat)
+              guard rows.contains(r) else { continue }
+              cells.withCell(row: r, column: c) { $0.add(id: tree.ids[s], longitude: lon, latitude: lat) }
+            }
+            continue
+          }
         }
         for c in tree.children(of: g, level: Int(entry.level)) where tree.mayMatch(c, filter) {
           stack.append(Ref(ref: Int32(c), level: entry.level - 1))
@@ -60,9 +83,7 @@ extension GeoSearcher {
       }
     }
     self.stack = stack
-    let markers = cells.keys.sorted().map { key in
-      cells[key]!.marker(grid: grid, row: key >> 32, column: key & 0xFFFF_FFFF)
-    }
+    let markers = cells.finish(grid: grid)
     swap(&cells, &self.cells)
     return markers
   }
