@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Geodesy
 import IndexBaselines
 import SpatialIndex
@@ -108,6 +109,7 @@ public struct IndexBenchmark {
       }, results: Double(pinHits) / Double(queries.count))
 
     measureChanges(geo, record: record)
+    measureConcurrency(geo, record: record)
 
     let flat = FlatScan(items: items)
     record(
@@ -151,6 +153,48 @@ public struct IndexBenchmark {
       if counts[counts.count / 2] < 100 { lo = mid } else { hi = mid }
     }
     return (hi, boxes(hi, workload.queries))
+  }
+
+  /// What readers pay for a writer: k = 10 latency with and without another thread moving
+  /// items as fast as it can, and that writer's rate while the reader queries.
+  private func measureConcurrency(
+    _ geo: GeoIndex, record: (String, String, Double, Double?) -> Void
+  ) {
+    let items = workload.items
+    let queries = workload.queries
+    guard !items.isEmpty, !queries.isEmpty else { return }
+    let s = geo.makeSearcher()
+    let alone = percentileNanoseconds(queries.count) { i in
+      consume(s.nearest(longitude: queries[i].longitude, latitude: queries[i].latitude, k: 10))
+    }
+    record("knn10_p99", "k = 10, 99th percentile, no writer", alone.p99, nil)
+    let stop = Atomic(false)
+    let moved = Atomic(0)
+    let writer = Thread {
+      var rng = SplitMix(seed: 11)
+      var count = 0
+      while !stop.load(ordering: .relaxed) {
+        var item = items[Int(rng.next() % UInt64(items.count))]
+        item.longitude = min(180, max(-180, item.longitude + (rng.unit() - 0.5) * 0.002))
+        item.latitude = min(90, max(-90, item.latitude + (rng.unit() - 0.5) * 0.002))
+        geo.upsert(item)
+        count += 1
+      }
+      moved.store(count, ordering: .relaxed)
+    }
+    writer.start()
+    let t0 = now()
+    let busy = percentileNanoseconds(queries.count) { i in
+      consume(s.nearest(longitude: queries[i].longitude, latitude: queries[i].latitude, k: 10))
+    }
+    let seconds = Double(now() - t0) / 1e9
+    stop.store(true, ordering: .relaxed)
+    while moved.load(ordering: .relaxed) == 0 { usleep(100) }
+    record("knn10_with_writer", "k = 10 while another thread moves items", busy.median, nil)
+    record("knn10_with_writer_p99", "k = 10, 99th percentile, while another thread moves items", busy.p99, nil)
+    record(
+      "move_with_reader", "move, amortized, while another thread queries",
+      seconds * 1e9 / Double(max(1, moved.load(ordering: .relaxed))), nil)
   }
 
   /// Moves (mostly small, some far), removals and re-insertions, amortized over many.

@@ -14,6 +14,13 @@ func now() -> UInt64 {
 
 /// The median, in nanoseconds, of `count` timed calls of `body(i)`, after a warm-up pass.
 func medianNanoseconds(_ count: Int, warmup: Int = 200, _ body: (Int) -> Void) -> Double {
+  percentileNanoseconds(count, warmup: warmup, body).median
+}
+
+/// The median and 99th percentile, in nanoseconds, of `count` timed calls of `body(i)`.
+func percentileNanoseconds(_ count: Int, warmup: Int = 200, _ body: (Int) -> Void) -> (
+  median: Double, p99: Double
+) {
   for i in 0..<min(warmup, count) { body(i) }
   var samples = [UInt64](repeating: 0, count: count)
   for i in 0..<count {
@@ -22,7 +29,7 @@ func medianNanoseconds(_ count: Int, warmup: Int = 200, _ body: (Int) -> Void) -
     samples[i] = now() - t0
   }
   samples.sort()
-  return Double(samples[count / 2])
+  return (Double(samples[count / 2]), Double(samples[min(count - 1, count * 99 / 100)]))
 }
 
 /// Nanoseconds per call, amortized over `count` calls timed together.

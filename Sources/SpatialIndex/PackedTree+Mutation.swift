@@ -65,12 +65,37 @@ extension PackedTree {
         return true
       }
     }
+    // When both the old and the new position lie strictly inside the leaf's boxes and nothing
+    // else about the item changes, the leaf's shape cannot change: skip recomputing it.
+    let unchangedShape =
+      inside && item.radius == radius[slot] && item.attributes == attrs[slot]
+      && item.radius < maxRadius[leaf] && strictlyInside(slot: slot, leaf: leaf)
+      && inside3D(v, leaf: leaf)
     adjust(
       leaf: leaf, count: 0, longitude: item.longitude, latitude: item.latitude,
       minusLongitude: lonlat[slot * 2], minusLatitude: lonlat[slot * 2 + 1])
     write(item, v, to: slot)
-    refreshPath(from: leaf)
+    if !unchangedShape { refreshPath(from: leaf) }
     return !inside
+  }
+
+  /// Whether the item in `slot` lies strictly inside its leaf's boxes, so removing it from
+  /// there leaves them as they are.
+  private func strictlyInside(slot s: Int, leaf: Int) -> Bool {
+    let ll = bbox + leaf * 4
+    let b = box3 + leaf * 6
+    let lon = lonlat[s * 2]
+    let lat = lonlat[s * 2 + 1]
+    return lon > ll[0] && lat > ll[1] && lon < ll[2] && lat < ll[3]
+      && down(xyz[s * 3]) > b[0] && down(xyz[s * 3 + 1]) > b[1] && down(xyz[s * 3 + 2]) > b[2]
+      && up(xyz[s * 3]) < b[3] && up(xyz[s * 3 + 1]) < b[4] && up(xyz[s * 3 + 2]) < b[5]
+  }
+
+  /// Whether a unit vector lies inside a leaf's 3-D box as the box rounds it.
+  private func inside3D(_ v: UnitVector, leaf: Int) -> Bool {
+    let b = box3 + leaf * 6
+    return down(v.x) >= b[0] && down(v.y) >= b[1] && down(v.z) >= b[2] && up(v.x) <= b[3]
+      && up(v.y) <= b[4] && up(v.z) <= b[5]
   }
 
   /// Adds `count` and the fixed-point coordinate deltas to a leaf and all its ancestors.

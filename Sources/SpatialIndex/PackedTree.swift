@@ -121,7 +121,18 @@ final class PackedTree: @unchecked Sendable {
       }
       count[leaf] = UInt32(to - from)
     }
-    for leaf in 0..<leafCount { refreshLeaf(leaf) }
+    for leaf in 0..<leafCount {
+      refreshLeaf(leaf)
+      var sx: Int64 = 0
+      var sy: Int64 = 0
+      let base = leaf << Self.shift
+      for s in base..<(base + Int(count[leaf])) {
+        sx += FixedPoint.encode(lonlat[s * 2])
+        sy += FixedPoint.encode(lonlat[s * 2 + 1])
+      }
+      sums[leaf * 2] = sx
+      sums[leaf * 2 + 1] = sy
+    }
     for level in 1..<levelSize.count {
       for i in 0..<levelSize[level] {
         let g = levelStart[level] + i
@@ -221,7 +232,8 @@ final class PackedTree: @unchecked Sendable {
 
   // MARK: Aggregates
 
-  /// Recomputes a leaf's shape and sums from its items; returns whether its shape changed.
+  /// Recomputes a leaf's shape from its items; returns whether it changed. (Sums are kept by
+  /// the changes themselves.)
   @discardableResult
   func refreshLeaf(_ leaf: Int) -> Bool {
     var lo = (Double.infinity, Double.infinity, Double.infinity)
@@ -230,8 +242,6 @@ final class PackedTree: @unchecked Sendable {
     var minLat = Double.infinity
     var maxLon = -Double.infinity
     var maxLat = -Double.infinity
-    var sx: Int64 = 0
-    var sy: Int64 = 0
     var r: Float = 0
     var any: UInt32 = 0
     var every: UInt32 = ~0
@@ -248,14 +258,10 @@ final class PackedTree: @unchecked Sendable {
       maxLon = max(maxLon, lon)
       minLat = min(minLat, lat)
       maxLat = max(maxLat, lat)
-      sx += FixedPoint.encode(lon)
-      sy += FixedPoint.encode(lat)
       r = max(r, radius[s])
       any |= attrs[s]
       every &= attrs[s]
     }
-    sums[leaf * 2] = sx
-    sums[leaf * 2 + 1] = sy
     return setShape(
       leaf, lo: (down(lo.0), down(lo.1), down(lo.2)), hi: (up(hi.0), up(hi.1), up(hi.2)),
       lonLat: (minLon, minLat, maxLon, maxLat), radius: r, any: any, every: every)
