@@ -18,13 +18,13 @@ let package = Package(
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
     .target(name: "Geodesy"),
-    // Prefetch hint for the index's hot loops (Swift has no intrinsic for it).
-    .target(name: "CPrefetch"),
+    // Prefetch and spin-wait hints for the index (Swift has no intrinsics for them).
+    .target(name: "CPUHints"),
     // The in-memory dynamic index: radius, kNN, box, circles, clusters.
     // Its hot loops work on raw buffers owned by final classes; the runtime exclusivity checks on
     // those classes' properties cost more than the queries themselves.
     .target(
-      name: "SpatialIndex", dependencies: ["Geodesy", "CPrefetch"],
+      name: "SpatialIndex", dependencies: ["Geodesy", "CPUHints"],
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
     // Seeded realistic datasets: points clustered around real cities, and a uniform control.
     .target(name: "Datasets", dependencies: ["Geodesy"]),

@@ -9,9 +9,10 @@ import Geodesy
 
 /// The in-memory geospatial index every map, pin and people query goes through.
 ///
-/// Concurrency: a writer-preferring readers-writer lock. Queries share it; each write holds it
-/// for one in-place change (well under a microsecond), so a query waits at most for the writes
-/// queued ahead of it and a write at most for the queries already running. The tree loosens as
+/// Concurrency: a spinning, writer-preferring readers-writer lock (`RWLock`, chosen by measuring
+/// it against pthread's: see docs/BENCHMARKS.md). Queries share it; each write holds it for one
+/// in-place change (about a microsecond), so a query waits at most for the writes queued ahead
+/// of it and a write at most for the queries already running. The tree loosens as
 /// items move; once enough has changed, or items overflowed a full tree, a fresh tree is built
 /// on a background thread from a copy, the writes made meanwhile are replayed onto it, and it
 /// replaces the old one in a short final step. Measured alternatives are in docs/BENCHMARKS.md.

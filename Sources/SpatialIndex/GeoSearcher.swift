@@ -38,7 +38,7 @@ public final class GeoSearcher: SpatialQuerying {
   @inline(__always)
   func reading<T>(_ body: (TreeView, borrowing Overflow) -> T) -> T {
     index.lock.lockForReading()
-    defer { index.lock.unlock() }
+    defer { index.lock.unlockAfterReading() }
     return body(index.state.tree.view, index.state.overflow)
   }
 

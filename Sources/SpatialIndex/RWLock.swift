@@ -1,50 +1,79 @@
+import CPUHints
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
 
-/// A readers-writer lock that prefers writers: many queries run at once, and a writer waits only
-/// for the queries already running (microseconds), never for a stream of new ones.
-final class RWLock: @unchecked Sendable {
-  private let lock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
-
-  init() {
-    #if canImport(Glibc)
-      var attributes = pthread_rwlockattr_t()
-      pthread_rwlockattr_init(&attributes)
-      pthread_rwlockattr_setkind_np(
-        &attributes, Int32(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP))
-      pthread_rwlock_init(lock, &attributes)
-      pthread_rwlockattr_destroy(&attributes)
-    #else
-      pthread_rwlock_init(lock, nil)
-    #endif
-  }
-
-  deinit {
-    pthread_rwlock_destroy(lock)
-    lock.deallocate()
-  }
-
-  /// For query loops that must not go through a closure; pair with `unlock()`.
-  @inline(__always)
-  func lockForReading() { pthread_rwlock_rdlock(lock) }
+/// A readers-writer lock that spins instead of sleeping, and prefers writers.
+///
+/// Both sides hold it for microseconds (a query, or one in-place change), so waiting in the
+/// kernel costs more than the wait itself: measured with pthread's rwlock, a query running
+/// beside a writer went from 6 µs to 24 µs, nearly all of it futex wake-ups. Here a waiting
+/// writer stops new readers from entering and waits only for the queries already running; a
+/// reader waits at most for the writes queued ahead of it. A spinner yields the CPU after a
+/// while, in case the holder has been descheduled.
+final class RWLock: Sendable {
+  /// Bit 0: a writer holds the lock. Bit 1: a writer is waiting. Above: readers inside, × 4.
+  private let state = Atomic<Int>(0)
+  /// Orders writers among themselves.
+  private let writers = Mutex<Void>(())
+  private static let holding = 1
+  private static let waiting = 2
+  private static let reader = 4
 
   @inline(__always)
-  func unlock() { pthread_rwlock_unlock(lock) }
+  func lockForReading() {
+    var spins = 0
+    while true {
+      let s = state.load(ordering: .relaxed)
+      if s & (Self.holding | Self.waiting) == 0,
+        state.compareExchange(
+          expected: s, desired: s + Self.reader, ordering: .acquiring
+        ).exchanged
+      {
+        return
+      }
+      Self.pause(&spins)
+    }
+  }
+
+  @inline(__always)
+  func unlockAfterReading() {
+    state.subtract(Self.reader, ordering: .releasing)
+  }
 
   @inline(__always)
   func withReadLock<T>(_ body: () throws -> T) rethrows -> T {
-    pthread_rwlock_rdlock(lock)
-    defer { pthread_rwlock_unlock(lock) }
+    lockForReading()
+    defer { unlockAfterReading() }
     return try body()
   }
 
-  @inline(__always)
   func withWriteLock<T>(_ body: () throws -> T) rethrows -> T {
-    pthread_rwlock_wrlock(lock)
-    defer { pthread_rwlock_unlock(lock) }
-    return try body()
+    try writers.withLock { _ in
+      state.bitwiseOr(Self.waiting, ordering: .relaxed)
+      var spins = 0
+      // Wait for the readers inside to leave; new ones stay out while `waiting` is set.
+      while !state.compareExchange(
+        expected: Self.waiting, desired: Self.holding, ordering: .acquiring
+      ).exchanged {
+        Self.pause(&spins)
+      }
+      defer { state.store(0, ordering: .releasing) }
+      return try body()
+    }
+  }
+
+  @inline(__always)
+  private static func pause(_ spins: inout Int) {
+    spins += 1
+    if spins < 4000 {
+      cpu_relax()
+    } else {
+      sched_yield()
+    }
   }
 }

@@ -1,4 +1,4 @@
-import CPrefetch
+import CPUHints
 import Geodesy
 
 /// The raw buffers of a `PackedTree`, as a plain struct: what the query loops read, with no
