@@ -22,10 +22,11 @@ struct OracleAgreement {
     if !ok && failures.count < 10 { failures.append(what()) }
   }
 
-  mutating func run(queries: Int, rng: inout SplitMix64) {
+  /// Asks `queries` random queries; from `near` in turn when given, else from `TestData`.
+  mutating func run(queries: Int, rng: inout SplitMix64, near: [Coordinate] = []) {
     let n = oracle.items.count
-    for _ in 0..<queries {
-      let q = TestData.queryPoint(&rng)
+    for i in 0..<queries {
+      let q = near.isEmpty ? TestData.queryPoint(&rng) : near[i % near.count]
       let filter = TestData.filter(&rng)
       let k = [1, 2, 10, 100, n, n + 7][Int(rng.next() % 6)]
       let within = [Double.infinity, 0, 1, 1000, 100_000, 20_000_000][Int(rng.next() % 6)]

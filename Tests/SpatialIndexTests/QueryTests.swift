@@ -1,5 +1,5 @@
 import Geodesy
-import SpatialIndex
+@testable import SpatialIndex
 import Testing
 
 @Suite struct QueryTests {
@@ -56,5 +56,39 @@ import Testing
     let index = GeoIndex(items: [Item(id: 1, longitude: 1, latitude: 1), Item(id: 1, longitude: 2, latitude: 2)])
     #expect(index.count == 1)
     #expect(index.item(id: 1)?.longitude == 2)
+  }
+}
+
+@Suite struct HilbertTests {
+  /// The 32-bit curve refines the 16-bit one: the top half of every key is the coarse curve's
+  /// key of the same cell, and consecutive keys in a corner block are neighbouring cells.
+  @Test func thirtyTwoBitCurveIsAHilbertCurve() {
+    var rng = SplitMix64(seed: 5)
+    var positions = [UInt64: (Int, Int)]()
+    for x in 0..<64 {
+      for y in 0..<64 { positions[hilbertIndex(x: UInt32(x), y: UInt32(y))] = (x, y) }
+    }
+    #expect(positions.count == 4096)
+    for d in 0..<4095 {
+      guard let a = positions[UInt64(d)], let b = positions[UInt64(d + 1)] else {
+        Issue.record("key \(d) missing from the corner block")
+        return
+      }
+      #expect(abs(a.0 - b.0) + abs(a.1 - b.1) == 1)
+    }
+    for _ in 0..<1000 {
+      let x = UInt32(truncatingIfNeeded: rng.next())
+      let y = UInt32(truncatingIfNeeded: rng.next())
+      let coarse = hilbertIndex(x: x >> 16, y: y >> 16) & 0xFFFF_FFFF
+      #expect(hilbertIndex(x: x, y: y) >> 32 == coarse)
+    }
+  }
+
+  @Test func radixSortSorts() {
+    var rng = SplitMix64(seed: 6)
+    var keys = (0..<10_000).map { _ in rng.next() }
+    let expected = keys.sorted()
+    radixSort(&keys)
+    #expect(keys == expected)
   }
 }

@@ -1,0 +1,38 @@
+import Datasets
+import Geodesy
+import SpatialIndex
+import Testing
+
+/// The index against brute force on real, clustered data: points around the GeoNames cities in
+/// proportion to population, queries drawn the same way, then a round of moves.
+@Suite struct RealDataTests {
+  @Test func realCitiesAgreeWithBruteForce() throws {
+    let generator = try DatasetGenerator()
+    var rng = SplitMix64(seed: 41)
+    let items = generator.realistic(count: 30_000, seed: 41).enumerated().map { i, c in
+      Item(
+        id: ItemID(i), longitude: c.longitude, latitude: c.latitude,
+        radius: Float(rng.range(0, 2000)), attributes: UInt32(rng.next() & 7))
+    }
+    let queries = generator.queryPoints(count: 200, seed: 41)
+    let index = GeoIndex(items: items)
+    var agreement = OracleAgreement(index: index, oracle: LinearScan(items: items))
+    agreement.run(queries: 200, rng: &rng, near: queries)
+    #expect(agreement.failures.isEmpty, "\(agreement.failures.prefix(3))")
+
+    // Everyone in the densest city walks a little; some fly elsewhere.
+    var oracle = LinearScan(items: items)
+    for i in stride(from: 0, to: items.count, by: 3) {
+      var item = items[i]
+      let far = rng.unit() < 0.1
+      let to = far ? queries[Int(rng.next() % UInt64(queries.count))] : TestData.near(Coordinate(longitude: item.longitude, latitude: item.latitude), spread: 0.003, &rng)
+      item.longitude = to.longitude
+      item.latitude = to.latitude
+      index.upsert(item)
+      oracle.upsert(item)
+    }
+    var moved = OracleAgreement(index: index, oracle: oracle)
+    moved.run(queries: 200, rng: &rng, near: queries)
+    #expect(moved.failures.isEmpty, "\(moved.failures.prefix(3))")
+  }
+}
