@@ -40,7 +40,7 @@ extension GeoSearcher {
   /// than the current bound (the k-th smallest chord offered so far, plus margin) is kept in
   /// `found`; at the end those still within the final bound are the candidates, so the exact
   /// haversine ranking afterwards cannot miss a near tie. A greedy dive to the nearest leaf
-  /// first makes the bound tight before the queue is ever filled.
+  /// first makes the bound tight before the queue is ever popped.
   @inline(__always)
   static func bestFirst(
     _ tree: TreeView, _ overflow: borrowing Overflow, q: UnitVector, k: Int, limit: Double,
@@ -70,7 +70,10 @@ extension GeoSearcher {
     }
     guard tree.mayMatch(tree.root, filter) else { return }
 
-    // Dive: the child with the smallest bound at each level, down to a leaf.
+    // Dive: the child with the smallest bound at each level, down to a leaf. The children
+    // passed over are set aside, and queued once the leaf has made the bound tight, so the
+    // search goes on from them without revisiting the path.
+    var passed = 0
     var dive = tree.root
     var level = tree.top
     while level > 0 {
@@ -79,24 +82,27 @@ extension GeoSearcher {
       for c in tree.children(of: dive, level: level) where tree.mayMatchBoxed(c, filter) {
         let lb = tree.lowerBound(node: c, q)
         if lb < bestBound {
+          if best >= 0 { queue.setAside(bestBound, Ref(ref: Int32(best), level: Int32(level - 1)), at: &passed) }
           best = c
           bestBound = lb
+        } else {
+          queue.setAside(lb, Ref(ref: Int32(c), level: Int32(level - 1)), at: &passed)
         }
       }
       guard best >= 0 else { break }
       dive = best
       level -= 1
     }
-    let dived = level == 0 ? dive : -1
-    if dived >= 0 { offerLeaf(dived) }
+    // (A dive that stops early met a node with nothing that passes the filter.)
+    if level == 0 { offerLeaf(dive) }
+    queue.queueSetAside(passed, within: bound)
 
-    queue.push(0, Ref(ref: Int32(tree.root), level: Int32(tree.top)))
     while !queue.isEmpty {
       let (key, entry) = queue.pop()
       if key > bound { break }
       let g = Int(entry.ref)
       if entry.level == 0 {
-        if g != dived { offerLeaf(g) }
+        offerLeaf(g)
         continue
       }
       let level = Int(entry.level)

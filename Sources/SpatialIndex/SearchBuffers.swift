@@ -92,6 +92,39 @@ struct MinQueue {
     r[i] = ref
   }
 
+  /// Keeps an entry past the heap's end without ordering it (`count` of them so far), for
+  /// `queueSetAside` to queue later. Only while the heap is empty.
+  @inline(__always)
+  mutating func setAside(_ key: Double, _ ref: Ref, at count: inout Int) {
+    while count >= keys.capacity {
+      keys.count = count
+      refs.count = count
+      keys.grow()
+      refs.grow()
+      keys.count = 0
+      refs.count = 0
+    }
+    keys.base[count] = key
+    refs.base[count] = ref
+    count += 1
+  }
+
+  /// Queues the `count` entries set aside whose key is at most `bound`.
+  mutating func queueSetAside(_ count: Int, within bound: Double) {
+    precondition(isEmpty)
+    var kept = 0
+    for i in 0..<count where keys.base[i] <= bound {
+      keys.base[kept] = keys.base[i]
+      refs.base[kept] = refs.base[i]
+      kept += 1
+    }
+    // Heapify the kept entries.
+    let set = (keys.base, refs.base)
+    keys.count = 0
+    refs.count = 0
+    for i in 0..<kept { push(set.0[i], set.1[i]) }
+  }
+
   /// Removes and returns the entry with the smallest key.
   @inline(__always)
   mutating func pop() -> (key: Double, ref: Ref) {
