@@ -44,6 +44,7 @@ let package = Package(
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),
     .testTarget(name: "IndexBaselinesTests", dependencies: ["IndexBaselines", "Datasets"]),
+    .testTarget(name: "IndexBenchTests", dependencies: ["IndexBench"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -19,6 +19,8 @@ public struct IndexBenchmark {
     public var points: Int
     public var figures: [Figure]
     public var bytesPerPoint: Double
+    /// The same without the bytes holding the ids themselves.
+    public var bytesPerPointBeyondID: Double
 
     public func nanoseconds(_ key: String) -> Double? { figures.first { $0.key == key }?.nanoseconds }
   }
@@ -53,6 +55,7 @@ public struct IndexBenchmark {
     record("build", "bulk build, all points", builds.sorted()[1])
     let geo = index!
     let bytesPerPoint = Double(geo.footprint) / Double(max(1, n))
+    let bytesPerPointBeyondID = Double(geo.footprint - geo.idFootprint) / Double(max(1, n))
     let s = geo.makeSearcher()
 
     for k in [1, 10, 100] {
@@ -132,7 +135,9 @@ public struct IndexBenchmark {
     } else {
       log("SQLite R*Tree baseline unavailable")
     }
-    return Report(points: n, figures: figures, bytesPerPoint: bytesPerPoint)
+    return Report(
+      points: n, figures: figures, bytesPerPoint: bytesPerPoint,
+      bytesPerPointBeyondID: bytesPerPointBeyondID)
   }
 
   /// Viewport boxes around query points, sized so that the median box holds about 100 items.

@@ -3,7 +3,10 @@ import Foundation
 extension IndexBenchmark.Report {
   /// A table: one operation a line, its median time, and results per query where it matters.
   public func table() -> String {
-    var lines = ["\(points) points, \(String(format: "%.1f", bytesPerPoint)) bytes per point"]
+    var lines = [
+      "\(points) points, \(String(format: "%.1f", bytesPerPoint)) bytes per point "
+        + "(\(String(format: "%.1f", bytesPerPointBeyondID)) beyond the id)"
+    ]
     lines.append("operation              median        results  what")
     for f in figures {
       let time =
@@ -23,6 +26,7 @@ extension IndexBenchmark.Report {
   /// `{"points": N, "ns": {...}, "bytes_per_point": B}` on one line.
   public func json() -> String {
     let ns = figures.map { "\"\($0.key)\": \(Int($0.nanoseconds.rounded()))" }.joined(separator: ", ")
-    return "{\"points\": \(points), \"ns\": {\(ns)}, \"bytes_per_point\": \(String(format: "%.1f", bytesPerPoint))}"
+    return "{\"points\": \(points), \"ns\": {\(ns)}, \"bytes_per_point\": \(String(format: "%.1f", bytesPerPoint)), "
+      + "\"bytes_per_point_beyond_id\": \(String(format: "%.1f", bytesPerPointBeyondID))}"
   }
 }

@@ -60,6 +60,9 @@ public final class GeoIndex: @unchecked Sendable {
     }
   }
 
+  /// Of `footprint`, the bytes that hold the items' ids themselves.
+  public var idFootprint: Int { lock.withReadLock { state.tree.slotCapacity * 4 } }
+
   public func item(id: ItemID) -> Item? { lock.withReadLock { state.item(id: id) } }
 
   /// Inserts an item, or moves and updates it if its id is already indexed. Returns whether it
