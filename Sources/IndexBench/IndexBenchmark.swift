@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import Geodesy
 import IndexBaselines
 import SpatialIndex
+import Synchronization
 
 /// Runs every index operation the issue sets a goal for, plus the baselines, on one workload.
 public struct IndexBenchmark {
@@ -22,7 +22,9 @@ public struct IndexBenchmark {
     /// The same without the bytes holding the ids themselves.
     public var bytesPerPointBeyondID: Double
 
-    public func nanoseconds(_ key: String) -> Double? { figures.first { $0.key == key }?.nanoseconds }
+    public func nanoseconds(_ key: String) -> Double? {
+      figures.first { $0.key == key }?.nanoseconds
+    }
   }
 
   let workload: IndexWorkload
@@ -70,12 +72,16 @@ public struct IndexBenchmark {
       let ns = medianNanoseconds(city.count, warmup: 0) { i in
         total += s.radius(longitude: city[i].longitude, latitude: city[i].latitude, radius: r).count
       }
-      record(key, "radius \(Int(r / 1000)) km in the densest city", ns, results: Double(total) / Double(city.count))
+      record(
+        key, "radius \(Int(r / 1000)) km in the densest city", ns,
+        results: Double(total) / Double(city.count))
     }
 
     let (halfWidth, boxes) = viewports(s)
     var boxHits = 0
-    let viewportNs = medianNanoseconds(boxes.count, warmup: 0) { i in boxHits += s.box(boxes[i]).count }
+    let viewportNs = medianNanoseconds(boxes.count, warmup: 0) { i in
+      boxHits += s.box(boxes[i]).count
+    }
     record(
       "viewport", String(format: "viewport %.3f° wide", 2 * halfWidth), viewportNs,
       results: Double(boxHits) / Double(boxes.count))
@@ -94,12 +100,15 @@ public struct IndexBenchmark {
       "clusters_z12", "clusters, city screen at zoom 12",
       medianNanoseconds(min(200, city.count), warmup: 10) { i in
         let c = city[i]
-        cityMarkers += s.clusters(
-          in: GeoBox(
-            minLongitude: c.longitude - screenWidth / 2, minLatitude: c.latitude - screenHeight / 2,
-            maxLongitude: c.longitude + screenWidth / 2, maxLatitude: c.latitude + screenHeight / 2),
-          zoom: 12
-        ).count
+        cityMarkers +=
+          s.clusters(
+            in: GeoBox(
+              minLongitude: c.longitude - screenWidth / 2,
+              minLatitude: c.latitude - screenHeight / 2,
+              maxLongitude: c.longitude + screenWidth / 2,
+              maxLatitude: c.latitude + screenHeight / 2),
+            zoom: 12
+          ).count
       }, results: Double(cityMarkers) / Double(min(200, city.count)))
 
     let pins = GeoIndex(items: workload.circles)
@@ -108,7 +117,10 @@ public struct IndexBenchmark {
     record(
       "circles_at", "circles holding a point (\(workload.circles.count) circles)",
       medianNanoseconds(queries.count, warmup: 0) { i in
-        pinHits += pinSearcher.circlesContaining(longitude: queries[i].longitude, latitude: queries[i].latitude).count
+        pinHits +=
+          pinSearcher.circlesContaining(
+            longitude: queries[i].longitude, latitude: queries[i].latitude
+          ).count
       }, results: Double(pinHits) / Double(queries.count))
 
     measureChanges(geo, record: record)
@@ -124,13 +136,17 @@ public struct IndexBenchmark {
       record(
         "sqlite_rtree_knn10", "SQLite R*Tree k = 10 (expanding box)",
         medianNanoseconds(min(1000, queries.count), warmup: 20) { i in
-          consume(try? rtree.nearest(longitude: queries[i].longitude, latitude: queries[i].latitude, k: 10))
+          consume(
+            try? rtree.nearest(
+              longitude: queries[i].longitude, latitude: queries[i].latitude, k: 10))
         })
       var rtreeHits = 0
       record(
         "sqlite_rtree_radius1km", "SQLite R*Tree radius 1 km in the densest city",
         medianNanoseconds(min(1000, city.count), warmup: 0) { i in
-          rtreeHits += (try? rtree.radius(longitude: city[i].longitude, latitude: city[i].latitude, radius: 1000))?.count ?? 0
+          rtreeHits +=
+            (try? rtree.radius(
+              longitude: city[i].longitude, latitude: city[i].latitude, radius: 1000))?.count ?? 0
         }, results: Double(rtreeHits) / Double(min(1000, city.count)))
     } else {
       log("SQLite R*Tree baseline unavailable")
@@ -196,7 +212,9 @@ public struct IndexBenchmark {
     stop.store(true, ordering: .relaxed)
     while moved.load(ordering: .relaxed) == 0 { usleep(100) }
     record("knn10_with_writer", "k = 10 while another thread moves items", busy.median, nil)
-    record("knn10_with_writer_p99", "k = 10, 99th percentile, while another thread moves items", busy.p99, nil)
+    record(
+      "knn10_with_writer_p99", "k = 10, 99th percentile, while another thread moves items",
+      busy.p99, nil)
     record(
       "move_with_reader", "move, amortized, while another thread queries",
       seconds * 1e9 / Double(max(1, moved.load(ordering: .relaxed))), nil)
@@ -221,14 +239,20 @@ public struct IndexBenchmark {
       }
       return item
     }
-    record("move", "move (upsert of an indexed id), amortized", amortizedNanoseconds(moves.count) { geo.upsert(moves[$0]) }, nil)
+    record(
+      "move", "move (upsert of an indexed id), amortized",
+      amortizedNanoseconds(moves.count) { geo.upsert(moves[$0]) }, nil)
     let churn = min(n, 100_000)
     let victims = (0..<churn).map { _ in ItemID(rng.next() % UInt64(n)) }
     var removed = [Item]()
     removed.reserveCapacity(churn)
     for id in victims { if let item = geo.item(id: id) { removed.append(item) } }
-    record("delete", "delete, amortized", amortizedNanoseconds(churn) { geo.remove(id: victims[$0]) }, nil)
-    record("insert", "insert, amortized", amortizedNanoseconds(removed.count) { geo.upsert(removed[$0]) }, nil)
+    record(
+      "delete", "delete, amortized", amortizedNanoseconds(churn) { geo.remove(id: victims[$0]) },
+      nil)
+    record(
+      "insert", "insert, amortized",
+      amortizedNanoseconds(removed.count) { geo.upsert(removed[$0]) }, nil)
   }
 }
 

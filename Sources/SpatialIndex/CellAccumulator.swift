@@ -54,7 +54,8 @@ struct CellAccumulator {
 
   @inline(__always)
   private func position(row r: Int, column c: Int) -> Int {
-    let x = c >= westFirst && c <= westLast ? c - westFirst : westLast - westFirst + 1 + c - eastFirst
+    let x =
+      c >= westFirst && c <= westLast ? c - westFirst : westLast - westFirst + 1 + c - eastFirst
     return (r - firstRow) * width + x
   }
 

@@ -205,7 +205,9 @@ struct RowLocator {
       if edges[mid] >= latitude { lo = mid + 1 } else { hi = mid }
     }
     // Rows first + lo - 1: edges[lo - 1] ≥ latitude > edges[lo].
-    if (lo > 0 && edges[lo - 1] - latitude < 1e-9) || (lo < edges.count && latitude - edges[lo] < 1e-9) {
+    if (lo > 0 && edges[lo - 1] - latitude < 1e-9)
+      || (lo < edges.count && latitude - edges[lo] < 1e-9)
+    {
       return min(last + 1, max(first - 1, grid.row(latitude: latitude)))
     }
     return first + lo - 1

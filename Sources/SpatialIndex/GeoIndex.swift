@@ -43,7 +43,9 @@ public final class GeoIndex: @unchecked Sendable {
     out.reserveCapacity(items.count)
     for item in items.reversed() {
       let i = Int(item.id)
-      if i >= seen.count { seen.append(contentsOf: repeatElement(false, count: i + 1 - seen.count)) }
+      if i >= seen.count {
+        seen.append(contentsOf: repeatElement(false, count: i + 1 - seen.count))
+      }
       if seen[i] { continue }
       seen[i] = true
       out.append(item)

@@ -72,7 +72,9 @@ extension GeoSearcher {
               guard wantedColumn(c) else { continue }
               let r = sharedRow ?? rowsOf.row(latitude: lat)
               guard rows.contains(r) else { continue }
-              cells.withCell(row: r, column: c) { $0.add(id: tree.ids[s], longitude: lon, latitude: lat) }
+              cells.withCell(row: r, column: c) {
+                $0.add(id: tree.ids[s], longitude: lon, latitude: lat)
+              }
             }
             continue
           }

@@ -20,10 +20,12 @@ extension GeoSearcher {
         found: &found, foundKeys: &foundKeys)
       for i in 0..<found.count {
         let ref = found[i]
-        let item = ref.level == Ref.itemInTree ? tree.item(at: Int(ref.ref)) : overflow.items[Int(ref.ref)]
+        let item =
+          ref.level == Ref.itemInTree ? tree.item(at: Int(ref.ref)) : overflow.items[Int(ref.ref)]
         let d = from.distance(longitude: item.longitude, latitude: item.latitude)
         if d <= maxDistance {
-          out.append(Hit(id: item.id, longitude: item.longitude, latitude: item.latitude, distance: d))
+          out.append(
+            Hit(id: item.id, longitude: item.longitude, latitude: item.latitude, distance: d))
         }
       }
     }
@@ -82,7 +84,9 @@ extension GeoSearcher {
       for c in tree.children(of: dive, level: level) where tree.mayMatchBoxed(c, filter) {
         let lb = tree.lowerBound(node: c, q)
         if lb < bestBound {
-          if best >= 0 { queue.setAside(bestBound, Ref(ref: Int32(best), level: Int32(level - 1)), at: &passed) }
+          if best >= 0 {
+            queue.setAside(bestBound, Ref(ref: Int32(best), level: Int32(level - 1)), at: &passed)
+          }
           best = c
           bestBound = lb
         } else {

@@ -19,7 +19,8 @@ extension GeoSearcher {
         else { continue }
         let d = from.distance(longitude: item.longitude, latitude: item.latitude)
         if d <= radius {
-          out.append(Hit(id: item.id, longitude: item.longitude, latitude: item.latitude, distance: d))
+          out.append(
+            Hit(id: item.id, longitude: item.longitude, latitude: item.latitude, distance: d))
         }
       }
       Self.pushRoot(tree, filter, onto: &stack)
@@ -31,7 +32,9 @@ extension GeoSearcher {
             let lon = tree.lonlat[s * 2]
             let lat = tree.lonlat[s * 2 + 1]
             let d = from.distance(longitude: lon, latitude: lat)
-            if d <= radius { out.append(Hit(id: tree.ids[s], longitude: lon, latitude: lat, distance: d)) }
+            if d <= radius {
+              out.append(Hit(id: tree.ids[s], longitude: lon, latitude: lat, distance: d))
+            }
           }
           continue
         }
@@ -63,7 +66,8 @@ extension GeoSearcher {
       where filter.matches(item.attributes)
         && box.contains(longitude: item.longitude, latitude: item.latitude)
       {
-        out.append(Hit(id: item.id, longitude: item.longitude, latitude: item.latitude, distance: 0))
+        out.append(
+          Hit(id: item.id, longitude: item.longitude, latitude: item.latitude, distance: 0))
       }
       Self.pushRoot(tree, filter, onto: &stack)
       traversal: while let entry = stack.popLast() {
@@ -121,7 +125,8 @@ extension GeoSearcher {
         else { continue }
         let d = from.distance(longitude: item.longitude, latitude: item.latitude)
         if d <= Double(item.radius) {
-          out.append(Hit(id: item.id, longitude: item.longitude, latitude: item.latitude, distance: d))
+          out.append(
+            Hit(id: item.id, longitude: item.longitude, latitude: item.latitude, distance: d))
         }
       }
       Self.pushRoot(tree, filter, onto: &stack)
@@ -141,7 +146,9 @@ extension GeoSearcher {
         }
         let level = Int(entry.level)
         for c in tree.children(of: g, level: level)
-        where tree.mayMatchBoxed(c, filter) && tree.lowerBound(node: c, q) <= reach(tree.maxRadius[c]) {
+        where tree.mayMatchBoxed(c, filter)
+          && tree.lowerBound(node: c, q) <= reach(tree.maxRadius[c])
+        {
           stack.append(Ref(ref: Int32(c), level: entry.level - 1))
         }
       }
@@ -156,7 +163,9 @@ extension GeoBox {
 
   /// How a lon/lat rectangle (not crossing the antimeridian) lies relative to this box.
   @inline(__always)
-  func relation(minLongitude: Double, minLatitude: Double, maxLongitude: Double, maxLatitude: Double)
+  func relation(
+    minLongitude: Double, minLatitude: Double, maxLongitude: Double, maxLatitude: Double
+  )
     -> Relation
   {
     guard maxLatitude >= self.minLatitude, minLatitude <= self.maxLatitude else { return .disjoint }

@@ -13,25 +13,31 @@ func hilbertIndex(x: UInt32, y: UInt32) -> UInt64 {
   var c = m ^ (x | y)
   var d = x & (y ^ m)
 
-  var A = a | (b >> 1)
-  var B = (a >> 1) ^ a
-  var C = ((c >> 1) ^ (b & (d >> 1))) ^ c
-  var D = ((a & (c >> 1)) ^ (d >> 1)) ^ d
+  var nextA = a | (b >> 1)
+  var nextB = (a >> 1) ^ a
+  var nextC = ((c >> 1) ^ (b & (d >> 1))) ^ c
+  var nextD = ((a & (c >> 1)) ^ (d >> 1)) ^ d
 
   for shift: UInt64 in [2, 4, 8] {
-    a = A; b = B; c = C; d = D
-    A = (a & (a >> shift)) ^ (b & (b >> shift))
-    B = (a & (b >> shift)) ^ (b & ((a ^ b) >> shift))
-    C ^= (a & (c >> shift)) ^ (b & (d >> shift))
-    D ^= (b & (c >> shift)) ^ ((a ^ b) & (d >> shift))
+    a = nextA
+    b = nextB
+    c = nextC
+    d = nextD
+    nextA = (a & (a >> shift)) ^ (b & (b >> shift))
+    nextB = (a & (b >> shift)) ^ (b & ((a ^ b) >> shift))
+    nextC ^= (a & (c >> shift)) ^ (b & (d >> shift))
+    nextD ^= (b & (c >> shift)) ^ ((a ^ b) & (d >> shift))
   }
 
-  a = A; b = B; c = C; d = D
-  C ^= (a & (c >> 16)) ^ (b & (d >> 16))
-  D ^= (b & (c >> 16)) ^ ((a ^ b) & (d >> 16))
+  a = nextA
+  b = nextB
+  c = nextC
+  d = nextD
+  nextC ^= (a & (c >> 16)) ^ (b & (d >> 16))
+  nextD ^= (b & (c >> 16)) ^ ((a ^ b) & (d >> 16))
 
-  a = C ^ (C >> 1)
-  b = D ^ (D >> 1)
+  a = nextC ^ (nextC >> 1)
+  b = nextD ^ (nextD >> 1)
 
   let i0 = x ^ y
   let i1 = b | (m ^ (i0 | a))

@@ -119,7 +119,8 @@ public struct GeoBox: Hashable, Sendable {
   public var maxLongitude: Double
   public var maxLatitude: Double
 
-  public init(minLongitude: Double, minLatitude: Double, maxLongitude: Double, maxLatitude: Double) {
+  public init(minLongitude: Double, minLatitude: Double, maxLongitude: Double, maxLatitude: Double)
+  {
     self.minLongitude = minLongitude
     self.minLatitude = minLatitude
     self.maxLongitude = maxLongitude

@@ -46,9 +46,11 @@ public struct LinearScan: SpatialQuerying, Sendable {
 
   /// Every matching item inside the box (edges included), by id.
   public func box(_ box: GeoBox, filter: Filter = .all) -> [Hit] {
-    items.filter { filter.matches($0.attributes) && box.contains(longitude: $0.longitude, latitude: $0.latitude) }
-      .map { Hit(id: $0.id, longitude: $0.longitude, latitude: $0.latitude, distance: 0) }
-      .sorted { $0.id < $1.id }
+    items.filter {
+      filter.matches($0.attributes) && box.contains(longitude: $0.longitude, latitude: $0.latitude)
+    }
+    .map { Hit(id: $0.id, longitude: $0.longitude, latitude: $0.latitude, distance: 0) }
+    .sorted { $0.id < $1.id }
   }
 
   /// Every matching item whose own circle holds the point, nearest first.

@@ -89,7 +89,8 @@ final class PackedTree: @unchecked Sendable {
     levelTable = .allocate(capacity: sizes.count * 2)
     for level in 0..<sizes.count {
       levelTable[level] = starts[level]
-      levelTable[sizes.count + level] = level == 0 ? 0 : starts[level - 1] - (starts[level] << Self.shift)
+      levelTable[sizes.count + level] =
+        level == 0 ? 0 : starts[level - 1] - (starts[level] << Self.shift)
     }
     view = TreeView(
       xyz: xyz, lonlat: lonlat, radius: radius, attrs: attrs, ids: ids, box3: box3, bbox: bbox,

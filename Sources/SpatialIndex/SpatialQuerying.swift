@@ -2,7 +2,9 @@
 /// `LinearScan` answers them by brute force, and the two must agree.
 public protocol SpatialQuerying {
   /// The `k` nearest matching items within `maxDistance` metres, nearest first, ties by id.
-  func nearest(longitude: Double, latitude: Double, k: Int, within maxDistance: Double, filter: Filter)
+  func nearest(
+    longitude: Double, latitude: Double, k: Int, within maxDistance: Double, filter: Filter
+  )
     -> [Hit]
   /// Every matching item within `radius` metres of the point, edges included, in no set order.
   func radius(longitude: Double, latitude: Double, radius: Double, filter: Filter) -> [Hit]

@@ -41,7 +41,8 @@ struct TreeView {
   /// already fails every distance and box test; this check is for the filter.)
   @inline(__always)
   func mayMatch(_ g: Int, _ filter: Filter) -> Bool {
-    filter.isAll ? count[g] > 0 : filter.mayMatch(any: anyBits[g], every: everyBits[g]) && count[g] > 0
+    filter.isAll
+      ? count[g] > 0 : filter.mayMatch(any: anyBits[g], every: everyBits[g]) && count[g] > 0
   }
 
   /// Like `mayMatch`, for searches that bound every node by its box, which for an empty node is

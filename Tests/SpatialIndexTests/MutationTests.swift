@@ -17,16 +17,23 @@ import Testing
     var failures = [String]()
     for step in 1...operations {
       let roll = rng.unit()
-      let existing = oracle.items.isEmpty ? nil : oracle.items[Int(rng.next() % UInt64(oracle.items.count))]
+      let existing =
+        oracle.items.isEmpty ? nil : oracle.items[Int(rng.next() % UInt64(oracle.items.count))]
       if roll < 0.25 || existing == nil {
         let p = TestData.queryPoint(&rng)
-        let item = Item(id: nextID, longitude: p.longitude, latitude: p.latitude, radius: Float(rng.range(0, 5000)), attributes: UInt32(rng.next() & 7))
+        let item = Item(
+          id: nextID, longitude: p.longitude, latitude: p.latitude,
+          radius: Float(rng.range(0, 5000)), attributes: UInt32(rng.next() & 7))
         nextID += 1
         #expect(index.upsert(item))
         oracle.upsert(item)
       } else if roll < 0.75, var item = existing {
         let far = rng.unit() < 0.3
-        let p = far ? TestData.uniformPoint(&rng) : TestData.near(Coordinate(longitude: item.longitude, latitude: item.latitude), spread: 0.002, &rng)
+        let p =
+          far
+          ? TestData.uniformPoint(&rng)
+          : TestData.near(
+            Coordinate(longitude: item.longitude, latitude: item.latitude), spread: 0.002, &rng)
         item.longitude = p.longitude
         item.latitude = p.latitude
         if rng.unit() < 0.2 { item.attributes = UInt32(rng.next() & 7) }
@@ -76,7 +83,11 @@ import Testing
     #expect(index.count == 0)
     let s = index.makeSearcher()
     #expect(s.nearest(longitude: 0, latitude: 0, k: 3).isEmpty)
-    #expect(s.clusters(in: GeoBox(minLongitude: -180, minLatitude: -90, maxLongitude: 180, maxLatitude: 90), zoom: 2).isEmpty)
+    #expect(
+      s.clusters(
+        in: GeoBox(minLongitude: -180, minLatitude: -90, maxLongitude: 180, maxLatitude: 90),
+        zoom: 2
+      ).isEmpty)
   }
 
   /// Writers move items while readers query. Readers check what must hold whatever the timing
@@ -96,7 +107,11 @@ import Testing
           // Writer w owns the ids congruent to w mod 2.
           let id = ItemID(Int(rng.next() % UInt64(n / 2)) * 2 + writer)
           var item = items[Int(id)]
-          let p = rng.unit() < 0.1 ? TestData.uniformPoint(&rng) : TestData.near(Coordinate(longitude: item.longitude, latitude: item.latitude), spread: 0.01, &rng)
+          let p =
+            rng.unit() < 0.1
+            ? TestData.uniformPoint(&rng)
+            : TestData.near(
+              Coordinate(longitude: item.longitude, latitude: item.latitude), spread: 0.01, &rng)
           item.longitude = p.longitude
           item.latitude = p.latitude
           if rng.unit() < 0.05 {
@@ -117,16 +132,28 @@ import Testing
         var local = [String]()
         for _ in 0..<3000 {
           let q = TestData.queryPoint(&rng)
-          let hits = s.nearest(longitude: q.longitude, latitude: q.latitude, k: 20, within: 2_000_000)
-          if hits.count > 20 || zip(hits, hits.dropFirst()).contains(where: { $0.distance > $1.distance }) || hits.contains(where: { $0.distance > 2_000_000 }) {
+          let hits = s.nearest(
+            longitude: q.longitude, latitude: q.latitude, k: 20, within: 2_000_000)
+          if hits.count > 20
+            || zip(hits, hits.dropFirst()).contains(where: { $0.distance > $1.distance })
+            || hits.contains(where: { $0.distance > 2_000_000 })
+          {
             local.append("nearest out of order or range at \(q)")
           }
           let inRadius = s.radius(longitude: q.longitude, latitude: q.latitude, radius: 50_000)
-          if Set(inRadius.map(\.id)).count != inRadius.count || inRadius.contains(where: { Sphere.earth.distance(longitude: q.longitude, latitude: q.latitude, longitude: $0.longitude, latitude: $0.latitude) > 50_000 }) {
+          if Set(inRadius.map(\.id)).count != inRadius.count
+            || inRadius.contains(where: {
+              Sphere.earth.distance(
+                longitude: q.longitude, latitude: q.latitude, longitude: $0.longitude,
+                latitude: $0.latitude) > 50_000
+            })
+          {
             local.append("radius duplicate or out of range at \(q)")
           }
           let box = TestData.box(&rng)
-          if s.box(box).contains(where: { !box.contains(longitude: $0.longitude, latitude: $0.latitude) }) {
+          if s.box(box).contains(where: {
+            !box.contains(longitude: $0.longitude, latitude: $0.latitude)
+          }) {
             local.append("box hit outside \(box)")
           }
         }

@@ -30,17 +30,28 @@ struct OracleAgreement {
       let filter = TestData.filter(&rng)
       let k = [1, 2, 10, 100, n, n + 7][Int(rng.next() % 6)]
       let within = [Double.infinity, 0, 1, 1000, 100_000, 20_000_000][Int(rng.next() % 6)]
-      let got = searcher.nearest(longitude: q.longitude, latitude: q.latitude, k: k, within: within, filter: filter)
-      let want = oracle.nearest(longitude: q.longitude, latitude: q.latitude, k: k, within: within, filter: filter)
-      check(got == want, "nearest k=\(k) within=\(within) at \(q) \(filter): \(got.prefix(3)) vs \(want.prefix(3)) (\(got.count) vs \(want.count))")
+      let got = searcher.nearest(
+        longitude: q.longitude, latitude: q.latitude, k: k, within: within, filter: filter)
+      let want = oracle.nearest(
+        longitude: q.longitude, latitude: q.latitude, k: k, within: within, filter: filter)
+      check(
+        got == want,
+        "nearest k=\(k) within=\(within) at \(q) \(filter): \(got.prefix(3)) vs \(want.prefix(3)) (\(got.count) vs \(want.count))"
+      )
 
       let r = [0.0, 1, 500, 1000, 10_000, 250_000, 5_000_000, 20_000_000][Int(rng.next() % 8)]
-      let inRadius = Self.sortedHits(searcher.radius(longitude: q.longitude, latitude: q.latitude, radius: r, filter: filter))
-      let wantRadius = oracle.radius(longitude: q.longitude, latitude: q.latitude, radius: r, filter: filter)
-      check(inRadius == wantRadius, "radius \(r) at \(q) \(filter): \(inRadius.count) vs \(wantRadius.count)")
+      let inRadius = Self.sortedHits(
+        searcher.radius(longitude: q.longitude, latitude: q.latitude, radius: r, filter: filter))
+      let wantRadius = oracle.radius(
+        longitude: q.longitude, latitude: q.latitude, radius: r, filter: filter)
+      check(
+        inRadius == wantRadius,
+        "radius \(r) at \(q) \(filter): \(inRadius.count) vs \(wantRadius.count)")
 
       let count = [1, 5, 50][Int(rng.next() % 3)]
-      let sorted = searcher.radius(longitude: q.longitude, latitude: q.latitude, radius: r, filter: filter, sorted: true, count: count)
+      let sorted = searcher.radius(
+        longitude: q.longitude, latitude: q.latitude, radius: r, filter: filter, sorted: true,
+        count: count)
       check(sorted == Array(wantRadius.prefix(count)), "sorted radius \(r) count \(count) at \(q)")
 
       let box = TestData.box(&rng)
@@ -48,14 +59,21 @@ struct OracleAgreement {
       let wantBox = oracle.box(box, filter: filter)
       check(inBox == wantBox, "box \(box) \(filter): \(inBox.count) vs \(wantBox.count)")
 
-      let circles = Self.sortedHits(searcher.circlesContaining(longitude: q.longitude, latitude: q.latitude, filter: filter))
-      let wantCircles = oracle.circlesContaining(longitude: q.longitude, latitude: q.latitude, filter: filter)
-      check(circles == wantCircles, "circles at \(q) \(filter): \(circles.count) vs \(wantCircles.count)")
+      let circles = Self.sortedHits(
+        searcher.circlesContaining(longitude: q.longitude, latitude: q.latitude, filter: filter))
+      let wantCircles = oracle.circlesContaining(
+        longitude: q.longitude, latitude: q.latitude, filter: filter)
+      check(
+        circles == wantCircles,
+        "circles at \(q) \(filter): \(circles.count) vs \(wantCircles.count)")
 
       let zoom = Int(rng.next() % 21)
       let clusters = searcher.clusters(in: box, zoom: zoom, filter: filter)
       let wantClusters = oracle.clusters(in: box, zoom: zoom, filter: filter)
-      check(clusters == wantClusters, "clusters z\(zoom) \(box) \(filter): \(clusters.count) vs \(wantClusters.count) first diff \(zip(clusters, wantClusters).first { $0 != $1 }.map { "\($0) vs \($1)" } ?? "-")")
+      check(
+        clusters == wantClusters,
+        "clusters z\(zoom) \(box) \(filter): \(clusters.count) vs \(wantClusters.count) first diff \(zip(clusters, wantClusters).first { $0 != $1 }.map { "\($0) vs \($1)" } ?? "-")"
+      )
     }
   }
 }

@@ -1,6 +1,7 @@
 import Geodesy
-@testable import SpatialIndex
 import Testing
+
+@testable import SpatialIndex
 
 @Suite struct QueryTests {
   @Test(arguments: [(0, 1 as UInt64), (1, 2), (15, 3), (16, 4), (300, 5), (5000, 6)])
@@ -16,9 +17,15 @@ import Testing
     let s = GeoIndex().makeSearcher()
     #expect(s.nearest(longitude: 0, latitude: 0, k: 5).isEmpty)
     #expect(s.radius(longitude: 0, latitude: 0, radius: 20_000_000).isEmpty)
-    #expect(s.box(GeoBox(minLongitude: -180, minLatitude: -90, maxLongitude: 180, maxLatitude: 90)).isEmpty)
+    #expect(
+      s.box(GeoBox(minLongitude: -180, minLatitude: -90, maxLongitude: 180, maxLatitude: 90))
+        .isEmpty)
     #expect(s.circlesContaining(longitude: 0, latitude: 0).isEmpty)
-    #expect(s.clusters(in: GeoBox(minLongitude: -180, minLatitude: -90, maxLongitude: 180, maxLatitude: 90), zoom: 0).isEmpty)
+    #expect(
+      s.clusters(
+        in: GeoBox(minLongitude: -180, minLatitude: -90, maxLongitude: 180, maxLatitude: 90),
+        zoom: 0
+      ).isEmpty)
   }
 
   @Test func nearestAcrossTheAntimeridianAndThePole() {
@@ -40,7 +47,8 @@ import Testing
     let s = GeoIndex(items: items).makeSearcher()
     #expect(s.nearest(longitude: 2.35, latitude: 48.85, k: 5).map(\.id) == [0, 1, 2, 3, 4])
     #expect(s.radius(longitude: 2.35, latitude: 48.85, radius: 0).count == 40)
-    let cluster = s.clusters(in: GeoBox(minLongitude: 2, minLatitude: 48, maxLongitude: 3, maxLatitude: 49), zoom: 20)
+    let cluster = s.clusters(
+      in: GeoBox(minLongitude: 2, minLatitude: 48, maxLongitude: 3, maxLatitude: 49), zoom: 20)
     #expect(cluster.count == 1)
     #expect(cluster.first?.count == 40)
     #expect(cluster.first?.expansionZoom == ClusterGrid.maxZoom + 1)
@@ -53,7 +61,9 @@ import Testing
   }
 
   @Test func laterDuplicateIDsWinInBulkBuild() {
-    let index = GeoIndex(items: [Item(id: 1, longitude: 1, latitude: 1), Item(id: 1, longitude: 2, latitude: 2)])
+    let index = GeoIndex(items: [
+      Item(id: 1, longitude: 1, latitude: 1), Item(id: 1, longitude: 2, latitude: 2),
+    ])
     #expect(index.count == 1)
     #expect(index.item(id: 1)?.longitude == 2)
   }

@@ -25,7 +25,11 @@ import Testing
     for i in stride(from: 0, to: items.count, by: 3) {
       var item = items[i]
       let far = rng.unit() < 0.1
-      let to = far ? queries[Int(rng.next() % UInt64(queries.count))] : TestData.near(Coordinate(longitude: item.longitude, latitude: item.latitude), spread: 0.003, &rng)
+      let to =
+        far
+        ? queries[Int(rng.next() % UInt64(queries.count))]
+        : TestData.near(
+          Coordinate(longitude: item.longitude, latitude: item.latitude), spread: 0.003, &rng)
       item.longitude = to.longitude
       item.latitude = to.latitude
       index.upsert(item)

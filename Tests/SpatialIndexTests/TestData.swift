@@ -28,8 +28,14 @@ enum TestData {
   static func near(_ c: Coordinate, spread: Double, _ rng: inout SplitMix64) -> Coordinate {
     var lon = c.longitude + rng.range(-spread, spread) * rng.unit()
     var lat = c.latitude + rng.range(-spread, spread) * rng.unit()
-    if lat > 90 { lat = 180 - lat; lon += 180 }
-    if lat < -90 { lat = -180 - lat; lon += 180 }
+    if lat > 90 {
+      lat = 180 - lat
+      lon += 180
+    }
+    if lat < -90 {
+      lat = -180 - lat
+      lon += 180
+    }
     while lon > 180 { lon -= 360 }
     while lon < -180 { lon += 360 }
     return Coordinate(longitude: lon, latitude: lat)
@@ -41,8 +47,10 @@ enum TestData {
     Coordinate(longitude: 0, latitude: 90), Coordinate(longitude: 45, latitude: -90),
     Coordinate(longitude: 179.99, latitude: 10), Coordinate(longitude: -179.99, latitude: -10),
     Coordinate(longitude: 180, latitude: 65), Coordinate(longitude: 0, latitude: 0),
-    Coordinate(longitude: 139.6917, latitude: 35.6895), Coordinate(longitude: -0.1276, latitude: 51.5072),
-    Coordinate(longitude: -74.006, latitude: 40.7128), Coordinate(longitude: 151.2093, latitude: -33.8688),
+    Coordinate(longitude: 139.6917, latitude: 35.6895),
+    Coordinate(longitude: -0.1276, latitude: 51.5072),
+    Coordinate(longitude: -74.006, latitude: 40.7128),
+    Coordinate(longitude: 151.2093, latitude: -33.8688),
     Coordinate(longitude: -149.9, latitude: 61.2), Coordinate(longitude: 9.52, latitude: 47.14),
   ]
 
@@ -52,9 +60,11 @@ enum TestData {
     var items = [Item]()
     var id: ItemID = 0
     func add(_ c: Coordinate) {
-      let r: Float = withRadius ? Float(rng.range(0, 1) < 0.1 ? rng.range(0, 2_000_000) : rng.range(0, 3000)) : 0
+      let r: Float =
+        withRadius ? Float(rng.range(0, 1) < 0.1 ? rng.range(0, 2_000_000) : rng.range(0, 3000)) : 0
       items.append(
-        Item(id: id, longitude: c.longitude, latitude: c.latitude, radius: r,
+        Item(
+          id: id, longitude: c.longitude, latitude: c.latitude, radius: r,
           attributes: UInt32(rng.next() & 0b111)))
       id += 1
     }
@@ -92,7 +102,8 @@ enum TestData {
     let w = [0.0, 0.01, 0.5, 5, 60, 400][Int(rng.next() % 6)]
     let h = [0.0, 0.01, 0.5, 5, 60, 200][Int(rng.next() % 6)]
     if w >= 360 {
-      return GeoBox(minLongitude: -180, minLatitude: max(-90, c.latitude - h), maxLongitude: 180,
+      return GeoBox(
+        minLongitude: -180, minLatitude: max(-90, c.latitude - h), maxLongitude: 180,
         maxLatitude: min(90, c.latitude + h))
     }
     var west = c.longitude - w / 2
