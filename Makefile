@@ -1,0 +1,47 @@
+# CardAtlas. `make serve` runs the service, `make test` runs every test.
+# Extra SwiftPM flags go in SWIFT_FLAGS, e.g. `make test SWIFT_FLAGS="--scratch-path .build-x"`.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+SWIFT ?= swift
+SWIFT_FLAGS ?=
+TEST_LOG ?= .build/test.log
+
+.PHONY: deps serve test bench format lint
+
+## deps: install system and Python dependencies (idempotent; fast when already there)
+deps:
+	scripts/install-deps.sh
+
+## serve: run the server with demo data
+serve: deps
+	$(SWIFT) run $(SWIFT_FLAGS) -c release cardatlas serve --demo
+
+## test: build and run every test, then print the summary
+test: deps
+	@mkdir -p "$(dir $(TEST_LOG))"
+	@set +e; \
+	$(SWIFT) test $(SWIFT_FLAGS) 2>&1 | tee "$(TEST_LOG)"; \
+	status=$${PIPESTATUS[0]}; \
+	echo; \
+	echo "==== swift test summary (full log: $(TEST_LOG)) ===="; \
+	grep -E '^error:|error: (emit-module|compile|link)' "$(TEST_LOG)" | sort -u | head -n 20; \
+	grep -E '^✘ (Test|Suite) .* failed after' "$(TEST_LOG)" | head -n 40; \
+	echo "Swift Testing: $$(grep -E '^✔ Test .* passed after' "$(TEST_LOG)" | grep -vc '^✔ Test run with') passed, $$(grep -E '^✘ Test .* failed after' "$(TEST_LOG)" | grep -vc '^✘ Test run with') failed"; \
+	grep -E 'Executed [0-9]+ tests?, with' "$(TEST_LOG)" | tail -n 1 | sed 's/^[[:space:]]*/XCTest: /'; \
+	grep -E 'Test run with [0-9]+ tests?' "$(TEST_LOG)" | tail -n 1 \
+	  || echo "(no 'Test run with' line: the test process ended before finishing; see the log)"; \
+	if [[ $$status -eq 0 ]]; then echo "swift test: passed"; else echo "swift test: FAILED (exit $$status)"; fi; \
+	exit $$status
+
+## bench: time the in-memory index against its baselines
+bench:
+	$(SWIFT) run $(SWIFT_FLAGS) -c release cardatlas bench index
+
+## format: format all Swift sources in place
+format:
+	$(SWIFT) format -i -r Sources Tests Benchmarks
+
+## lint: check formatting without changing anything
+lint:
+	$(SWIFT) format lint -r Sources Tests

