@@ -4,9 +4,11 @@
 struct CellAccumulator {
   static let maxDenseCells = 1 << 22
 
-  private var dense = [Int32]()
+  /// Cell number by table position, -1 where empty; `denseSize` entries are initialised.
+  private var dense = ScratchBuffer<Int32>(capacity: 1)
+  private var denseSize = 0
   private var sparse = [Int: Int32]()
-  private(set) var cells = [ClusterCell]()
+  private var cells = ScratchBuffer<ClusterCell>()
   private var keys = [Int]()
   private var useDense = true
   private var firstRow = 0
@@ -16,8 +18,13 @@ struct CellAccumulator {
   private var eastFirst = 0
   private var width = 0
 
+  func free() {
+    dense.free()
+    cells.free()
+  }
+
   mutating func begin(rows: ClosedRange<Int>, columns: [ClosedRange<Int>]) {
-    cells.removeAll(keepingCapacity: true)
+    cells.count = 0
     keys.removeAll(keepingCapacity: true)
     sparse.removeAll(keepingCapacity: true)
     firstRow = rows.lowerBound
@@ -27,8 +34,11 @@ struct CellAccumulator {
     width = columns.reduce(0) { $0 + $1.count }
     let total = rows.count.multipliedReportingOverflow(by: width)
     useDense = !total.overflow && total.partialValue <= Self.maxDenseCells
-    if useDense && dense.count < total.partialValue {
-      dense = [Int32](repeating: -1, count: total.partialValue)
+    if useDense && denseSize < total.partialValue {
+      dense.free()
+      dense = ScratchBuffer<Int32>(capacity: total.partialValue)
+      dense.base.initialize(repeating: -1, count: total.partialValue)
+      denseSize = total.partialValue
     }
   }
 
@@ -62,7 +72,7 @@ struct CellAccumulator {
   @inline(__always)
   mutating func withCell(row r: Int, column c: Int, _ body: (inout ClusterCell) -> Void) {
     let i = cell(row: r, column: c)
-    body(&cells[i])
+    body(&cells.base[i])
   }
 
   /// The markers by row then column, and the table cleared for the next query.

@@ -27,6 +27,7 @@ public final class GeoSearcher: SpatialQuerying {
     kBound.free()
     found.free()
     foundKeys.free()
+    cells.free()
     stack.free()
   }
 
