@@ -16,14 +16,24 @@ struct BenchIndex: AsyncParsableCommand {
   @Option(help: "Number of points.") var points = 1_000_000
   @Option(help: "Seed of the dataset and the queries.") var seed: UInt64 = 1
   @Option(help: "Query points per operation.") var queries = 5000
+  @Option(help: "realistic (clustered around real cities) or uniform (the control).")
+  var dataset: Dataset = .realistic
+
+  enum Dataset: String, ExpressibleByArgument, CaseIterable {
+    case realistic, uniform
+  }
   @Flag(help: "Print one JSON object on the last line.") var json = false
 
   func run() async throws {
     let log: (String) -> Void = { line in
       FileHandle.standardError.write(Data((line + "\n").utf8))
     }
-    log("generating \(points) points (seed \(seed))")
-    let workload = try IndexWorkload.realistic(points: points, queries: queries, seed: seed)
+    log("generating \(points) \(dataset.rawValue) points (seed \(seed))")
+    let workload =
+      switch dataset {
+      case .realistic: try IndexWorkload.realistic(points: points, queries: queries, seed: seed)
+      case .uniform: IndexWorkload.uniform(points: points, queries: queries, seed: seed)
+      }
     let report = IndexBenchmark(workload: workload, log: log).run()
     print(report.table())
     if json { print(report.json()) }

@@ -23,3 +23,25 @@ extension IndexWorkload {
       cityCentre: generator.denseCityCentre, circles: circles)
   }
 }
+
+extension IndexWorkload {
+  /// The control: `points` points uniform on the sphere, queries uniform too (the "city"
+  /// queries as well: uniform data has no dense place), and as many uniform photo pins.
+  public static func uniform(points: Int, queries: Int, seed: UInt64) -> IndexWorkload {
+    let items = DatasetGenerator.uniform(count: points, seed: seed).enumerated().map { i, c in
+      Item(id: ItemID(i), longitude: c.longitude, latitude: c.latitude, attributes: 1)
+    }
+    var rng = SeededGenerator(seed: seed, stream: 99)
+    let circles = DatasetGenerator.uniform(count: points, seed: seed &+ 1).enumerated().map {
+      i, c in
+      Item(
+        id: ItemID(i), longitude: c.longitude, latitude: c.latitude,
+        radius: Float(50 + 950 * rng.nextDouble()), attributes: 1)
+    }
+    let asked = DatasetGenerator.uniform(count: queries, seed: seed &+ 2)
+    return IndexWorkload(
+      items: items, queries: asked, cityQueries: asked,
+      cityCentre: asked.first ?? Coordinate(longitude: 0, latitude: 0),
+      circles: circles)
+  }
+}
