@@ -73,7 +73,7 @@ public struct IndexBenchmark {
         total += s.radius(longitude: city[i].longitude, latitude: city[i].latitude, radius: r).count
       }
       record(
-        key, "radius \(Int(r / 1000)) km in the densest city", ns,
+        key, "radius \(Int(r / 1000)) km around the city queries", ns,
         results: Double(total) / Double(city.count))
     }
 
@@ -142,7 +142,7 @@ public struct IndexBenchmark {
         })
       var rtreeHits = 0
       record(
-        "sqlite_rtree_radius1km", "SQLite R*Tree radius 1 km in the densest city",
+        "sqlite_rtree_radius1km", "SQLite R*Tree radius 1 km around the city queries",
         medianNanoseconds(min(1000, city.count), warmup: 0) { i in
           rtreeHits +=
             (try? rtree.radius(

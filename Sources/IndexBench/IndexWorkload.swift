@@ -7,7 +7,7 @@ public struct IndexWorkload: Sendable {
   public var items: [Item]
   /// Query points distributed like the data (people ask from where people are).
   public var queries: [Coordinate]
-  /// Query points in the densest city, for the radius figures.
+  /// Query points in the densest city (anywhere, for uniform data), for the radius figures.
   public var cityQueries: [Coordinate]
   public var cityCentre: Coordinate
   /// Photo pins with view radii, for the circles-holding-a-point figure.
