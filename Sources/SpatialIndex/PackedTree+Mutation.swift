@@ -69,7 +69,8 @@ extension PackedTree {
     // else about the item changes, the leaf's shape cannot change: skip recomputing it.
     let unchangedShape =
       inside && item.radius == radius[slot] && item.attributes == attrs[slot]
-      && item.radius < maxRadius[leaf] && strictlyInside(slot: slot, leaf: leaf)
+      && (item.radius == 0 || item.radius < maxRadius[leaf])
+      && strictlyInside(slot: slot, leaf: leaf)
       && inside3D(v, leaf: leaf)
     adjust(
       leaf: leaf, count: 0, longitude: item.longitude, latitude: item.latitude,
