@@ -1,0 +1,168 @@
+import Datasets
+import Foundation
+import Geodesy
+import IndexBaselines
+import SpatialIndex
+
+/// The data the benchmarks run on, built the way `IndexWorkload.realistic(points:queries:seed:)`
+/// builds it for `cardatlas bench index` (same seed, so the same points and queries).
+///
+/// Every fixture is a `static let`: built on first use and then shared. package-benchmark runs
+/// each benchmark in a process of its own, so a benchmark builds only what it touches; its setup
+/// closure touches it, so that no building is timed.
+enum Fixtures {
+  /// The number of points (and of circles): `CARDATLAS_BENCH_POINTS`, default 1,000,000.
+  static let pointCount: Int = {
+    let name = "CARDATLAS_BENCH_POINTS"
+    guard let text = ProcessInfo.processInfo.environment[name], !text.isEmpty else {
+      return 1_000_000
+    }
+    guard let n = Int(text.filter { $0 != "_" && $0 != "," }), n > 0 else {
+      fatalError("\(name) must be a positive whole number, got \"\(text)\"")
+    }
+    return n
+  }()
+
+  /// Query points per query set; each benchmark cycles through its set.
+  static let queryCount = 10_000
+
+  /// The seed of every dataset and query set (`cardatlas bench index` defaults to 1 as well).
+  static let seed: UInt64 = 1
+
+  /// The generator over `data/cities.csv`, or why it could not be made (no data folder: set
+  /// `CARDATLAS_DATA`). Setup closures call `requireData()` so that this surfaces as a benchmark
+  /// error rather than a crash.
+  static let generatorResult = Result { () throws(DatasetError) in try DatasetGenerator() }
+
+  static func requireData() throws { _ = try generatorResult.get() }
+
+  static var generator: DatasetGenerator {
+    switch generatorResult {
+    case .success(let generator): return generator
+    case .failure(let error): fatalError("\(error)")
+    }
+  }
+
+  // MARK: Points
+
+  /// N points clustered around real cities, ids 0..<N.
+  static let realisticItems: [Item] = items(generator.realistic(count: pointCount, seed: seed))
+
+  /// N points uniform on the sphere, ids 0..<N: the control.
+  static let uniformItems: [Item] = items(DatasetGenerator.uniform(count: pointCount, seed: seed))
+
+  /// N photo pins placed like the realistic points (another seed), with view radii of 50 m to
+  /// 1 km: the circles-holding-a-point dataset.
+  static let circleItems: [Item] = {
+    var rng = SeededGenerator(seed: seed, stream: 99)
+    return generator.realistic(count: pointCount, seed: seed &+ 1).enumerated().map { i, c in
+      Item(
+        id: ItemID(i), longitude: c.longitude, latitude: c.latitude,
+        radius: Float(50 + 950 * rng.nextDouble()), attributes: 1)
+    }
+  }()
+
+  private static func items(_ coordinates: [Coordinate]) -> [Item] {
+    coordinates.enumerated().map { i, c in
+      Item(id: ItemID(i), longitude: c.longitude, latitude: c.latitude, attributes: 1)
+    }
+  }
+
+  // MARK: Queries
+
+  /// Query points distributed like the realistic data: people ask from where people are.
+  static let queries: [Coordinate] = generator.queryPoints(count: queryCount, seed: seed)
+
+  /// Query points around the densest city (Shanghai in the bundled data), for radius queries.
+  static let cityQueries: [Coordinate] = generator.points(
+    near: generator.densestCity, count: queryCount, seed: seed)
+
+  /// Query points uniform on the sphere (another seed than the uniform data), for the control.
+  static let uniformQueries: [Coordinate] = DatasetGenerator.uniform(
+    count: queryCount, seed: seed &+ 1)
+
+  // MARK: Indexes (read-only: the write benchmarks build their own)
+
+  static let realisticIndex = GeoIndex(items: realisticItems)
+  static let uniformIndex = GeoIndex(items: uniformItems)
+  static let circleIndex = GeoIndex(items: circleItems)
+
+  // MARK: Baselines, on the same realistic points
+
+  static let flatScan = FlatScan(items: realisticItems)
+
+  static let sqliteRTree: Result<SQLiteRTree, any Error> = Result {
+    try SQLiteRTree(items: realisticItems)
+  }
+
+  // MARK: Writes
+
+  /// Fresh items to insert: placed like the data (another seed), with ids N, N+1... that the
+  /// index does not hold yet.
+  static let insertions: [Item] = {
+    let count = min(pointCount, 100_000)
+    return generator.realistic(count: count, seed: seed &+ 2).enumerated().map { i, c in
+      Item(
+        id: ItemID(pointCount + i), longitude: c.longitude, latitude: c.latitude, attributes: 1)
+    }
+  }()
+
+  /// The ids 0..<N in a seeded random order, for deletes and moves.
+  static let shuffledIDs: [ItemID] = {
+    var rng = SeededGenerator(seed: seed, stream: 7)
+    var ids = (0..<pointCount).map { ItemID($0) }
+    for i in stride(from: ids.count - 1, to: 0, by: -1) {
+      ids.swapAt(i, rng.nextInt(below: i + 1))
+    }
+    return ids
+  }()
+
+  /// One move: which item, and where to, relative to where it is when the move is made.
+  enum Step: Sendable {
+    /// A small displacement in degrees: up to about 100 m each way.
+    case nudge(dLongitude: Double, dLatitude: Double)
+    /// A jump to where another item is (a different city, most of the time).
+    case jump(to: ItemID)
+  }
+
+  /// N moves, one per item in `shuffledIDs` order: 90 % of them nudges of under about 100 m in
+  /// each direction, 10 % jumps to another item's position.
+  static let moves: [(id: ItemID, step: Step)] = {
+    var rng = SeededGenerator(seed: seed, stream: 8)
+    return shuffledIDs.map { id in
+      if rng.nextInt(below: 10) == 0 {
+        return (id, .jump(to: ItemID(rng.nextInt(below: pointCount))))
+      }
+      // 0.001° of latitude is 111 m; of longitude, 111 m × cos(latitude).
+      return (
+        id,
+        .nudge(
+          dLongitude: (rng.nextDouble() - 0.5) * 0.002, dLatitude: (rng.nextDouble() - 0.5) * 0.0018
+        )
+      )
+    }
+  }()
+
+  // MARK: Boxes
+
+  /// The viewport benchmark's box: 0.104° of longitude by 0.0624° of latitude, centred on a
+  /// query point. Measured on the default dataset (1,000,000 realistic points, seed 1) over the
+  /// 10,000 query points: 103 items per box on average (median 57, 90th percentile 243). The box
+  /// is fixed, so on 100,000 points it holds about 10 on average; the benchmark's "results"
+  /// metric shows the mean of the run.
+  static let viewportWidth = 0.104
+  static let viewportHeight = 0.0624
+
+  /// A 1280 × 800 pixel screen at zoom 12 (256-pixel tiles; the height shrunk by 0.8 for the
+  /// Mercator stretch at Shanghai's latitude): 0.439° × 0.220°, as in `cardatlas bench index`.
+  static let cityScreenWidth = 1280.0 / 256 * 360 / 4096
+  static let cityScreenHeight = 800.0 / 256 * 360 / 4096 * 0.8
+
+  static func box(around c: Coordinate, width: Double, height: Double) -> GeoBox {
+    GeoBox(
+      minLongitude: max(-180, c.longitude - width / 2),
+      minLatitude: max(-90, c.latitude - height / 2),
+      maxLongitude: min(180, c.longitude + width / 2), maxLatitude: min(90, c.latitude + height / 2)
+    )
+  }
+}
