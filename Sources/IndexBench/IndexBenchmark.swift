@@ -1,3 +1,4 @@
+import Datasets
 import Foundation
 import Geodesy
 import IndexBaselines
@@ -192,12 +193,12 @@ public struct IndexBenchmark {
     let stop = Atomic(false)
     let moved = Atomic(0)
     let writer = Thread {
-      var rng = SplitMix(seed: 11)
+      var rng = SeededGenerator(seed: 11)
       var count = 0
       while !stop.load(ordering: .relaxed) {
-        var item = items[Int(rng.next() % UInt64(items.count))]
-        item.longitude = min(180, max(-180, item.longitude + (rng.unit() - 0.5) * 0.002))
-        item.latitude = min(90, max(-90, item.latitude + (rng.unit() - 0.5) * 0.002))
+        var item = items[rng.nextInt(below: items.count)]
+        item.longitude = min(180, max(-180, item.longitude + (rng.nextDouble() - 0.5) * 0.002))
+        item.latitude = min(90, max(-90, item.latitude + (rng.nextDouble() - 0.5) * 0.002))
         geo.upsert(item)
         count += 1
       }
@@ -225,17 +226,17 @@ public struct IndexBenchmark {
     let items = workload.items
     let n = items.count
     guard n > 0 else { return }
-    var rng = SplitMix(seed: 7)
+    var rng = SeededGenerator(seed: 7)
     let moves = (0..<n).map { _ -> Item in
-      var item = items[Int(rng.next() % UInt64(n))]
+      var item = items[rng.nextInt(below: n)]
       if rng.next() % 10 == 0 {
-        let to = items[Int(rng.next() % UInt64(n))]
+        let to = items[rng.nextInt(below: n)]
         item.longitude = to.longitude
         item.latitude = to.latitude
       } else {
         // Up to about 100 m in each direction.
-        item.longitude = min(180, max(-180, item.longitude + (rng.unit() - 0.5) * 0.002))
-        item.latitude = min(90, max(-90, item.latitude + (rng.unit() - 0.5) * 0.002))
+        item.longitude = min(180, max(-180, item.longitude + (rng.nextDouble() - 0.5) * 0.002))
+        item.latitude = min(90, max(-90, item.latitude + (rng.nextDouble() - 0.5) * 0.002))
       }
       return item
     }
@@ -243,7 +244,7 @@ public struct IndexBenchmark {
       "move", "move (upsert of an indexed id), amortized",
       amortizedNanoseconds(moves.count) { geo.upsert(moves[$0]) }, nil)
     let churn = min(n, 100_000)
-    let victims = (0..<churn).map { _ in ItemID(rng.next() % UInt64(n)) }
+    let victims = (0..<churn).map { _ in ItemID(rng.nextInt(below: n)) }
     var removed = [Item]()
     removed.reserveCapacity(churn)
     for id in victims { if let item = geo.item(id: id) { removed.append(item) } }
@@ -254,18 +255,4 @@ public struct IndexBenchmark {
       "insert", "insert, amortized",
       amortizedNanoseconds(removed.count) { geo.upsert(removed[$0]) }, nil)
   }
-}
-
-/// The benchmark's own seeded generator, so its choices repeat.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
 }

@@ -1,3 +1,4 @@
+import Datasets
 import Foundation
 import Geodesy
 import SpatialIndex
@@ -9,7 +10,7 @@ import Testing
   /// force scan. Sizes on both sides of the inline-rebuild limit exercise both rebuild paths.
   @Test(arguments: [(300, 4000, 11 as UInt64), (6000, 12000, 12)])
   func randomChangesKeepAgreeing(initial: Int, operations: Int, seed: UInt64) throws {
-    var rng = SplitMix64(seed: seed)
+    var rng = SeededGenerator(seed: seed)
     let start = TestData.items(count: initial, seed: seed, withRadius: true)
     let index = GeoIndex(items: start)
     var oracle = LinearScan(items: start)
@@ -66,7 +67,7 @@ import Testing
     let index = GeoIndex()
     for item in items { index.upsert(item) }
     #expect(index.count == items.count)
-    var rng = SplitMix64(seed: 22)
+    var rng = SeededGenerator(seed: 22)
     var agreement = OracleAgreement(index: index, oracle: LinearScan(items: items))
     agreement.run(queries: 100, rng: &rng)
     #expect(agreement.failures.isEmpty, "\(agreement.failures.prefix(3))")
@@ -101,7 +102,7 @@ import Testing
     let group = DispatchGroup()
     for writer in 0..<2 {
       DispatchQueue.global().async(group: group) {
-        var rng = SplitMix64(seed: UInt64(100 + writer))
+        var rng = SeededGenerator(seed: UInt64(100 + writer))
         var mine = [ItemID: Item?]()
         for _ in 0..<40_000 {
           // Writer w owns the ids congruent to w mod 2.
@@ -127,7 +128,7 @@ import Testing
     }
     for reader in 0..<2 {
       DispatchQueue.global().async(group: group) {
-        var rng = SplitMix64(seed: UInt64(200 + reader))
+        var rng = SeededGenerator(seed: UInt64(200 + reader))
         let s = index.makeSearcher()
         var local = [String]()
         for _ in 0..<3000 {
@@ -176,7 +177,7 @@ import Testing
     #expect(mismatches == 0)
     #expect(touched.values.contains(nil), "the writers removed items too")
     #expect(index.count == survivors.count)
-    var rng = SplitMix64(seed: 300)
+    var rng = SeededGenerator(seed: 300)
     var agreement = OracleAgreement(index: index, oracle: LinearScan(items: survivors))
     agreement.run(queries: 60, rng: &rng)
     #expect(agreement.failures.isEmpty, "\(agreement.failures.prefix(3))")

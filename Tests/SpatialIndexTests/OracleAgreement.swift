@@ -1,3 +1,4 @@
+import Datasets
 import Geodesy
 import SpatialIndex
 import Testing
@@ -23,7 +24,7 @@ struct OracleAgreement {
   }
 
   /// Asks `queries` random queries; from `near` in turn when given, else from `TestData`.
-  mutating func run(queries: Int, rng: inout SplitMix64, near: [Coordinate] = []) {
+  mutating func run(queries: Int, rng: inout SeededGenerator, near: [Coordinate] = []) {
     let n = oracle.items.count
     for i in 0..<queries {
       let q = near.isEmpty ? TestData.queryPoint(&rng) : near[i % near.count]

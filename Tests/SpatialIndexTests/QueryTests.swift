@@ -1,3 +1,4 @@
+import Datasets
 import Geodesy
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
   func agreesWithBruteForce(count: Int, seed: UInt64) {
     let items = TestData.items(count: count, seed: seed, withRadius: true)
     var agreement = OracleAgreement(index: GeoIndex(items: items), oracle: LinearScan(items: items))
-    var rng = SplitMix64(seed: seed &* 31)
+    var rng = SeededGenerator(seed: seed &* 31)
     agreement.run(queries: 300, rng: &rng)
     #expect(agreement.failures.isEmpty, "\(agreement.failures.joined(separator: "\n"))")
   }
@@ -73,7 +74,7 @@ import Testing
   /// The 32-bit curve refines the 16-bit one: the top half of every key is the coarse curve's
   /// key of the same cell, and consecutive keys in a corner block are neighbouring cells.
   @Test func thirtyTwoBitCurveIsAHilbertCurve() {
-    var rng = SplitMix64(seed: 5)
+    var rng = SeededGenerator(seed: 5)
     var positions = [UInt64: (Int, Int)]()
     for x in 0..<64 {
       for y in 0..<64 { positions[hilbertIndex(x: UInt32(x), y: UInt32(y))] = (x, y) }
@@ -95,7 +96,7 @@ import Testing
   }
 
   @Test func radixSortSorts() {
-    var rng = SplitMix64(seed: 6)
+    var rng = SeededGenerator(seed: 6)
     var keys = (0..<10_000).map { _ in rng.next() }
     let expected = keys.sorted()
     radixSort(&keys)

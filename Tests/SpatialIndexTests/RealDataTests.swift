@@ -8,7 +8,7 @@ import Testing
 @Suite struct RealDataTests {
   @Test func realCitiesAgreeWithBruteForce() throws {
     let generator = try DatasetGenerator()
-    var rng = SplitMix64(seed: 41)
+    var rng = SeededGenerator(seed: 41)
     let items = generator.realistic(count: 30_000, seed: 41).enumerated().map { i, c in
       Item(
         id: ItemID(i), longitude: c.longitude, latitude: c.latitude,

@@ -1,31 +1,23 @@
+import Datasets
 import Foundation
 import Geodesy
 import SpatialIndex
 
-/// A seeded generator, so every run tests the same cases.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
-  mutating func range(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * unit() }
+/// Helpers over the seeded generator, so every run tests the same cases.
+extension SeededGenerator {
+  mutating func unit() -> Double { nextDouble() }
+  mutating func range(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * nextDouble() }
 }
 
 enum TestData {
   /// Uniform on the sphere.
-  static func uniformPoint(_ rng: inout SplitMix64) -> Coordinate {
+  static func uniformPoint(_ rng: inout SeededGenerator) -> Coordinate {
     Coordinate(
       longitude: rng.range(-180, 180), latitude: asin(rng.range(-1, 1)) * 180 / .pi)
   }
 
   /// A point within about `spread` degrees of a centre, wrapped into range.
-  static func near(_ c: Coordinate, spread: Double, _ rng: inout SplitMix64) -> Coordinate {
+  static func near(_ c: Coordinate, spread: Double, _ rng: inout SeededGenerator) -> Coordinate {
     var lon = c.longitude + rng.range(-spread, spread) * rng.unit()
     var lat = c.latitude + rng.range(-spread, spread) * rng.unit()
     if lat > 90 {
@@ -56,7 +48,7 @@ enum TestData {
 
   /// Items: a uniform part, clusters around the hard centres, and exact duplicates.
   static func items(count: Int, seed: UInt64, withRadius: Bool = false) -> [Item] {
-    var rng = SplitMix64(seed: seed)
+    var rng = SeededGenerator(seed: seed)
     var items = [Item]()
     var id: ItemID = 0
     func add(_ c: Coordinate) {
@@ -83,12 +75,12 @@ enum TestData {
   }
 
   /// A query point: near the data half the time, anywhere otherwise.
-  static func queryPoint(_ rng: inout SplitMix64) -> Coordinate {
+  static func queryPoint(_ rng: inout SeededGenerator) -> Coordinate {
     if rng.unit() < 0.5 { return uniformPoint(&rng) }
     return near(hardCentres[Int(rng.next() % UInt64(hardCentres.count))], spread: 1, &rng)
   }
 
-  static func filter(_ rng: inout SplitMix64) -> Filter {
+  static func filter(_ rng: inout SeededGenerator) -> Filter {
     switch rng.next() % 4 {
     case 0: return .all
     case 1: return .has(1)
@@ -97,7 +89,7 @@ enum TestData {
     }
   }
 
-  static func box(_ rng: inout SplitMix64) -> GeoBox {
+  static func box(_ rng: inout SeededGenerator) -> GeoBox {
     let c = queryPoint(&rng)
     let w = [0.0, 0.01, 0.5, 5, 60, 400][Int(rng.next() % 6)]
     let h = [0.0, 0.01, 0.5, 5, 60, 200][Int(rng.next() % 6)]
