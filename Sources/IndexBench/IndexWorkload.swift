@@ -9,18 +9,15 @@ public struct IndexWorkload: Sendable {
   public var queries: [Coordinate]
   /// Query points in the densest city (anywhere, for uniform data), for the radius figures.
   public var cityQueries: [Coordinate]
-  public var cityCentre: Coordinate
   /// Photo pins with view radii, for the circles-holding-a-point figure.
   public var circles: [Item]
 
   public init(
-    items: [Item], queries: [Coordinate], cityQueries: [Coordinate], cityCentre: Coordinate,
-    circles: [Item]
+    items: [Item], queries: [Coordinate], cityQueries: [Coordinate], circles: [Item]
   ) {
     self.items = items
     self.queries = queries
     self.cityQueries = cityQueries
-    self.cityCentre = cityCentre
     self.circles = circles
   }
 }

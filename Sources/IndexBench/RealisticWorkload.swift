@@ -20,7 +20,7 @@ extension IndexWorkload {
     return IndexWorkload(
       items: items, queries: generator.queryPoints(count: queries, seed: seed),
       cityQueries: generator.points(near: generator.densestCity, count: queries, seed: seed),
-      cityCentre: generator.denseCityCentre, circles: circles)
+      circles: circles)
   }
 }
 
@@ -41,7 +41,6 @@ extension IndexWorkload {
     let asked = DatasetGenerator.uniform(count: queries, seed: seed &+ 2)
     return IndexWorkload(
       items: items, queries: asked, cityQueries: asked,
-      cityCentre: asked.first ?? Coordinate(longitude: 0, latitude: 0),
       circles: circles)
   }
 }

@@ -69,13 +69,6 @@ public struct Filter: Hashable, Sendable {
   /// Items that have every bit of `bits` set.
   public static func has(_ bits: UInt32) -> Filter { Filter(mask: bits, value: bits) }
 
-  /// This filter and `other` together; `nil` when they contradict each other.
-  public func and(_ other: Filter) -> Filter? {
-    let shared = mask & other.mask
-    guard value & shared == other.value & shared else { return nil }
-    return Filter(mask: mask | other.mask, value: value | other.value)
-  }
-
   @inlinable
   public func matches(_ attributes: UInt32) -> Bool { attributes & mask == value }
 

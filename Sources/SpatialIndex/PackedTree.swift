@@ -55,10 +55,10 @@ final class PackedTree: @unchecked Sendable {
   var liveCount: Int { Int(count[rootNode]) }
 
   /// Builds the tree over `items` (ids unique), `fill` items to a leaf at most (1...15).
-  init(items: [Item], fill: Int = 15, extraLeaves: Int = 0) {
+  init(items: [Item], fill: Int = 15) {
     precondition((1...15).contains(fill))
     let n = items.count
-    leafCount = max(1, (n + fill - 1) / fill + extraLeaves)
+    leafCount = max(1, (n + fill - 1) / fill)
     slotCapacity = leafCount << Self.shift
     var sizes = [leafCount]
     while sizes.last! > 1 { sizes.append((sizes.last! + Self.fanout - 1) >> Self.shift) }
@@ -113,10 +113,9 @@ final class PackedTree: @unchecked Sendable {
       order[i] = (h >> indexBits) << indexBits | UInt64(i)
     }
     radixSort(&order)
-    let dataLeaves = max(1, (n + fill - 1) / fill)
-    for leaf in 0..<dataLeaves {
-      let from = leaf * n / dataLeaves
-      let to = (leaf + 1) * n / dataLeaves
+    for leaf in 0..<leafCount {
+      let from = leaf * n / leafCount
+      let to = (leaf + 1) * n / leafCount
       for (k, o) in (from..<to).enumerated() {
         write(items[Int(order[o] & indexMask)], to: leaf << Self.shift + k)
       }
