@@ -176,8 +176,15 @@ struct RowLocator {
   let last: Int
   /// Edge latitudes, north to south: `edges[i]` is the northern edge of row `first + i`.
   private let edges: [Double]
+  /// The row of every latitude in each of equal latitude buckets spanning the rows, or
+  /// `Int32.min` where an edge lies in (or within 1e-9° of) the bucket: one multiplication
+  /// answers most lookups.
+  private let buckets: [Int32]
+  private let south: Double
+  private let bucketScale: Double
 
   static let maxEdges = 4096
+  static let bucketsPerRow = 16
 
   init(grid: ClusterGrid, rows: ClosedRange<Int>) {
     self.grid = grid
@@ -185,6 +192,9 @@ struct RowLocator {
     last = rows.upperBound
     guard rows.count <= Self.maxEdges else {
       edges = []
+      buckets = []
+      south = 0
+      bucketScale = 0
       return
     }
     edges = (first...(last + 1)).map { j in
@@ -192,12 +202,36 @@ struct RowLocator {
       if j == grid.size { return -.infinity }
       return WebMercator.latitude(y: Double(j) / grid.scale)
     }
+    let north = edges[0].isFinite ? edges[0] : 90
+    south = edges[edges.count - 1].isFinite ? edges[edges.count - 1] : -90
+    let count = rows.count * Self.bucketsPerRow
+    bucketScale = Double(count) / max(north - south, .leastNormalMagnitude)
+    var table = [Int32](repeating: .min, count: count)
+    for i in 0..<count {
+      let low = south + Double(i) / bucketScale
+      let high = south + Double(i + 1) / bucketScale
+      let a = Self.search(edges, first: first, last: last, grid: grid, latitude: low - 2e-9)
+      let b = Self.search(edges, first: first, last: last, grid: grid, latitude: high + 2e-9)
+      if a == b { table[i] = Int32(a) }
+    }
+    buckets = table
   }
 
   @inline(__always)
   func row(latitude: Double) -> Int {
     if edges.isEmpty { return min(last + 1, max(first - 1, grid.row(latitude: latitude))) }
-    // Binary search for the first edge south of the latitude.
+    let i = Int((latitude - south) * bucketScale)
+    if i >= 0 && i < buckets.count {
+      let r = buckets[i]
+      if r != .min { return Int(r) }
+    }
+    return Self.search(edges, first: first, last: last, grid: grid, latitude: latitude)
+  }
+
+  /// The row by binary search over the edges, deferring to the grid near an edge.
+  private static func search(
+    _ edges: [Double], first: Int, last: Int, grid: ClusterGrid, latitude: Double
+  ) -> Int {
     var lo = 0
     var hi = edges.count
     while lo < hi {
