@@ -34,7 +34,7 @@ struct BenchIndex: AsyncParsableCommand {
       case .realistic: try IndexWorkload.realistic(points: points, queries: queries, seed: seed)
       case .uniform: IndexWorkload.uniform(points: points, queries: queries, seed: seed)
       }
-    let report = IndexBenchmark(workload: workload, log: log).run()
+    let report = try IndexBenchmark(workload: workload, log: log).run()
     print(report.table())
     if json { print(report.json()) }
   }

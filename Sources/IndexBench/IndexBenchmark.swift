@@ -36,7 +36,7 @@ public struct IndexBenchmark {
     self.log = log
   }
 
-  public func run() -> Report {
+  public func run() throws -> Report {
     var figures = [Figure]()
     func record(_ key: String, _ label: String, _ ns: Double, results: Double? = nil) {
       figures.append(Figure(key: key, label: label, nanoseconds: ns, results: results))
@@ -52,7 +52,7 @@ public struct IndexBenchmark {
     for _ in 0..<3 {
       index = nil
       let t0 = now()
-      index = GeoIndex(items: items)
+      index = try GeoIndex(items: items)
       builds.append(Double(now() - t0))
     }
     record("build", "bulk build, all points", builds.sorted()[1])
@@ -112,7 +112,7 @@ public struct IndexBenchmark {
           ).count
       }, results: Double(cityMarkers) / Double(min(200, city.count)))
 
-    let pins = GeoIndex(items: workload.circles)
+    let pins = try GeoIndex(items: workload.circles)
     let pinSearcher = pins.makeSearcher()
     var pinHits = 0
     record(
@@ -124,7 +124,7 @@ public struct IndexBenchmark {
           ).count
       }, results: Double(pinHits) / Double(queries.count))
 
-    measureChanges(geo, record: record)
+    try measureChanges(geo, record: record)
     measureConcurrency(geo, record: record)
 
     let flat = FlatScan(items: items)
@@ -199,7 +199,7 @@ public struct IndexBenchmark {
         var item = items[rng.nextInt(below: items.count)]
         item.longitude = min(180, max(-180, item.longitude + (rng.nextDouble() - 0.5) * 0.002))
         item.latitude = min(90, max(-90, item.latitude + (rng.nextDouble() - 0.5) * 0.002))
-        geo.upsert(item)
+        _ = try? geo.upsert(item)  // generated items are valid
         count += 1
       }
       moved.store(count, ordering: .relaxed)
@@ -222,7 +222,9 @@ public struct IndexBenchmark {
   }
 
   /// Moves (mostly small, some far), removals and re-insertions, amortized over many.
-  private func measureChanges(_ geo: GeoIndex, record: (String, String, Double, Double?) -> Void) {
+  private func measureChanges(
+    _ geo: GeoIndex, record: (String, String, Double, Double?) -> Void
+  ) throws {
     let items = workload.items
     let n = items.count
     guard n > 0 else { return }
@@ -242,7 +244,7 @@ public struct IndexBenchmark {
     }
     record(
       "move", "move (upsert of an indexed id), amortized",
-      amortizedNanoseconds(moves.count) { geo.upsert(moves[$0]) }, nil)
+      try amortizedNanoseconds(moves.count) { try geo.upsert(moves[$0]) }, nil)
     let churn = min(n, 100_000)
     let victims = (0..<churn).map { _ in ItemID(rng.nextInt(below: n)) }
     var removed = [Item]()
@@ -253,6 +255,6 @@ public struct IndexBenchmark {
       nil)
     record(
       "insert", "insert, amortized",
-      amortizedNanoseconds(removed.count) { geo.upsert(removed[$0]) }, nil)
+      try amortizedNanoseconds(removed.count) { try geo.upsert(removed[$0]) }, nil)
   }
 }

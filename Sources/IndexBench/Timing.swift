@@ -13,19 +13,21 @@ func now() -> UInt64 {
 }
 
 /// The median, in nanoseconds, of `count` timed calls of `body(i)`, after a warm-up pass.
-func medianNanoseconds(_ count: Int, warmup: Int = 200, _ body: (Int) -> Void) -> Double {
-  percentileNanoseconds(count, warmup: warmup, body).median
+func medianNanoseconds(_ count: Int, warmup: Int = 200, _ body: (Int) throws -> Void) rethrows
+  -> Double
+{
+  try percentileNanoseconds(count, warmup: warmup, body).median
 }
 
 /// The median and 99th percentile, in nanoseconds, of `count` timed calls of `body(i)`.
-func percentileNanoseconds(_ count: Int, warmup: Int = 200, _ body: (Int) -> Void) -> (
-  median: Double, p99: Double
-) {
-  for i in 0..<min(warmup, count) { body(i) }
+func percentileNanoseconds(_ count: Int, warmup: Int = 200, _ body: (Int) throws -> Void)
+  rethrows -> (median: Double, p99: Double)
+{
+  for i in 0..<min(warmup, count) { try body(i) }
   var samples = [UInt64](repeating: 0, count: count)
   for i in 0..<count {
     let t0 = now()
-    body(i)
+    try body(i)
     samples[i] = now() - t0
   }
   samples.sort()
@@ -33,9 +35,9 @@ func percentileNanoseconds(_ count: Int, warmup: Int = 200, _ body: (Int) -> Voi
 }
 
 /// Nanoseconds per call, amortized over `count` calls timed together.
-func amortizedNanoseconds(_ count: Int, _ body: (Int) -> Void) -> Double {
+func amortizedNanoseconds(_ count: Int, _ body: (Int) throws -> Void) rethrows -> Double {
   let t0 = now()
-  for i in 0..<count { body(i) }
+  for i in 0..<count { try body(i) }
   return Double(now() - t0) / Double(count)
 }
 

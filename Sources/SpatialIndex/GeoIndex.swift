@@ -31,8 +31,10 @@ public final class GeoIndex: @unchecked Sendable {
     case remove(ItemID)
   }
 
-  /// Builds the index over `items` in one pass. Later items win over earlier ones with the same id.
-  public init(items: [Item] = [], sphere: Sphere = .earth) {
+  /// Builds the index over `items` in one pass. Later items win over earlier ones with the same
+  /// id. Throws, building nothing, if an item has a NaN or out-of-range coordinate or radius.
+  public init(items: [Item] = [], sphere: Sphere = .earth) throws(ItemError) {
+    for item in items { try item.validate() }
     self.sphere = sphere
     self.state = IndexState(tree: PackedTree(items: Self.unique(items)))
   }
@@ -68,10 +70,11 @@ public final class GeoIndex: @unchecked Sendable {
   public func item(id: ItemID) -> Item? { lock.withReadLock { state.item(id: id) } }
 
   /// Inserts an item, or moves and updates it if its id is already indexed. Returns whether it
-  /// is new.
+  /// is new. Throws, changing nothing, for a NaN or out-of-range coordinate or radius.
   @discardableResult
-  public func upsert(_ item: Item) -> Bool {
-    lock.withWriteLock {
+  public func upsert(_ item: Item) throws(ItemError) -> Bool {
+    try item.validate()
+    return lock.withWriteLock {
       let new = state.upsert(item)
       pending?.append(.upsert(item))
       afterWrite()

@@ -25,18 +25,14 @@ public struct Item: Hashable, Sendable {
     self.attributes = attributes
   }
 
-  /// Checks the coordinates and radius, so that no NaN or out-of-range value enters the index.
-  public static func validated(
-    id: ItemID, longitude: Double, latitude: Double, radius: Float = 0, attributes: UInt32 = 0
-  ) throws(ItemError) -> Item {
+  /// Checks the coordinates and radius: no NaN or out-of-range value may enter the index.
+  public func validate() throws(ItemError) {
     do {
       _ = try Coordinate.validated(longitude: longitude, latitude: latitude)
     } catch {
       throw .coordinate(error)
     }
     guard radius.isFinite, radius >= 0 else { throw .radius(radius) }
-    return Item(
-      id: id, longitude: longitude, latitude: latitude, radius: radius, attributes: attributes)
   }
 }
 

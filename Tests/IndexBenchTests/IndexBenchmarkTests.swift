@@ -7,7 +7,7 @@ import Testing
 @Suite struct IndexBenchmarkTests {
   @Test func reportsEveryFigure() throws {
     let workload = try IndexWorkload.realistic(points: 20_000, queries: 300, seed: 3)
-    let report = IndexBenchmark(workload: workload).run()
+    let report = try IndexBenchmark(workload: workload).run()
     let json = try #require(
       try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
     #expect(json["points"] as? Int == 20_000)

@@ -12,7 +12,7 @@ import Testing
   func randomChangesKeepAgreeing(initial: Int, operations: Int, seed: UInt64) throws {
     var rng = SeededGenerator(seed: seed)
     let start = TestData.items(count: initial, seed: seed, withRadius: true)
-    let index = GeoIndex(items: start)
+    let index = try GeoIndex(items: start)
     var oracle = LinearScan(items: start)
     var nextID = ItemID(initial)
     var failures = [String]()
@@ -26,7 +26,7 @@ import Testing
           id: nextID, longitude: p.longitude, latitude: p.latitude,
           radius: Float(rng.range(0, 5000)), attributes: UInt32(rng.next() & 7))
         nextID += 1
-        #expect(index.upsert(item))
+        #expect(try index.upsert(item))
         oracle.upsert(item)
       } else if roll < 0.75, var item = existing {
         let far = rng.unit() < 0.3
@@ -39,7 +39,7 @@ import Testing
         item.latitude = p.latitude
         if rng.unit() < 0.2 { item.attributes = UInt32(rng.next() & 7) }
         if rng.unit() < 0.2 { item.radius = Float(rng.range(0, 100_000)) }
-        #expect(!index.upsert(item))
+        #expect(try !index.upsert(item))
         oracle.upsert(item)
       } else if let item = existing {
         #expect(index.remove(id: item.id))
@@ -62,10 +62,10 @@ import Testing
   }
 
   /// Growing one insert at a time from nothing overflows and rebuilds the tree many times.
-  @Test func growingFromEmpty() {
+  @Test func growingFromEmpty() throws {
     let items = TestData.items(count: 9000, seed: 21)
-    let index = GeoIndex()
-    for item in items { index.upsert(item) }
+    let index = try GeoIndex()
+    for item in items { try index.upsert(item) }
     #expect(index.count == items.count)
     var rng = SeededGenerator(seed: 22)
     var agreement = OracleAgreement(index: index, oracle: LinearScan(items: items))
@@ -77,9 +77,9 @@ import Testing
     #expect(again.failures.isEmpty, "\(again.failures.prefix(3))")
   }
 
-  @Test func removingEverythingLeavesAnEmptyIndex() {
+  @Test func removingEverythingLeavesAnEmptyIndex() throws {
     let items = TestData.items(count: 5000, seed: 23)
-    let index = GeoIndex(items: items)
+    let index = try GeoIndex(items: items)
     for item in items { #expect(index.remove(id: item.id)) }
     #expect(index.count == 0)
     let s = index.makeSearcher()
@@ -96,7 +96,7 @@ import Testing
   @Test func concurrentWritersAndReaders() throws {
     let n = 20_000
     let items = TestData.items(count: n, seed: 31)
-    let index = GeoIndex(items: items)
+    let index = try GeoIndex(items: items)
     let final = Mutex([ItemID: Item?]())  // nil: removed
     let problems = Mutex([String]())
     let group = DispatchGroup()
@@ -119,7 +119,7 @@ import Testing
             index.remove(id: id)
             mine[id] = .some(nil)
           } else {
-            index.upsert(item)
+            try! index.upsert(item)  // generated items are valid
             mine[id] = item
           }
         }

@@ -6,16 +6,17 @@ import Testing
 
 @Suite struct QueryTests {
   @Test(arguments: [(0, 1 as UInt64), (1, 2), (15, 3), (16, 4), (300, 5), (5000, 6)])
-  func agreesWithBruteForce(count: Int, seed: UInt64) {
+  func agreesWithBruteForce(count: Int, seed: UInt64) throws {
     let items = TestData.items(count: count, seed: seed, withRadius: true)
-    var agreement = OracleAgreement(index: GeoIndex(items: items), oracle: LinearScan(items: items))
+    var agreement = OracleAgreement(
+      index: try GeoIndex(items: items), oracle: LinearScan(items: items))
     var rng = SeededGenerator(seed: seed &* 31)
     agreement.run(queries: 300, rng: &rng)
     #expect(agreement.failures.isEmpty, "\(agreement.failures.joined(separator: "\n"))")
   }
 
-  @Test func emptyIndexAnswersNothing() {
-    let s = GeoIndex().makeSearcher()
+  @Test func emptyIndexAnswersNothing() throws {
+    let s = try GeoIndex().makeSearcher()
     #expect(s.nearest(longitude: 0, latitude: 0, k: 5).isEmpty)
     #expect(s.radius(longitude: 0, latitude: 0, radius: 20_000_000).isEmpty)
     #expect(
@@ -29,13 +30,13 @@ import Testing
       ).isEmpty)
   }
 
-  @Test func nearestAcrossTheAntimeridianAndThePole() {
+  @Test func nearestAcrossTheAntimeridianAndThePole() throws {
     let items = [
       Item(id: 0, longitude: 179.9, latitude: 0), Item(id: 1, longitude: -179.9, latitude: 0),
       Item(id: 2, longitude: 0, latitude: 0), Item(id: 3, longitude: 10, latitude: 89.9),
       Item(id: 4, longitude: -170, latitude: 89.9),
     ]
-    let s = GeoIndex(items: items).makeSearcher()
+    let s = try GeoIndex(items: items).makeSearcher()
     #expect(s.nearest(longitude: -179.99, latitude: 0, k: 2).map(\.id) == [1, 0])
     // Across the pole, 10°E and 170°W at 89.9°N are 0.2° apart: nearer than anything else.
     #expect(s.nearest(longitude: 10, latitude: 89.9, k: 2).map(\.id) == [3, 4])
@@ -43,9 +44,9 @@ import Testing
     #expect(Set(s.box(box).map(\.id)) == [0, 1])
   }
 
-  @Test func duplicatePointsTieByID() {
+  @Test func duplicatePointsTieByID() throws {
     let items = (0..<40).map { Item(id: ItemID(39 - $0), longitude: 2.35, latitude: 48.85) }
-    let s = GeoIndex(items: items).makeSearcher()
+    let s = try GeoIndex(items: items).makeSearcher()
     #expect(s.nearest(longitude: 2.35, latitude: 48.85, k: 5).map(\.id) == [0, 1, 2, 3, 4])
     #expect(s.radius(longitude: 2.35, latitude: 48.85, radius: 0).count == 40)
     let cluster = s.clusters(
@@ -55,14 +56,14 @@ import Testing
     #expect(cluster.first?.expansionZoom == ClusterGrid.maxZoom + 1)
   }
 
-  @Test func kLargerThanTheIndexReturnsEverything() {
+  @Test func kLargerThanTheIndexReturnsEverything() throws {
     let items = TestData.items(count: 50, seed: 9)
-    let s = GeoIndex(items: items).makeSearcher()
+    let s = try GeoIndex(items: items).makeSearcher()
     #expect(s.nearest(longitude: 0, latitude: 0, k: 1000).count == 50)
   }
 
-  @Test func laterDuplicateIDsWinInBulkBuild() {
-    let index = GeoIndex(items: [
+  @Test func laterDuplicateIDsWinInBulkBuild() throws {
+    let index = try GeoIndex(items: [
       Item(id: 1, longitude: 1, latitude: 1), Item(id: 1, longitude: 2, latitude: 2),
     ])
     #expect(index.count == 1)
@@ -73,7 +74,7 @@ import Testing
 @Suite struct HilbertTests {
   /// The 32-bit curve refines the 16-bit one: the top half of every key is the coarse curve's
   /// key of the same cell, and consecutive keys in a corner block are neighbouring cells.
-  @Test func thirtyTwoBitCurveIsAHilbertCurve() {
+  @Test func thirtyTwoBitCurveIsAHilbertCurve() throws {
     var rng = SeededGenerator(seed: 5)
     var positions = [UInt64: (Int, Int)]()
     for x in 0..<64 {
@@ -95,7 +96,7 @@ import Testing
     }
   }
 
-  @Test func radixSortSorts() {
+  @Test func radixSortSorts() throws {
     var rng = SeededGenerator(seed: 6)
     var keys = (0..<10_000).map { _ in rng.next() }
     let expected = keys.sorted()

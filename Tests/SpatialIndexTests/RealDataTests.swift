@@ -15,7 +15,7 @@ import Testing
         radius: Float(rng.range(0, 2000)), attributes: UInt32(rng.next() & 7))
     }
     let queries = generator.queryPoints(count: 200, seed: 41)
-    let index = GeoIndex(items: items)
+    let index = try GeoIndex(items: items)
     var agreement = OracleAgreement(index: index, oracle: LinearScan(items: items))
     agreement.run(queries: 200, rng: &rng, near: queries)
     #expect(agreement.failures.isEmpty, "\(agreement.failures.prefix(3))")
@@ -32,7 +32,7 @@ import Testing
           Coordinate(longitude: item.longitude, latitude: item.latitude), spread: 0.003, &rng)
       item.longitude = to.longitude
       item.latitude = to.latitude
-      index.upsert(item)
+      try index.upsert(item)
       after[i] = item
     }
     var moved = OracleAgreement(index: index, oracle: LinearScan(items: after))
