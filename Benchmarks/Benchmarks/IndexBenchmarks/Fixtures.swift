@@ -83,9 +83,10 @@ enum Fixtures {
 
   // MARK: Indexes (read-only: the write benchmarks build their own)
 
-  static let realisticIndex = GeoIndex(items: realisticItems)
-  static let uniformIndex = GeoIndex(items: uniformItems)
-  static let circleIndex = GeoIndex(items: circleItems)
+  // Generated items are always valid, so building cannot throw.
+  static let realisticIndex = try! GeoIndex(items: realisticItems)
+  static let uniformIndex = try! GeoIndex(items: uniformItems)
+  static let circleIndex = try! GeoIndex(items: circleItems)
 
   // MARK: Baselines, on the same realistic points
 

@@ -26,13 +26,13 @@ let benchmarks: @Sendable () -> Void = {
     metrics: queryMetrics, warmupIterations: 1, scalingFactor: .one, maxDuration: .seconds(10),
     maxIterations: 10)
   Benchmark("Build realistic", configuration: build) { benchmark in
-    timedBuilds(benchmark, Fixtures.realisticItems)
+    try timedBuilds(benchmark, Fixtures.realisticItems)
   } setup: {
     try Fixtures.requireData()
     _ = Fixtures.realisticItems
   }
   Benchmark("Build uniform", configuration: build) { benchmark in
-    timedBuilds(benchmark, Fixtures.uniformItems)
+    try timedBuilds(benchmark, Fixtures.uniformItems)
   } setup: {
     _ = Fixtures.uniformItems
   }
@@ -44,13 +44,13 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark("Insert") { (benchmark, state: WriteState) in
     let batch = state.next(Fixtures.insertions.count, benchmark.scaledIterations.count)
     benchmark.startMeasurement()
-    for i in batch { blackHole(state.index.upsert(Fixtures.insertions[i])) }
+    for i in batch { blackHole(try state.index.upsert(Fixtures.insertions[i])) }
     benchmark.stopMeasurement()
     for i in batch { state.index.remove(id: Fixtures.insertions[i].id) }
   } setup: {
     try Fixtures.requireData()
     _ = Fixtures.insertions
-    return WriteState(index: GeoIndex(items: Fixtures.realisticItems))
+    return WriteState(index: try GeoIndex(items: Fixtures.realisticItems))
   }
 
   // Delete: indexed ids in random order. After the timed deletes the items are put back
@@ -60,11 +60,11 @@ let benchmarks: @Sendable () -> Void = {
     benchmark.startMeasurement()
     for i in batch { blackHole(state.index.remove(id: Fixtures.shuffledIDs[i])) }
     benchmark.stopMeasurement()
-    for i in batch { state.index.upsert(Fixtures.realisticItems[Int(Fixtures.shuffledIDs[i])]) }
+    for i in batch { try state.index.upsert(Fixtures.realisticItems[Int(Fixtures.shuffledIDs[i])]) }
   } setup: {
     try Fixtures.requireData()
     _ = Fixtures.shuffledIDs
-    return WriteState(index: GeoIndex(items: Fixtures.realisticItems))
+    return WriteState(index: try GeoIndex(items: Fixtures.realisticItems))
   }
 
   // Move: upsert of an indexed id at a new place, 90 % within about 100 m of where it is, 10 %
@@ -83,13 +83,13 @@ let benchmarks: @Sendable () -> Void = {
         item.latitude = state.items[Int(other)].latitude
       }
       state.items[Int(id)] = item
-      blackHole(state.index.upsert(item))
+      blackHole(try state.index.upsert(item))
     }
   } setup: {
     try Fixtures.requireData()
     _ = Fixtures.moves
     return WriteState(
-      index: GeoIndex(items: Fixtures.realisticItems), items: Fixtures.realisticItems)
+      index: try GeoIndex(items: Fixtures.realisticItems), items: Fixtures.realisticItems)
   }
 
   // MARK: Queries on the realistic points
@@ -217,11 +217,11 @@ let benchmarks: @Sendable () -> Void = {
 }
 
 /// Builds the index `scaledIterations` times, timed; the indexes are freed after the measurement.
-func timedBuilds(_ benchmark: Benchmark, _ items: [Item]) {
+func timedBuilds(_ benchmark: Benchmark, _ items: [Item]) throws {
   var built = [GeoIndex]()
   built.reserveCapacity(benchmark.scaledIterations.count)
   benchmark.startMeasurement()
-  for _ in benchmark.scaledIterations { built.append(GeoIndex(items: items)) }
+  for _ in benchmark.scaledIterations { built.append(try GeoIndex(items: items)) }
   benchmark.stopMeasurement()
   blackHole(built)
 }
