@@ -7,7 +7,7 @@ SWIFT ?= swift
 SWIFT_FLAGS ?=
 TEST_LOG ?= .build/test.log
 
-.PHONY: deps serve test bench format lint
+.PHONY: deps serve test bench bench-build format lint
 
 ## deps: install system and Python dependencies (idempotent; fast when already there)
 deps:
@@ -18,7 +18,7 @@ serve: deps
 	$(SWIFT) run $(SWIFT_FLAGS) -c release cardatlas serve --demo
 
 ## test: build and run every test, then print the summary
-test: deps
+test: deps bench-build
 	@mkdir -p "$(dir $(TEST_LOG))"
 	@set +e; \
 	$(SWIFT) test $(SWIFT_FLAGS) 2>&1 | tee "$(TEST_LOG)"; \
@@ -27,12 +27,16 @@ test: deps
 	echo "==== swift test summary (full log: $(TEST_LOG)) ===="; \
 	grep -E '^error:|error: (emit-module|compile|link)' "$(TEST_LOG)" | sort -u | head -n 20; \
 	grep -E '^✘ (Test|Suite) .* failed after' "$(TEST_LOG)" | head -n 40; \
-	echo "Swift Testing: $$(grep -E '^✔ Test .* passed after' "$(TEST_LOG)" | grep -vc '^✔ Test run with') passed, $$(grep -E '^✘ Test .* failed after' "$(TEST_LOG)" | grep -vc '^✘ Test run with') failed"; \
 	grep -E 'Executed [0-9]+ tests?, with' "$(TEST_LOG)" | tail -n 1 | sed 's/^[[:space:]]*/XCTest: /'; \
 	grep -E 'Test run with [0-9]+ tests?' "$(TEST_LOG)" | tail -n 1 \
 	  || echo "(no 'Test run with' line: the test process ended before finishing; see the log)"; \
 	if [[ $$status -eq 0 ]]; then echo "swift test: passed"; else echo "swift test: FAILED (exit $$status)"; fi; \
+	echo "Tests: $$(grep -E '^✔ Test .* passed after' "$(TEST_LOG)" | grep -vc '^✔ Test run with') passed, $$(grep -E '^✘ Test .* failed after' "$(TEST_LOG)" | grep -vc '^✘ Test run with') failed"; \
 	exit $$status
+
+## bench-build: check that the benchmarks (a package of their own) still build against the code
+bench-build:
+	$(SWIFT) build --package-path Benchmarks
 
 ## bench: time the in-memory index against its baselines
 bench:
