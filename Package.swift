@@ -14,6 +14,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
   ],
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
@@ -34,6 +35,8 @@ let package = Package(
       dependencies: ["Geodesy", "SpatialIndex", .product(name: "GRDB", package: "GRDB.swift")]),
     // `cardatlas bench index`: runs the index workloads and baselines, prints a table or JSON.
     .target(name: "IndexBench", dependencies: ["SpatialIndex", "Datasets", "IndexBaselines"]),
+    // Redis RESP framing: incremental request parsing and RESP2/RESP3 reply encoding.
+    .target(name: "RESP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
@@ -45,6 +48,7 @@ let package = Package(
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),
     .testTarget(name: "IndexBaselinesTests", dependencies: ["IndexBaselines", "Datasets"]),
     .testTarget(name: "IndexBenchTests", dependencies: ["IndexBench"]),
+    .testTarget(name: "RESPTests", dependencies: ["RESP"]),
   ],
   swiftLanguageModes: [.v6]
 )

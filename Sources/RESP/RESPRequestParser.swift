@@ -1,0 +1,133 @@
+import NIOCore
+
+/// Splits a client's byte stream into commands, as Redis's `processMultibulkBuffer` and
+/// `processInlineBuffer` do: multibulk frames (`*<n>\r\n` then n × `$<len>\r\n<bytes>\r\n`) and
+/// inline lines of space-separated, optionally quoted words. Feed bytes with `append(_:)` as they
+/// arrive, then call `next()` until it returns nil; a command may be split at any byte.
+public struct RESPRequestParser: Sendable {
+  public let limits: RESPLimits
+
+  private var buffer = ByteBuffer()
+  /// Arguments still to read in the current multibulk command; 0 between commands.
+  private var remainingArguments = 0
+  /// The declared length of the bulk string being read, once its header has been read.
+  private var bulkLength: Int?
+  private var arguments: [ByteBuffer] = []
+  private var failure: RESPProtocolError?
+
+  public init(limits: RESPLimits = RESPLimits()) {
+    self.limits = limits
+  }
+
+  /// Bytes received but not yet returned as part of a command.
+  public var bufferedByteCount: Int { buffer.readableBytes }
+
+  public mutating func append(_ bytes: ByteBuffer) {
+    guard failure == nil else { return }
+    if buffer.readableBytes == 0 {
+      buffer = bytes
+      return
+    }
+    // Reclaim consumed space once it outweighs what is left, so moving bytes stays amortised O(1).
+    if buffer.readerIndex >= buffer.readableBytes { buffer.discardReadBytes() }
+    var bytes = bytes
+    buffer.writeBuffer(&bytes)
+  }
+
+  /// The next complete command's arguments (slices of the received bytes, never empty), or nil
+  /// until more bytes arrive. After it throws, the connection must be closed: it throws the same
+  /// error again on every later call.
+  public mutating func next() throws(RESPProtocolError) -> [ByteBuffer]? {
+    if let failure { throw failure }
+    do throws(RESPProtocolError) {
+      while remainingArguments == 0 {
+        guard let first = buffer.readableBytesView.first else { return nil }
+        if first != UInt8(ascii: "*") {
+          guard let words = try readInlineCommand() else { return nil }
+          if !words.isEmpty { return words }
+          continue
+        }
+        guard let line = try readHeaderLine(tooBig: .tooBigMultibulkCount) else { return nil }
+        guard let count = parseRedisInteger(line.readableBytesView.dropFirst()),
+          count <= limits.maxArrayLength
+        else { throw RESPProtocolError.invalidMultibulkLength }
+        // `*0` and `*-1` are empty commands, which Redis skips.
+        if count > 0 {
+          remainingArguments = count
+          arguments.reserveCapacity(min(count, 16))
+        }
+      }
+      return try readArguments()
+    } catch {
+      failure = error
+      buffer = ByteBuffer()
+      arguments = []
+      throw error
+    }
+  }
+
+  private mutating func readArguments() throws(RESPProtocolError) -> [ByteBuffer]? {
+    while remainingArguments > 0 {
+      if bulkLength == nil {
+        guard let line = try readHeaderLine(tooBig: .tooBigBulkCount) else { return nil }
+        let marker = line.readableBytesView.first ?? UInt8(ascii: "\r")
+        guard marker == UInt8(ascii: "$") else {
+          throw RESPProtocolError.expectedDollar(got: marker)
+        }
+        guard let length = parseRedisInteger(line.readableBytesView.dropFirst()),
+          length >= 0, length <= limits.maxBulkLength
+        else { throw RESPProtocolError.invalidBulkLength }
+        bulkLength = length
+      }
+      guard let length = bulkLength, buffer.readableBytes >= length + 2 else { return nil }
+      arguments.append(buffer.readSlice(length: length)!)
+      // Like Redis, skip the two bytes after the payload without checking they are CRLF.
+      buffer.moveReaderIndex(forwardBy: 2)
+      bulkLength = nil
+      remainingArguments -= 1
+    }
+    let command = arguments
+    arguments = []
+    return command
+  }
+
+  /// A `*<n>` or `$<n>` header line without its terminator, or nil until it is complete. Like
+  /// Redis, the line ends at `\r` and the byte after it is skipped unchecked.
+  private mutating func readHeaderLine(
+    tooBig: RESPProtocolError
+  ) throws(RESPProtocolError) -> ByteBuffer? {
+    guard let cr = offset(of: UInt8(ascii: "\r")) else {
+      if buffer.readableBytes > limits.maxInlineLength { throw tooBig }
+      return nil
+    }
+    guard buffer.readableBytes >= cr + 2 else { return nil }
+    let line = buffer.readSlice(length: cr)!
+    buffer.moveReaderIndex(forwardBy: 2)
+    return line
+  }
+
+  /// One inline command's words (empty for a blank line), or nil until its `\n` arrives.
+  private mutating func readInlineCommand() throws(RESPProtocolError) -> [ByteBuffer]? {
+    guard let newline = offset(of: UInt8(ascii: "\n")) else {
+      if buffer.readableBytes > limits.maxInlineLength { throw RESPProtocolError.tooBigInline }
+      return nil
+    }
+    let line = buffer.readSlice(length: newline)!
+    buffer.moveReaderIndex(forwardBy: 1)
+    var bytes = line.readableBytesView[...]
+    if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
+    guard let words = splitInlineArguments(bytes) else {
+      throw RESPProtocolError.unbalancedQuotes
+    }
+    return words.map { ByteBuffer(bytes: $0) }
+  }
+
+  /// Where `byte` first occurs past the reader index, looking no further than a line may be long
+  /// so that a stream without line ends costs no more than the limit to scan.
+  private func offset(of byte: UInt8) -> Int? {
+    let window = min(buffer.readableBytes, limits.maxInlineLength + 1)
+    return buffer.withUnsafeReadableBytes { raw in
+      UnsafeRawBufferPointer(rebasing: raw[..<window]).firstIndex(of: byte)
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import NIOCore
+import Testing
+
+@testable import RESP
+
+@Suite struct ValueEncodingTests {
+  func encoded(_ value: RESPValue, _ version: RESPProtocolVersion) -> String {
+    var buffer = ByteBuffer()
+    value.write(to: &buffer, protocol: version)
+    return String(buffer: buffer)
+  }
+
+  func expect(
+    _ value: RESPValue, resp2: String, resp3: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    #expect(encoded(value, .resp2) == resp2, sourceLocation: sourceLocation)
+    #expect(encoded(value, .resp3) == resp3, sourceLocation: sourceLocation)
+  }
+
+  @Test func resp2Types() {
+    expect(.simpleString("OK"), resp2: "+OK\r\n", resp3: "+OK\r\n")
+    expect(.error("ERR bad\r\nthing"), resp2: "-ERR bad  thing\r\n", resp3: "-ERR bad  thing\r\n")
+    expect(.integer(-42), resp2: ":-42\r\n", resp3: ":-42\r\n")
+    expect(
+      .bulkString(ByteBuffer(string: "a\r\nb")), resp2: "$4\r\na\r\nb\r\n",
+      resp3: "$4\r\na\r\nb\r\n")
+    expect(.bulkString(ByteBuffer()), resp2: "$0\r\n\r\n", resp3: "$0\r\n\r\n")
+    expect(.null, resp2: "$-1\r\n", resp3: "_\r\n")
+    expect(.nullArray, resp2: "*-1\r\n", resp3: "_\r\n")
+    expect(
+      .array([.integer(1), .array([]), .null]), resp2: "*3\r\n:1\r\n*0\r\n$-1\r\n",
+      resp3: "*3\r\n:1\r\n*0\r\n_\r\n")
+  }
+
+  @Test func resp3TypesAndTheirResp2Fallbacks() {
+    expect(
+      .map([
+        (.simpleString("a"), .integer(1)), (.bulkString(ByteBuffer(string: "b")), .boolean(true)),
+      ]),
+      resp2: "*4\r\n+a\r\n:1\r\n$1\r\nb\r\n:1\r\n", resp3: "%2\r\n+a\r\n:1\r\n$1\r\nb\r\n#t\r\n")
+    expect(.set([.integer(7)]), resp2: "*1\r\n:7\r\n", resp3: "~1\r\n:7\r\n")
+    expect(.boolean(false), resp2: ":0\r\n", resp3: "#f\r\n")
+    expect(
+      .bigNumber("-3492890328409238509324850943850943825024385"),
+      resp2: "$44\r\n-3492890328409238509324850943850943825024385\r\n",
+      resp3: "(-3492890328409238509324850943850943825024385\r\n")
+    expect(
+      .verbatimString(format: "txt", text: "Some string"), resp2: "$11\r\nSome string\r\n",
+      resp3: "=15\r\ntxt:Some string\r\n")
+    expect(
+      .push([.bulkString(ByteBuffer(string: "message")), .integer(1)]),
+      resp2: "*2\r\n$7\r\nmessage\r\n:1\r\n", resp3: ">2\r\n$7\r\nmessage\r\n:1\r\n")
+  }
+
+  /// Expected texts are what redis-server 7.0.15 replies to ZSCORE in RESP2 and RESP3.
+  @Test func doublesAsRedis70PrintsThem() {
+    expect(.double(0.1), resp2: "$19\r\n0.10000000000000001\r\n", resp3: ",0.10000000000000001\r\n")
+    expect(.double(1.5), resp2: "$3\r\n1.5\r\n", resp3: ",1.5\r\n")
+    expect(.double(.infinity), resp2: "$3\r\ninf\r\n", resp3: ",inf\r\n")
+    expect(.double(-.infinity), resp2: "$4\r\n-inf\r\n", resp3: ",-inf\r\n")
+    expect(
+      .double(1e300), resp2: "$23\r\n1.0000000000000001e+300\r\n",
+      resp3: ",1.0000000000000001e+300\r\n")
+    expect(.double(-2), resp2: "$2\r\n-2\r\n", resp3: ",-2\r\n")
+  }
+}
