@@ -1,0 +1,114 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A throwaway `redis-server` on a free loopback port, spoken to over raw sockets so that
+/// malformed bytes reach it unchanged.
+final class RedisProcess {
+  struct NotInstalled: Error, CustomStringConvertible {
+    var description: String {
+      "redis-server must be on the PATH for the differential protocol test "
+        + "(apt-get install -y redis-server)"
+    }
+  }
+
+  struct SocketFailed: Error {}
+
+  let port: UInt16
+  private let server: Process
+
+  init() throws {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    guard
+      let executable = path.split(separator: ":").map({ "\($0)/redis-server" })
+        .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+    else { throw NotInstalled() }
+    port = try Self.freeLoopbackPort()
+    server = Process()
+    server.executableURL = URL(fileURLWithPath: executable)
+    server.currentDirectoryURL = FileManager.default.temporaryDirectory
+    server.arguments = [
+      "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+    ]
+    server.standardOutput = FileHandle.nullDevice
+    server.standardError = FileHandle.nullDevice
+    try server.run()
+    for _ in 0..<100 {
+      if (try? exchange(Array("PING\r\n".utf8))) == "+PONG" { return }
+      usleep(50_000)
+    }
+    stop()
+    throw SocketFailed()
+  }
+
+  deinit { stop() }
+
+  /// Shut down by command: the test runner's blocked signals are inherited, so SIGTERM would wait.
+  func stop() {
+    guard server.isRunning else { return }
+    _ = try? exchange(Array("SHUTDOWN NOSAVE\r\n".utf8))
+    for _ in 0..<40 where server.isRunning { usleep(50_000) }
+    if server.isRunning { kill(server.processIdentifier, SIGKILL) }
+    server.waitUntilExit()
+  }
+
+  /// Sends `bytes` on a new connection and returns the first reply line, without its CRLF.
+  func exchange(_ bytes: [UInt8]) throws -> String {
+    let fd = try Self.socket()
+    defer { close(fd) }
+    var address = Self.loopback(port: port)
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+      }
+    }
+    guard connected, send(fd, bytes, bytes.count, 0) == bytes.count else { throw SocketFailed() }
+    var timeout = timeval(tv_sec: 2, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var reply: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while !(reply.count >= 2 && reply.suffix(2) == [13, 10]) {
+      let count = recv(fd, &chunk, chunk.count, 0)
+      guard count > 0 else { throw SocketFailed() }
+      reply += chunk[..<count]
+    }
+    return String(decoding: reply.dropLast(2), as: UTF8.self)
+  }
+
+  private static func socket() throws -> Int32 {
+    #if canImport(Glibc)
+      let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+      let fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+    guard fd >= 0 else { throw SocketFailed() }
+    return fd
+  }
+
+  private static func loopback(port: UInt16) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return address
+  }
+
+  /// Binds port 0 on loopback to let the kernel pick an unused port.
+  private static func freeLoopbackPort() throws -> UInt16 {
+    let fd = try socket()
+    defer { close(fd) }
+    var address = loopback(port: 0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+      }
+    }
+    guard bound else { throw SocketFailed() }
+    return UInt16(bigEndian: address.sin_port)
+  }
+}
