@@ -62,6 +62,16 @@ enum Fixtures {
     }
   }()
 
+  /// N photo pins uniform on the sphere (another seed), with the same radii: the control.
+  static let uniformCircleItems: [Item] = {
+    var rng = SeededGenerator(seed: seed, stream: 99)
+    return DatasetGenerator.uniform(count: pointCount, seed: seed &+ 2).enumerated().map { i, c in
+      Item(
+        id: ItemID(i), longitude: c.longitude, latitude: c.latitude,
+        radius: Float(50 + 950 * rng.nextDouble()), attributes: 1)
+    }
+  }()
+
   private static func items(_ coordinates: [Coordinate]) -> [Item] {
     coordinates.enumerated().map { i, c in
       Item(id: ItemID(i), longitude: c.longitude, latitude: c.latitude, attributes: 1)
@@ -87,13 +97,20 @@ enum Fixtures {
   static let realisticIndex = try! GeoIndex(items: realisticItems)
   static let uniformIndex = try! GeoIndex(items: uniformItems)
   static let circleIndex = try! GeoIndex(items: circleItems)
+  static let uniformCircleIndex = try! GeoIndex(items: uniformCircleItems)
 
-  // MARK: Baselines, on the same realistic points
+  // MARK: Baselines, on the same points
 
   static let flatScan = FlatScan(items: realisticItems)
 
   static let sqliteRTree: Result<SQLiteRTree, any Error> = Result {
     try SQLiteRTree(items: realisticItems)
+  }
+
+  static let uniformFlatScan = FlatScan(items: uniformItems)
+
+  static let uniformSQLiteRTree: Result<SQLiteRTree, any Error> = Result {
+    try SQLiteRTree(items: uniformItems)
   }
 
   // MARK: Writes
@@ -153,6 +170,10 @@ enum Fixtures {
   /// metric shows the mean of the run.
   static let viewportWidth = 0.104
   static let viewportHeight = 0.0624
+  /// On 1M uniform points (about 24 a square degree at the equator), 2.84° × 1.71° holds a
+  /// median of about 100 (`cardatlas bench index --dataset uniform` sizes it the same way).
+  static let uniformViewportWidth = 2.844
+  static let uniformViewportHeight = 1.706
 
   /// A 1280 × 800 pixel screen at zoom 12 (256-pixel tiles; the height shrunk by 0.8 for the
   /// Mercator stretch at Shanghai's latitude): 0.439° × 0.220°, as in `cardatlas bench index`.

@@ -92,12 +92,33 @@ let benchmarks: @Sendable () -> Void = {
       index: try GeoIndex(items: Fixtures.realisticItems), items: Fixtures.realisticItems)
   }
 
-  // MARK: Queries on the realistic points
+  // MARK: Queries and baselines, on the realistic points and on the uniform control
 
+  registerQueries(
+    suffix: "", index: { Fixtures.realisticIndex }, circles: { Fixtures.circleIndex },
+    queries: Fixtures.queries, cityQueries: Fixtures.cityQueries,
+    viewport: (Fixtures.viewportWidth, Fixtures.viewportHeight), flatScan: { Fixtures.flatScan },
+    rtree: { try Fixtures.sqliteRTree.get() })
+  registerQueries(
+    suffix: " uniform", index: { Fixtures.uniformIndex }, circles: { Fixtures.uniformCircleIndex },
+    queries: Fixtures.uniformQueries, cityQueries: Fixtures.uniformQueries,
+    viewport: (Fixtures.uniformViewportWidth, Fixtures.uniformViewportHeight),
+    flatScan: { Fixtures.uniformFlatScan }, rtree: { try Fixtures.uniformSQLiteRTree.get() })
+}
+
+/// Registers the query benchmarks and their baselines on one dataset; `suffix` tells the
+/// datasets' names apart ("" for realistic, " uniform" for the control). On uniform data the
+/// "city" queries are uniform too: it has no dense place.
+func registerQueries(
+  suffix: String, index: @escaping () -> GeoIndex, circles: @escaping () -> GeoIndex,
+  queries: @autoclosure @escaping () -> [Coordinate],
+  cityQueries: @autoclosure @escaping () -> [Coordinate], viewport: (Double, Double),
+  flatScan: @escaping () -> FlatScan, rtree: @escaping () throws -> SQLiteRTree
+) {
   for km in [1, 10] {
     let radius = Double(km) * 1000
-    queryBenchmark("Radius \(km) km", points: Fixtures.cityQueries, countsResults: true) {
-      let searcher = Fixtures.realisticIndex.makeSearcher()
+    queryBenchmark("Radius \(km) km\(suffix)", points: cityQueries(), countsResults: true) {
+      let searcher = index().makeSearcher()
       return { p in
         let hits = searcher.radius(longitude: p.longitude, latitude: p.latitude, radius: radius)
         blackHole(hits)
@@ -107,8 +128,8 @@ let benchmarks: @Sendable () -> Void = {
   }
 
   for k in [1, 10, 100] {
-    queryBenchmark("kNN k=\(k)", points: Fixtures.queries) {
-      let searcher = Fixtures.realisticIndex.makeSearcher()
+    queryBenchmark("kNN k=\(k)\(suffix)", points: queries()) {
+      let searcher = index().makeSearcher()
       return { p in
         let hits = searcher.nearest(longitude: p.longitude, latitude: p.latitude, k: k)
         blackHole(hits)
@@ -117,21 +138,11 @@ let benchmarks: @Sendable () -> Void = {
     }
   }
 
-  queryBenchmark("kNN k=10 uniform", points: Fixtures.uniformQueries) {
-    let searcher = Fixtures.uniformIndex.makeSearcher()
-    return { p in
-      let hits = searcher.nearest(longitude: p.longitude, latitude: p.latitude, k: 10)
-      blackHole(hits)
-      return hits.count
-    }
-  }
-
   // About 100 items per box on 1M points: see Fixtures.viewportWidth for how it was sized.
-  queryBenchmark("Viewport ~100 items", points: Fixtures.queries, countsResults: true) {
-    let searcher = Fixtures.realisticIndex.makeSearcher()
+  queryBenchmark("Viewport ~100 items\(suffix)", points: queries(), countsResults: true) {
+    let searcher = index().makeSearcher()
     return { p in
-      let hits = searcher.box(
-        Fixtures.box(around: p, width: Fixtures.viewportWidth, height: Fixtures.viewportHeight))
+      let hits = searcher.box(Fixtures.box(around: p, width: viewport.0, height: viewport.1))
       blackHole(hits)
       return hits.count
     }
@@ -141,7 +152,7 @@ let benchmarks: @Sendable () -> Void = {
   // query per iteration.
   let world = GeoBox(minLongitude: -180, minLatitude: -90, maxLongitude: 180, maxLatitude: 90)
   Benchmark(
-    "Clusters world z3",
+    "Clusters world z3\(suffix)",
     configuration: .init(metrics: queryMetrics + [results], scalingFactor: .one)
   ) { (benchmark, searcher: GeoSearcher) in
     var markers = 0
@@ -153,15 +164,15 @@ let benchmarks: @Sendable () -> Void = {
     benchmark.measurement(results, markers)
   } setup: {
     try Fixtures.requireData()
-    return Fixtures.realisticIndex.makeSearcher()
+    return index().makeSearcher()
   }
 
   // A city screen (0.44° × 0.22°) at zoom 12 around points of the densest city: 0.1-0.5 ms, so
   // one query per iteration.
   queryBenchmark(
-    "Clusters city z12", points: Fixtures.cityQueries, scaling: .one, countsResults: true
+    "Clusters city z12\(suffix)", points: cityQueries(), scaling: .one, countsResults: true
   ) {
-    let searcher = Fixtures.realisticIndex.makeSearcher()
+    let searcher = index().makeSearcher()
     return { p in
       let clusters = searcher.clusters(
         in: Fixtures.box(
@@ -173,8 +184,8 @@ let benchmarks: @Sendable () -> Void = {
   }
 
   // Photo pins (N circles of 50 m to 1 km) whose circle holds the query point.
-  queryBenchmark("Circles containing point", points: Fixtures.queries, countsResults: true) {
-    let searcher = Fixtures.circleIndex.makeSearcher()
+  queryBenchmark("Circles containing point\(suffix)", points: queries(), countsResults: true) {
+    let searcher = circles().makeSearcher()
     return { p in
       let hits = searcher.circlesContaining(longitude: p.longitude, latitude: p.latitude)
       blackHole(hits)
@@ -185,8 +196,8 @@ let benchmarks: @Sendable () -> Void = {
   // MARK: Baselines, same points and queries
 
   // Brute force: milliseconds per query, so one query per iteration.
-  queryBenchmark("Baseline brute force kNN k=10", points: Fixtures.queries, scaling: .one) {
-    let flat = Fixtures.flatScan
+  queryBenchmark("Baseline brute force kNN k=10\(suffix)", points: queries(), scaling: .one) {
+    let flat = flatScan()
     return { p in
       let hits = flat.nearest(longitude: p.longitude, latitude: p.latitude, k: 10)
       blackHole(hits)
@@ -195,8 +206,8 @@ let benchmarks: @Sendable () -> Void = {
   }
 
   // SQLite R*Tree: its k nearest take 0.1-0.2 ms (one query per iteration), its radius tens of µs.
-  queryBenchmark("Baseline SQLite rtree kNN k=10", points: Fixtures.queries, scaling: .one) {
-    let rtree = try Fixtures.sqliteRTree.get()
+  queryBenchmark("Baseline SQLite rtree kNN k=10\(suffix)", points: queries(), scaling: .one) {
+    let rtree = try rtree()
     return { p in
       let hits = try! rtree.nearest(longitude: p.longitude, latitude: p.latitude, k: 10)
       blackHole(hits)
@@ -205,9 +216,9 @@ let benchmarks: @Sendable () -> Void = {
   }
 
   queryBenchmark(
-    "Baseline SQLite rtree radius 1 km", points: Fixtures.cityQueries, countsResults: true
+    "Baseline SQLite rtree radius 1 km\(suffix)", points: cityQueries(), countsResults: true
   ) {
-    let rtree = try Fixtures.sqliteRTree.get()
+    let rtree = try rtree()
     return { p in
       let hits = try! rtree.radius(longitude: p.longitude, latitude: p.latitude, radius: 1000)
       blackHole(hits)
