@@ -51,26 +51,23 @@ enum Fixtures {
   /// N points uniform on the sphere, ids 0..<N: the control.
   static let uniformItems: [Item] = items(DatasetGenerator.uniform(count: pointCount, seed: seed))
 
-  /// N photo pins placed like the realistic points (another seed), with view radii of 50 m to
-  /// 1 km: the circles-holding-a-point dataset.
-  static let circleItems: [Item] = {
-    var rng = SeededGenerator(seed: seed, stream: 99)
-    return generator.realistic(count: pointCount, seed: seed &+ 1).enumerated().map { i, c in
-      Item(
-        id: ItemID(i), longitude: c.longitude, latitude: c.latitude,
-        radius: Float(50 + 950 * rng.nextDouble()), attributes: 1)
-    }
-  }()
+  /// N photo pins placed like the realistic points (another seed): the circles-holding-a-point
+  /// dataset.
+  static let circleItems: [Item] = pins(generator.realistic(count: pointCount, seed: seed &+ 1))
 
-  /// N photo pins uniform on the sphere (another seed), with the same radii: the control.
-  static let uniformCircleItems: [Item] = {
+  /// N photo pins uniform on the sphere (another seed): the control.
+  static let uniformCircleItems: [Item] = pins(
+    DatasetGenerator.uniform(count: pointCount, seed: seed &+ 2))
+
+  /// Pins at the given places with seeded view radii of 50 m to 1 km, ids 0..<count.
+  private static func pins(_ coordinates: [Coordinate]) -> [Item] {
     var rng = SeededGenerator(seed: seed, stream: 99)
-    return DatasetGenerator.uniform(count: pointCount, seed: seed &+ 2).enumerated().map { i, c in
+    return coordinates.enumerated().map { i, c in
       Item(
         id: ItemID(i), longitude: c.longitude, latitude: c.latitude,
         radius: Float(50 + 950 * rng.nextDouble()), attributes: 1)
     }
-  }()
+  }
 
   private static func items(_ coordinates: [Coordinate]) -> [Item] {
     coordinates.enumerated().map { i, c in
