@@ -43,12 +43,14 @@ let package = Package(
         "IndexBench",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
-    .testTarget(name: "GeodesyTests", dependencies: ["Geodesy"]),
+    // A throwaway real redis-server: the oracle the Redis-compatibility tests compare with.
+    .target(name: "RedisTestSupport", path: "Tests/RedisTestSupport"),
+    .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),
     .testTarget(name: "IndexBaselinesTests", dependencies: ["IndexBaselines", "Datasets"]),
     .testTarget(name: "IndexBenchTests", dependencies: ["IndexBench"]),
-    .testTarget(name: "RESPTests", dependencies: ["RESP"]),
+    .testTarget(name: "RESPTests", dependencies: ["RESP", "RedisTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

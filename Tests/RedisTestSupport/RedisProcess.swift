@@ -6,33 +6,37 @@ import Foundation
   import Darwin
 #endif
 
-/// A throwaway `redis-server` on a free loopback port, spoken to over raw sockets so that
-/// malformed bytes reach it unchanged.
-final class RedisProcess {
-  struct NotInstalled: Error, CustomStringConvertible {
-    var description: String {
-      "redis-server must be on the PATH for the differential protocol test "
-        + "(apt-get install -y redis-server)"
+/// A throwaway `redis-server` on a free loopback port, with nothing persisted: the oracle the
+/// Redis-compatibility tests compare with. Spoken to over raw sockets, so malformed bytes reach it
+/// unchanged.
+public final class RedisProcess {
+  public struct NotInstalled: Error, CustomStringConvertible {
+    public init() {}
+
+    public var description: String {
+      "redis-server and redis-cli must be on the PATH for the Redis comparison tests "
+        + "(apt-get install -y redis-server redis-tools)"
     }
   }
 
-  struct SocketFailed: Error {}
+  public struct SocketFailed: Error {}
 
-  let port: UInt16
+  public let port: UInt16
   private let server: Process
+  private let directory: URL
 
-  init() throws {
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-    guard
-      let executable = path.split(separator: ":").map({ "\($0)/redis-server" })
-        .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
-    else { throw NotInstalled() }
+  public init() throws {
+    guard let executable = Self.executable("redis-server") else { throw NotInstalled() }
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "cardatlas-redis-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     port = try Self.freeLoopbackPort()
     server = Process()
-    server.executableURL = URL(fileURLWithPath: executable)
-    server.currentDirectoryURL = FileManager.default.temporaryDirectory
+    server.executableURL = executable
+    server.currentDirectoryURL = directory
     server.arguments = [
       "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+      "--dir", directory.path,
     ]
     server.standardOutput = FileHandle.nullDevice
     server.standardError = FileHandle.nullDevice
@@ -47,17 +51,28 @@ final class RedisProcess {
 
   deinit { stop() }
 
-  /// Shut down by command: the test runner's blocked signals are inherited, so SIGTERM would wait.
-  func stop() {
-    guard server.isRunning else { return }
-    _ = try? exchange(Array("SHUTDOWN NOSAVE\r\n".utf8))
-    for _ in 0..<40 where server.isRunning { usleep(50_000) }
-    if server.isRunning { kill(server.processIdentifier, SIGKILL) }
-    server.waitUntilExit()
+  /// Shuts the server down by command: it inherits the test runner's blocked signals, so SIGTERM
+  /// would stay pending. SIGKILL, which cannot be blocked, is the fallback.
+  public func stop() {
+    if server.isRunning {
+      _ = try? exchange(Array("SHUTDOWN NOSAVE\r\n".utf8))
+      for _ in 0..<40 where server.isRunning { usleep(50_000) }
+      if server.isRunning { kill(server.processIdentifier, SIGKILL) }
+      server.waitUntilExit()
+    }
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// The first executable of that name on the PATH.
+  public static func executable(_ name: String) -> URL? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    return path.split(separator: ":").lazy
+      .map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }
+      .first { FileManager.default.isExecutableFile(atPath: $0.path) }
   }
 
   /// Sends `bytes` on a new connection and returns the first reply line, without its CRLF.
-  func exchange(_ bytes: [UInt8]) throws -> String {
+  public func exchange(_ bytes: [UInt8]) throws -> String {
     let fd = try Self.socket()
     defer { close(fd) }
     var address = Self.loopback(port: port)
