@@ -137,7 +137,7 @@ final class PackedTree: @unchecked Sendable {
       for i in 0..<levelSize[level] {
         let g = levelStart[level] + i
         count[g] = 0
-        for c in children(level: level, index: i) { count[g] += count[c] }
+        for c in view.children(of: g, level: level) { count[g] += count[c] }
         _ = refreshNode(level: level, index: i)
       }
     }
@@ -168,14 +168,6 @@ final class PackedTree: @unchecked Sendable {
   }
 
   // MARK: Layout
-
-  /// Global indices of a node's child nodes (level ≥ 1).
-  @inline(__always)
-  func children(level: Int, index: Int) -> Range<Int> {
-    let first = index << Self.shift
-    let last = min(first + Self.fanout, levelSize[level - 1])
-    return (levelStart[level - 1] + first)..<(levelStart[level - 1] + last)
-  }
 
   /// How many item slots lie under a node.
   @inline(__always)
@@ -281,7 +273,7 @@ final class PackedTree: @unchecked Sendable {
     var r: Float = 0
     var any: UInt32 = 0
     var every: UInt32 = ~0
-    for c in children(level: level, index: index) where count[c] > 0 {
+    for c in view.children(of: levelStart[level] + index, level: level) where count[c] > 0 {
       let b = box3 + c * 6
       lo = (min(lo.0, b[0]), min(lo.1, b[1]), min(lo.2, b[2]))
       hi = (max(hi.0, b[3]), max(hi.1, b[4]), max(hi.2, b[5]))

@@ -21,8 +21,6 @@ struct ScratchBuffer<Element: BitwiseCopyable> {
 
   func free() { base.deallocate() }
 
-  var isEmpty: Bool { count == 0 }
-
   @inline(__always)
   subscript(i: Int) -> Element {
     get { base[i] }
