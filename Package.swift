@@ -15,6 +15,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
   ],
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
@@ -37,11 +39,43 @@ let package = Package(
     .target(name: "IndexBench", dependencies: ["SpatialIndex", "Datasets", "IndexBaselines"]),
     // Redis RESP framing: incremental request parsing and RESP2/RESP3 reply encoding.
     .target(name: "RESP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
+    // Redis-style databases held in memory: strings and GEO sets, with Redis 7.0's GEO search
+    // semantics answered by the spatial index, and the changes a write makes, for the store.
+    .target(name: "Keyspace", dependencies: ["Geodesy", "SpatialIndex"]),
+    // The durable store: SQLite (WAL) through GRDB, points as SpatiaLite geometries, group commit.
+    .target(
+      name: "Store",
+      dependencies: [
+        "Keyspace",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    // The command layer: Redis commands parsed, checked and run on the keyspace, as RESP replies.
+    .target(name: "Commands", dependencies: ["Keyspace", "RESP"]),
+    // The TCP server: SwiftNIO channels, limits, auth, group-committed writes, statistics.
+    .target(
+      name: "Server",
+      dependencies: [
+        "Commands", "Store", "RESP",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
+    .target(
+      name: "LoadGen",
+      dependencies: [
+        "Datasets", "RESP",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
+      ]),
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
-        "IndexBench",
+        "IndexBench", "Server", "LoadGen",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
       ]),
     // A throwaway real redis-server: the oracle the Redis-compatibility tests compare with.
     .target(name: "RedisTestSupport", path: "Tests/RedisTestSupport"),
@@ -51,6 +85,12 @@ let package = Package(
     .testTarget(name: "IndexBaselinesTests", dependencies: ["IndexBaselines", "Datasets"]),
     .testTarget(name: "IndexBenchTests", dependencies: ["IndexBench"]),
     .testTarget(name: "RESPTests", dependencies: ["RESP", "RedisTestSupport"]),
+    .testTarget(name: "KeyspaceTests", dependencies: ["Keyspace", "SpatialIndex"]),
+    .testTarget(name: "StoreTests", dependencies: ["Store", "Keyspace"]),
+    .testTarget(name: "LoadGenTests", dependencies: ["LoadGen", "RedisTestSupport"]),
+    .testTarget(
+      name: "ServerTests",
+      dependencies: ["Server", "Commands", "Keyspace", "Store", "RESP", "RedisTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
