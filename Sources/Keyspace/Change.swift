@@ -5,9 +5,11 @@ public typealias Bytes = [UInt8]
 /// of one command in one transaction (a crash leaves all of them or none), and `Keyspace.apply`
 /// replays them when the store is loaded.
 public enum Change: Sendable, Hashable {
-  /// A GEO member added or moved: its 52-bit score, and the position Redis decodes from it.
+  /// A member of a GEO key (a sorted set) added or moved: its score, and the position Redis
+  /// decodes from it. GEOADD's scores are 52-bit geohashes (whole numbers below 2^54, exact in a
+  /// Double); GEOSEARCHSTORE's STOREDIST stores distances as scores instead, as Redis does.
   case geoUpsert(
-    db: Int, key: Bytes, member: Bytes, score: UInt64, longitude: Double, latitude: Double)
+    db: Int, key: Bytes, member: Bytes, score: Double, longitude: Double, latitude: Double)
   case geoRemove(db: Int, key: Bytes, member: Bytes)
   /// A string key set, replacing whatever the key held.
   case setString(db: Int, key: Bytes, value: Bytes)
