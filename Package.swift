@@ -56,10 +56,12 @@ let package = Package(
     .target(
       name: "Server",
       dependencies: [
-        "Commands", "Store", "RESP",
+        "Commands", "Store", "RESP", "Datasets",
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
     // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
     .target(
@@ -73,12 +75,12 @@ let package = Package(
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
-        "IndexBench", "Server", "LoadGen",
+        "IndexBench", "Server", "LoadGen", "Store", "RESP",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
     // A throwaway real redis-server: the oracle the Redis-compatibility tests compare with.
-    .target(name: "RedisTestSupport", path: "Tests/RedisTestSupport"),
+    .target(name: "RedisTestSupport", dependencies: ["RESP"], path: "Tests/RedisTestSupport"),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),

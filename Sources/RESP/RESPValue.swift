@@ -21,6 +21,9 @@ public enum RESPValue: Sendable {
   case map([(key: RESPValue, value: RESPValue)])
   case set([RESPValue])
   case double(Double)
+  /// A double already formatted, such as Redis's `addReplyHumanLongDouble` text: `,text` in
+  /// RESP3, a bulk string in RESP2.
+  case formattedDouble(String)
   case boolean(Bool)
   /// Decimal digits, with an optional leading `-`.
   case bigNumber(String)
@@ -55,6 +58,8 @@ public enum RESPValue: Sendable {
       } else {
         buffer.writeBulkString(formatRedisDouble(value))
       }
+    case .formattedDouble(let text):
+      if resp3 { buffer.writeLine(prefix: ",", text) } else { buffer.writeBulkString(text) }
     case .boolean(let value):
       if resp3 {
         buffer.writeStaticString(value ? "#t\r\n" : "#f\r\n")

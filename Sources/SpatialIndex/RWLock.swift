@@ -15,7 +15,9 @@ import Synchronization
 /// writer stops new readers from entering and waits only for the queries already running; a
 /// reader waits at most for the writes queued ahead of it. A spinner yields the CPU after a
 /// while, in case the holder has been descheduled.
-final class RWLock: Sendable {
+public final class RWLock: Sendable {
+  public init() {}
+
   /// Bit 0: a writer holds the lock. Bit 1: a writer is waiting. Above: readers inside, × 4.
   private let state = Atomic<Int>(0)
   /// Orders writers among themselves.
@@ -25,7 +27,7 @@ final class RWLock: Sendable {
   private static let reader = 4
 
   @inline(__always)
-  func lockForReading() {
+  public func lockForReading() {
     var spins = 0
     while true {
       let s = state.load(ordering: .relaxed)
@@ -41,18 +43,18 @@ final class RWLock: Sendable {
   }
 
   @inline(__always)
-  func unlockAfterReading() {
+  public func unlockAfterReading() {
     state.subtract(Self.reader, ordering: .releasing)
   }
 
   @inline(__always)
-  func withReadLock<T>(_ body: () throws -> T) rethrows -> T {
+  public func withReadLock<T>(_ body: () throws -> T) rethrows -> T {
     lockForReading()
     defer { unlockAfterReading() }
     return try body()
   }
 
-  func withWriteLock<T>(_ body: () throws -> T) rethrows -> T {
+  public func withWriteLock<T>(_ body: () throws -> T) rethrows -> T {
     try writers.withLock { _ in
       state.bitwiseOr(Self.waiting, ordering: .relaxed)
       var spins = 0

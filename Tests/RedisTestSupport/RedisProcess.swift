@@ -113,7 +113,7 @@ public final class RedisProcess {
   }
 
   /// Binds port 0 on loopback to let the kernel pick an unused port.
-  private static func freeLoopbackPort() throws -> UInt16 {
+  public static func freeLoopbackPort() throws -> UInt16 {
     let fd = try socket()
     defer { close(fd) }
     var address = loopback(port: 0)

@@ -1,0 +1,100 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import RESP
+import Server
+import Store
+
+struct Serve: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Run the CardAtlas server (RESP on TCP, Redis GEO compatible).",
+    discussion: """
+      Serves Redis's protocol (RESP2, RESP3 after HELLO 3, inline commands) on every core. Data
+      lives in memory and in a SQLite/SpatiaLite store under --data; a write is acknowledged
+      only once it is durable. SIGTERM or SIGINT shuts down gracefully.
+      """)
+
+  @Option(help: "Address to bind: loopback unless told otherwise.") var host = "127.0.0.1"
+  @Option(help: "TCP port.") var port = 7878
+  @Option(help: "Directory of the store.") var data = "./var"
+  @Option(help: "Password for AUTH; without it every other command answers NOAUTH.")
+  var requirepass: String?
+  @Option(help: "always: fsync every group commit; batch: survive a crash of the process, not of the machine.")
+  var fsync: String = "always"
+  @Flag(help: "Load the demo dataset (world cities as the GEO key 'cities') into an empty store.")
+  var demo = false
+  @Option(help: "Longest inline command line and *, $ header, in bytes.")
+  var maxInlineLength = 64 * 1024
+  @Option(help: "Largest bulk string, in bytes.") var maxBulkLength = 512 * 1024 * 1024
+  @Option(help: "Most arguments in one command.") var maxArrayLength = 1024 * 1024
+  @Option(help: "Most connections at once.") var maxClients = 10_000
+  @Option(help: "Close a connection silent for this many seconds (0: never).")
+  var timeout = 600
+  @Option(help: "Event-loop threads (0: one per core).") var threads = 0
+  @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+  var logLevel = "info"
+
+  func run() async throws {
+    guard let policy = FsyncPolicy(rawValue: fsync) else {
+      throw ValidationError("--fsync must be 'always' or 'batch'")
+    }
+    guard let level = Logger.Level(rawValue: logLevel) else {
+      throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+    }
+    var config = ServerConfiguration()
+    config.host = host
+    config.port = port
+    config.dataDirectory = data
+    config.requirePassword = requirepass
+    config.fsync = policy
+    config.demo = demo
+    config.limits = RESPLimits(
+      maxInlineLength: maxInlineLength, maxBulkLength: maxBulkLength, maxArrayLength: maxArrayLength)
+    config.maxClients = maxClients
+    config.idleTimeout = timeout
+    config.threads = threads
+    config.logLevel = level
+    var logger = Logger(label: "cardatlas")
+    logger.logLevel = level
+    let server = try CardAtlasServer(configuration: config, logger: logger)
+    try await server.start()
+    await Self.waitForSignal()
+    await server.stop()
+  }
+
+  /// Returns on the first SIGTERM or SIGINT.
+  static func waitForSignal() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let once = SignalOnce(continuation)
+      for signalNumber in [SIGTERM, SIGINT] {
+        signal(signalNumber, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+        source.setEventHandler { once.fire() }
+        source.resume()
+        once.keep(source)
+      }
+    }
+  }
+}
+
+/// Resumes the continuation once, whichever signal comes first, and keeps the sources alive.
+private final class SignalOnce: @unchecked Sendable {
+  private let lock = NSLock()
+  private var continuation: CheckedContinuation<Void, Never>?
+  private var sources: [DispatchSourceSignal] = []
+
+  init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+
+  func keep(_ source: DispatchSourceSignal) {
+    lock.withLock { sources.append(source) }
+  }
+
+  func fire() {
+    let c = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+      defer { continuation = nil }
+      return continuation
+    }
+    c?.resume()
+  }
+}

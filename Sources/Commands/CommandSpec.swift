@@ -1,0 +1,75 @@
+import Keyspace
+import RESP
+
+/// One command: its name, Redis's arity rule and flags, and what it does.
+struct CommandSpec: Sendable {
+  struct Flags: OptionSet, Sendable {
+    let rawValue: Int
+    /// Changes data: runs under the write lock, its changes are made durable.
+    static let write = Flags(rawValue: 1)
+    /// Allowed before AUTH.
+    static let noAuth = Flags(rawValue: 2)
+  }
+
+  /// Lower case, as in Redis's errors; `container|sub` for subcommands.
+  let name: String
+  /// Redis's arity: n means exactly n arguments (name included), -n at least n.
+  let arity: Int
+  let flags: Flags
+  let run: @Sendable (inout Invocation) -> RESPValue
+  var subcommands: [String: CommandSpec] = [:]
+
+  init(
+    _ name: String, arity: Int, flags: Flags = [],
+    run: @escaping @Sendable (inout Invocation) -> RESPValue
+  ) {
+    self.name = name
+    self.arity = arity
+    self.flags = flags
+    self.run = run
+  }
+
+  /// A container command (CLIENT, CONFIG...) whose second word picks a subcommand.
+  /// `run` answers the bare command where Redis allows one (arity -1: COMMAND).
+  init(
+    container name: String, arity: Int = -2, flags: Flags = [], _ subcommands: [CommandSpec],
+    run: @escaping @Sendable (inout Invocation) -> RESPValue = { _ in .error(RedisError.syntax) }
+  ) {
+    self.name = name
+    self.arity = arity
+    self.flags = flags
+    self.run = run
+    self.subcommands = Dictionary(
+      uniqueKeysWithValues: subcommands.map { (String($0.name.split(separator: "|")[1]), $0) })
+  }
+
+  func acceptsArgumentCount(_ n: Int) -> Bool {
+    arity > 0 ? n == arity : n >= -arity
+  }
+}
+
+/// Everything a command runs with.
+struct Invocation {
+  let arguments: Arguments
+  var session: Session
+  let keyspace: Keyspace
+  let environment: ServerEnvironment
+  var changes: [Change] = []
+  var close = false
+  var deferred: (@Sendable () -> RESPValue)?
+
+  var db: Int { session.db }
+  var resp3: Bool { session.protocolVersion == .resp3 }
+
+  /// Runs a read under the shared lock.
+  func read<T>(_ body: (Database) throws -> T) rethrows -> T {
+    try keyspace.read { try body($0[session.db]) }
+  }
+
+  /// Runs a write under the exclusive lock and keeps its changes for the store.
+  mutating func write<T>(_ body: (inout Keyspace.Writer) throws -> T) rethrows -> T {
+    let (result, made) = try keyspace.write(body)
+    changes += made
+    return result
+  }
+}

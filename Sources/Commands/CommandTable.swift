@@ -1,0 +1,6 @@
+/// Every command the server answers, by module of behaviour.
+enum CommandTable {
+  static let all: [CommandSpec] =
+    GeoCommands.all + SortedSetCommands.all + KeyCommands.all + ConnectionCommands.all
+    + ServerCommands.all
+}

@@ -1,0 +1,268 @@
+import Geodesy
+import Keyspace
+import NIOCore
+import RESP
+
+/// GEOSEARCH, GEOSEARCHSTORE and the GEORADIUS family: Redis 7.0's `georadiusGeneric`.
+extension GeoCommands {
+  struct SearchFlags: OptionSet {
+    let rawValue: Int
+    static let coordinates = SearchFlags(rawValue: 1)
+    static let member = SearchFlags(rawValue: 2)
+    static let noStore = SearchFlags(rawValue: 4)
+    static let geosearch = SearchFlags(rawValue: 8)
+    static let geosearchStore = SearchFlags(rawValue: 16)
+  }
+
+  /// A parsed search request.
+  struct Request {
+    var center: Coordinate?
+    var fromMember: Bytes?
+    var shape: RedisGeoArea.Shape?
+    var conversion = 1.0
+    var withDist = false
+    var withHash = false
+    var withCoord = false
+    var sort = GeoSortOrder.none
+    var any = false
+    var count = 0
+    var storeKey: Bytes?
+    var storeDist = false
+  }
+
+  static func search(_ call: inout Invocation, source: Int, _ flags: SearchFlags) -> RESPValue {
+    let key = call.arguments.bytes(source)
+    // Peek at the options for a store key: a storing search runs under the write lock.
+    let stores = flags.contains(.geosearchStore) || storeOption(call.arguments, flags)
+    if !stores {
+      return call.read { db in
+        switch parse(call.arguments, db, key, flags) {
+        case .failure(let error): return .error(error.message)
+        case .success(let (request, set)): return reply(request, set, resp3: call.resp3)
+        }
+      }
+    }
+    let db = call.db
+    let args = call.arguments
+    return call.write { writer -> RESPValue in
+      switch parse(args, writer.database(db), key, flags) {
+      case .failure(let error): return .error(error.message)
+      case .success(let (request, set)): return store(request, set, db: db, writer: &writer)
+      }
+    }
+  }
+
+  /// Whether a GEORADIUS-style command names STORE or STOREDIST with a key after it.
+  private static func storeOption(_ args: Arguments, _ flags: SearchFlags) -> Bool {
+    guard !flags.contains(.noStore), !flags.contains(.geosearch) else { return false }
+    let base = flags.contains(.coordinates) ? 6 : 5
+    guard args.count > base + 1 else { return false }
+    return (base..<(args.count - 1)).contains { args.is($0, "store") || args.is($0, "storedist") }
+  }
+
+  /// Reads the arguments in Redis's order, reporting the first error Redis would.
+  private static func parse(
+    _ args: Arguments, _ db: Database, _ key: Bytes, _ flags: SearchFlags
+  ) -> Result<(Request, SortedSet?), RedisReplyError> {
+    let set: SortedSet?
+    switch sortedSet(db, key) {
+    case .failure(let error): return .failure(error)
+    case .success(let found): set = found
+    }
+    var request = Request()
+    var base: Int
+    if flags.contains(.coordinates) {
+      base = 6
+      switch coordinate(args, 2) {
+      case .failure(let error): return .failure(error)
+      case .success(let at): request.center = at
+      }
+      switch distance(args, 4) {
+      case .failure(let error): return .failure(error)
+      case .success(let (radius, conversion)):
+        request.shape = .circle(radius: radius)
+        request.conversion = conversion
+      }
+    } else if flags.contains(.member) {
+      base = 5
+      if let set {
+        guard let score = set.score(of: args.bytes(2)) else {
+          return .failure(RedisReplyError("ERR could not decode requested zset member"))
+        }
+        request.center = SortedSet.position(score: score)
+        switch distance(args, 3) {
+        case .failure(let error): return .failure(error)
+        case .success(let (radius, conversion)):
+          request.shape = .circle(radius: radius)
+          request.conversion = conversion
+        }
+      }
+    } else {
+      base = flags.contains(.geosearchStore) ? 3 : 2
+      if flags.contains(.geosearchStore) { request.storeKey = args.bytes(1) }
+    }
+    if let error = parseOptions(args, from: base, set, flags, &request) { return .failure(error) }
+    let name = args.string(0)
+    if request.storeKey != nil && (request.withDist || request.withHash || request.withCoord) {
+      let what =
+        flags.contains(.geosearchStore) ? "GEOSEARCHSTORE" : "STORE option in GEORADIUS"
+      return .failure(
+        RedisReplyError("ERR \(what) is not compatible with WITHDIST, WITHHASH and WITHCOORD options"))
+    }
+    if flags.contains(.geosearch) {
+      if request.center == nil && request.fromMember == nil {
+        return .failure(
+          RedisReplyError("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for \(name)"))
+      }
+      if request.shape == nil {
+        return .failure(
+          RedisReplyError("ERR exactly one of BYRADIUS and BYBOX can be specified for \(name)"))
+      }
+    }
+    if request.any && request.count == 0 {
+      return .failure(RedisReplyError("ERR the ANY argument requires COUNT argument"))
+    }
+    if request.count != 0 && request.sort == .none && !request.any { request.sort = .ascending }
+    return .success((request, set))
+  }
+
+  /// The optional arguments, as `georadiusGeneric`'s loop reads them.
+  private static func parseOptions(
+    _ args: Arguments, from base: Int, _ set: SortedSet?, _ flags: SearchFlags,
+    _ request: inout Request
+  ) -> RedisReplyError? {
+    let geosearch = flags.contains(.geosearch)
+    let storable = !flags.contains(.noStore) && !geosearch
+    var fromMember = false
+    var fromLocation = false
+    var byRadius = false
+    var byBox = false
+    var i = base
+    while i < args.count {
+      let remaining = args.count - i - 1
+      if args.is(i, "withdist") {
+        request.withDist = true
+      } else if args.is(i, "withhash") {
+        request.withHash = true
+      } else if args.is(i, "withcoord") {
+        request.withCoord = true
+      } else if args.is(i, "any") {
+        request.any = true
+      } else if args.is(i, "asc") {
+        request.sort = .ascending
+      } else if args.is(i, "desc") {
+        request.sort = .descending
+      } else if args.is(i, "count") && remaining >= 1 {
+        guard let count = args.integer(i + 1) else {
+          return RedisReplyError(RedisError.notInteger)
+        }
+        guard count > 0 else { return RedisReplyError("ERR COUNT must be > 0") }
+        request.count = count
+        i += 1
+      } else if args.is(i, "store") && remaining >= 1 && storable {
+        request.storeKey = args.bytes(i + 1)
+        request.storeDist = false
+        i += 1
+      } else if args.is(i, "storedist") && remaining >= 1 && storable {
+        request.storeKey = args.bytes(i + 1)
+        request.storeDist = true
+        i += 1
+      } else if args.is(i, "storedist") && flags.contains(.geosearchStore) {
+        request.storeDist = true
+      } else if args.is(i, "frommember") && remaining >= 1 && geosearch && !fromLocation {
+        if let set {
+          guard let score = set.score(of: args.bytes(i + 1)) else {
+            return RedisReplyError("ERR could not decode requested zset member")
+          }
+          request.center = SortedSet.position(score: score)
+        }
+        request.fromMember = args.bytes(i + 1)
+        fromMember = true
+        i += 1
+      } else if args.is(i, "fromlonlat") && remaining >= 2 && geosearch && !fromMember {
+        switch coordinate(args, i + 1) {
+        case .failure(let error): return error
+        case .success(let at): request.center = at
+        }
+        fromLocation = true
+        i += 2
+      } else if args.is(i, "byradius") && remaining >= 2 && geosearch && !byBox {
+        switch distance(args, i + 1) {
+        case .failure(let error): return error
+        case .success(let (radius, conversion)):
+          request.shape = .circle(radius: radius)
+          request.conversion = conversion
+        }
+        byRadius = true
+        i += 2
+      } else if args.is(i, "bybox") && remaining >= 3 && geosearch && !byRadius {
+        guard let width = args.double(i + 1) else {
+          return RedisReplyError("ERR need numeric width")
+        }
+        guard let height = args.double(i + 2) else {
+          return RedisReplyError("ERR need numeric height")
+        }
+        guard width >= 0, height >= 0 else {
+          return RedisReplyError("ERR height or width cannot be negative")
+        }
+        guard let conversion = unit(args, i + 3) else { return RedisReplyError(unitError) }
+        request.shape = .box(width: width, height: height)
+        request.conversion = conversion
+        byBox = true
+        i += 3
+      } else {
+        return RedisReplyError(RedisError.syntax)
+      }
+      i += 1
+    }
+    return nil
+  }
+
+  private static func matches(_ request: Request, _ set: SortedSet) -> [GeoMatch] {
+    guard let center = request.center, let shape = request.shape else { return [] }
+    let search = RedisGeoArea.Search(
+      longitude: center.longitude, latitude: center.latitude, shape: shape,
+      conversion: request.conversion)
+    return set.search(search, sort: request.sort, count: request.count, any: request.any)
+  }
+
+  private static func reply(_ request: Request, _ set: SortedSet?, resp3: Bool) -> RESPValue {
+    guard let set else { return .array([]) }
+    let found = matches(request, set)
+    let options = request.withDist || request.withHash || request.withCoord
+    return .array(
+      found.map { match in
+        let member = RESPValue.bulkString(ByteBuffer(bytes: match.member))
+        guard options else { return member }
+        var item = [member]
+        if request.withDist {
+          item.append(.bulkString(ByteBuffer(string: fixedPoint4(match.distance / request.conversion))))
+        }
+        if request.withHash { item.append(.integer(Int(match.score))) }
+        if request.withCoord {
+          item.append(
+            .array([
+              .formattedDouble(humanDouble(match.longitude)),
+              .formattedDouble(humanDouble(match.latitude)),
+            ]))
+        }
+        return .array(item)
+      })
+  }
+
+  /// STORE / STOREDIST / GEOSEARCHSTORE: replace the destination with the results.
+  private static func store(
+    _ request: Request, _ set: SortedSet?, db: Int, writer: inout Keyspace.Writer
+  ) -> RESPValue {
+    guard let destination = request.storeKey else { return .array([]) }
+    let found = set.map { matches(request, $0) } ?? []
+    writer.delete(db: db, key: destination)
+    guard !found.isEmpty else { return .integer(0) }
+    let target = writer.sortedSet(db: db, key: destination)
+    for match in found {
+      let score = request.storeDist ? match.distance / request.conversion : match.score
+      writer.upsert(db: db, key: destination, set: target, member: match.member, score: score)
+    }
+    return .integer(found.count)
+  }
+}

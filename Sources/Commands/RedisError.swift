@@ -1,0 +1,41 @@
+/// Redis 7.0's error replies, word for word: clients and tests match on them.
+public enum RedisError {
+  public static let syntax = "ERR syntax error"
+  public static let wrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
+  public static let noAuth = "NOAUTH Authentication required."
+  public static let notFloat = "ERR value is not a valid float"
+  public static let notInteger = "ERR value is not an integer or out of range"
+  public static let wrongPass = "WRONGPASS invalid username-password pair or user is disabled."
+  public static let dbIndexOutOfRange = "ERR DB index is out of range"
+  public static let invalidDbIndex = "ERR value is not an integer or out of range"
+
+  public static func arity(_ name: String) -> String {
+    "ERR wrong number of arguments for '\(name)' command"
+  }
+
+  /// `commandCheckExistence`: the name and up to 128 bytes of quoted arguments.
+  public static func unknownCommand(_ arguments: Arguments) -> String {
+    var args = ""
+    var length = 0
+    var i = 1
+    while i < arguments.count && length < 128 {
+      let text = arguments.values[i].readableBytesView.prefix(128 - length)
+      let quoted = "'" + String(decoding: text, as: UTF8.self) + "' "
+      args += quoted
+      length += text.count + 3
+      i += 1
+    }
+    let name = String(decoding: arguments.values[0].readableBytesView.prefix(128), as: UTF8.self)
+    return sanitize("ERR unknown command '\(name)', with args beginning with: \(args)")
+  }
+
+  public static func unknownSubcommand(_ arguments: Arguments) -> String {
+    let sub = String(decoding: arguments.values[1].readableBytesView.prefix(128), as: UTF8.self)
+    return sanitize("ERR unknown subcommand '\(sub)'. Try \(arguments.string(0).uppercased()) HELP.")
+  }
+
+  /// Error replies are one line: Redis turns CR and LF into spaces.
+  static func sanitize(_ text: String) -> String {
+    String(text.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" ? " " : $0 })
+  }
+}

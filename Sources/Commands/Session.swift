@@ -1,0 +1,55 @@
+import Keyspace
+import RESP
+
+/// What the command layer knows of one connection.
+public struct Session: Sendable {
+  public let id: Int
+  /// The selected database (SELECT).
+  public var db = 0
+  public var protocolVersion: RESPProtocolVersion = .resp2
+  public var authenticated: Bool
+  /// CLIENT SETNAME.
+  public var name: String?
+
+  public init(id: Int, authenticated: Bool) {
+    self.id = id
+    self.authenticated = authenticated
+  }
+}
+
+/// The result of one command.
+public struct Outcome: Sendable {
+  public var reply: RESPValue
+  /// Changes to make durable before the reply may be sent.
+  public var changes: [Change] = []
+  /// Close the connection once the reply is written (QUIT).
+  public var close = false
+  /// Work to run off the event loop, whose result replaces `reply` (BACKUP).
+  public var deferred: (@Sendable () -> RESPValue)?
+  /// The command's name for statistics, nil for an unknown command.
+  public var command: String?
+
+  public init(reply: RESPValue) { self.reply = reply }
+}
+
+/// The server-wide things some commands report or change: INFO, CLIENT, CONFIG, BACKUP.
+public protocol ServerEnvironment: AnyObject, Sendable {
+  /// The admin password (`--requirepass`), if any.
+  var requirePassword: String? { get }
+  /// The text of INFO for these sections (lower-cased; empty means the default set).
+  func info(sections: [String]) -> String
+  /// CLIENT LIST's lines, one per connection.
+  func clientList() -> String
+  /// CLIENT INFO's line for one connection.
+  func clientInfo(id: Int) -> String
+  /// Configuration parameters whose names match the glob pattern.
+  func configGet(_ pattern: String) -> [(String, String)]
+  /// Sets a parameter; returns an error text when it cannot.
+  func configSet(_ name: String, _ value: String) -> String?
+  /// Resets the statistics (CONFIG RESETSTAT).
+  func resetStatistics()
+  /// Makes a consistent copy of the store at `path`; blocks until done.
+  func backup(to path: String) throws
+  /// Records a connection's name and selected database for CLIENT LIST.
+  func sessionChanged(_ session: Session)
+}

@@ -1,0 +1,116 @@
+import Geodesy
+import SpatialIndex
+
+/// One GEOSEARCH answer: a member, its distance in metres from the centre, its score, and the
+/// position decoded from that score.
+public struct GeoMatch: Sendable, Hashable {
+  public var member: Bytes
+  public var distance: Double
+  public var score: Double
+  public var longitude: Double
+  public var latitude: Double
+
+  public init(member: Bytes, distance: Double, score: Double, longitude: Double, latitude: Double) {
+    self.member = member
+    self.distance = distance
+    self.score = score
+    self.longitude = longitude
+    self.latitude = latitude
+  }
+}
+
+public enum GeoSortOrder: Sendable {
+  case none, ascending, descending
+}
+
+extension SortedSet {
+  /// Redis 7.0's `georadiusGeneric` search, answered by the spatial index.
+  ///
+  /// Redis scans up to nine geohash cells around the centre, in a fixed order and by score
+  /// within each, keeping the members inside the shape. The same members come out here, in
+  /// the same order: the index finds the members inside the shape, and each is placed by the
+  /// cell that holds it and its score. `count` 0 means no limit; with `any`, the first `count`
+  /// in scan order are kept, as Redis stops scanning once it has them.
+  public func search(
+    _ search: RedisGeoArea.Search, sort: GeoSortOrder, count: Int, any: Bool
+  ) -> [GeoMatch] {
+    let cells = RedisGeoArea.cells(for: search)
+    if sort == .ascending, count > 0, !any, let nearest = nearestFirst(search, cells, count) {
+      return nearest
+    }
+    var found = everyMatch(search, cells)
+    if count > 0 && any && found.count > count { found.removeLast(found.count - count) }
+    switch sort {
+    case .none: break
+    case .ascending: found.sort { $0.match.distance < $1.match.distance }
+    case .descending: found.sort { $0.match.distance > $1.match.distance }
+    }
+    if count > 0 && found.count > count { found.removeLast(found.count - count) }
+    return found.map(\.match)
+  }
+
+  /// Every member inside the shape, once per scanned cell holding it, in Redis's scan order.
+  private func everyMatch(_ search: RedisGeoArea.Search, _ cells: [RedisGeoArea.Cell])
+    -> [(match: GeoMatch, cell: Int)]
+  {
+    let hits = withSearcher { searcher in
+      searcher.radius(
+        longitude: search.longitude, latitude: search.latitude,
+        radius: Self.widened(search.enclosingRadius))
+    }
+    var found: [(match: GeoMatch, cell: Int)] = []
+    for hit in hits {
+      guard let match = self.match(hit, search) else { continue }
+      let hash = Self.geohash(score: match.score)
+      for (position, cell) in cells.enumerated() where cell.contains(score: hash) {
+        found.append((match, position))
+      }
+    }
+    found.sort { a, b in
+      if a.cell != b.cell { return a.cell < b.cell }
+      if a.match.score != b.match.score { return a.match.score < b.match.score }
+      return a.match.member.lexicographicallyPrecedes(b.match.member)
+    }
+    return found
+  }
+
+  /// The `count` nearest matches straight from a best-first search, when they are certain:
+  /// every one of them is inside the shape and a scanned cell, and the next candidate is
+  /// farther than the last. Nil sends the query down the exhaustive path.
+  private func nearestFirst(
+    _ search: RedisGeoArea.Search, _ cells: [RedisGeoArea.Cell], _ count: Int
+  ) -> [GeoMatch]? {
+    let hits = withSearcher { searcher in
+      searcher.nearest(
+        longitude: search.longitude, latitude: search.latitude, k: count + 1,
+        within: Self.widened(search.enclosingRadius))
+    }
+    var out: [GeoMatch] = []
+    out.reserveCapacity(min(count, hits.count))
+    for hit in hits.prefix(count) {
+      guard let match = self.match(hit, search),
+        cells.contains(where: { $0.contains(score: Self.geohash(score: match.score)) })
+      else { return nil }
+      out.append(match)
+    }
+    if hits.count > count, let last = out.last,
+      Self.widened(last.distance) >= hits[count].distance
+    {
+      return nil
+    }
+    out.sort { $0.distance < $1.distance }
+    return out
+  }
+
+  private func match(_ hit: Hit, _ search: RedisGeoArea.Search) -> GeoMatch? {
+    guard let distance = search.distance(toLongitude: hit.longitude, latitude: hit.latitude)
+    else { return nil }
+    return GeoMatch(
+      member: member(slot: hit.id), distance: distance, score: score(slot: hit.id),
+      longitude: hit.longitude, latitude: hit.latitude)
+  }
+
+  /// The index measures with its own haversine, which may differ from Redis's in the last
+  /// bits; candidates are gathered a little wider and Redis's formula decides.
+  static func widened(_ metres: Double) -> Double { metres * (1 + 1e-9) + 1e-6 }
+}

@@ -1,0 +1,184 @@
+import SpatialIndex
+
+/// What a key holds.
+public enum Value: Sendable {
+  case string(Bytes)
+  case sortedSet(SortedSet)
+
+  /// The name TYPE replies with.
+  public var typeName: String {
+    switch self {
+    case .string: "string"
+    case .sortedSet: "zset"
+    }
+  }
+}
+
+/// The data: Redis's sixteen numbered databases of keys, held in memory.
+///
+/// Concurrency: one readers-writer lock over everything. Reads (searches) from every event
+/// loop run side by side; a write holds the lock for one command.
+public final class Keyspace: @unchecked Sendable {
+  public static let databaseCount = 16
+  private let lock = RWLock()
+  private var databases: [Database]
+
+  public init() {
+    databases = (0..<Self.databaseCount).map { _ in Database() }
+  }
+
+  /// Runs `body` with shared access to the databases.
+  public func read<T>(_ body: (Databases) throws -> T) rethrows -> T {
+    try lock.withReadLock { try body(Databases(keyspace: self)) }
+  }
+
+  /// Runs `body` with exclusive access; every change it makes is appended to `changes`.
+  public func write<T>(_ body: (inout Writer) throws -> T) rethrows -> (T, [Change]) {
+    try lock.withWriteLock {
+      var writer = Writer(keyspace: self)
+      let result = try body(&writer)
+      return (result, writer.changes)
+    }
+  }
+
+  /// Replays a change.
+  public func apply(_ change: Change) {
+    _ = write { $0.apply(change) }
+  }
+
+  /// Fills the keyspace from a stream of stored records (`.setString` and `.geoUpsert`,
+  /// grouped by key), building each sorted set in one pass.
+  public func load(_ stream: ((Change) throws -> Void) throws -> Void) rethrows {
+    var current: (db: Int, key: Bytes)?
+    var entries: [(member: Bytes, score: Double)] = []
+    func finish() {
+      guard let (db, key) = current, !entries.isEmpty else { return }
+      databases[db].entries[key] = .sortedSet(SortedSet(entries: entries))
+      entries = []
+    }
+    try lock.withWriteLock {
+      try stream { change in
+        switch change {
+        case .geoUpsert(let db, let key, let member, let score, _, _):
+          if current?.db != db || current?.key != key {
+            finish()
+            current = (db, key)
+          }
+          entries.append((member, score))
+        default:
+          finish()
+          current = nil
+          var writer = Writer(keyspace: self)
+          writer.apply(change)
+        }
+      }
+      finish()
+    }
+  }
+
+  /// Read access to the databases.
+  public struct Databases {
+    let keyspace: Keyspace
+
+    public subscript(db: Int) -> Database { keyspace.databases[db] }
+  }
+
+  /// Write access: every mutation goes through here, so each is logged as a `Change`.
+  public struct Writer {
+    let keyspace: Keyspace
+    public private(set) var changes: [Change] = []
+
+    public func database(_ db: Int) -> Database { keyspace.databases[db] }
+
+    /// Replaces whatever `key` holds with a string.
+    public mutating func setString(db: Int, key: Bytes, value: Bytes) {
+      if case .sortedSet = keyspace.databases[db].entries[key] { delete(db: db, key: key) }
+      keyspace.databases[db].entries[key] = .string(value)
+      changes.append(.setString(db: db, key: key, value: value))
+    }
+
+    /// Deletes a key; returns whether it existed.
+    @discardableResult
+    public mutating func delete(db: Int, key: Bytes) -> Bool {
+      guard keyspace.databases[db].entries.removeValue(forKey: key) != nil else { return false }
+      changes.append(.deleteKey(db: db, key: key))
+      return true
+    }
+
+    /// The sorted set at `key`, created empty if the key is missing. The caller has checked
+    /// that the key does not hold another type.
+    public mutating func sortedSet(db: Int, key: Bytes) -> SortedSet {
+      if case .sortedSet(let set) = keyspace.databases[db].entries[key] { return set }
+      let set = SortedSet()
+      keyspace.databases[db].entries[key] = .sortedSet(set)
+      return set
+    }
+
+    /// Adds or moves a member of a sorted set.
+    @discardableResult
+    public mutating func upsert(db: Int, key: Bytes, set: SortedSet, member: Bytes, score: Double)
+      -> (added: Bool, changed: Bool)
+    {
+      let result = set.upsert(member, score: score)
+      if result.changed {
+        let at = SortedSet.position(score: score)
+        changes.append(
+          .geoUpsert(
+            db: db, key: key, member: member, score: score, longitude: at.longitude,
+            latitude: at.latitude))
+      }
+      return result
+    }
+
+    /// Removes a member; an emptied sorted set disappears, as in Redis.
+    @discardableResult
+    public mutating func remove(db: Int, key: Bytes, set: SortedSet, member: Bytes) -> Bool {
+      guard set.remove(member) else { return false }
+      changes.append(.geoRemove(db: db, key: key, member: member))
+      if set.count == 0 { keyspace.databases[db].entries[key] = nil }
+      return true
+    }
+
+    /// Drops an empty sorted set that a write created but did not fill.
+    public mutating func dropIfEmpty(db: Int, key: Bytes) {
+      if case .sortedSet(let set) = keyspace.databases[db].entries[key], set.count == 0 {
+        keyspace.databases[db].entries[key] = nil
+      }
+    }
+
+    public mutating func flush(db: Int) {
+      keyspace.databases[db] = Database()
+      changes.append(.flushDatabase(db: db))
+    }
+
+    public mutating func flushAll() {
+      keyspace.databases = (0..<Keyspace.databaseCount).map { _ in Database() }
+      changes.append(.flushAll)
+    }
+
+    mutating func apply(_ change: Change) {
+      switch change {
+      case .geoUpsert(let db, let key, let member, let score, _, _):
+        if case .string = keyspace.databases[db].entries[key] { delete(db: db, key: key) }
+        upsert(db: db, key: key, set: sortedSet(db: db, key: key), member: member, score: score)
+      case .geoRemove(let db, let key, let member):
+        if case .sortedSet(let set) = keyspace.databases[db].entries[key] {
+          remove(db: db, key: key, set: set, member: member)
+        }
+      case .setString(let db, let key, let value): setString(db: db, key: key, value: value)
+      case .deleteKey(let db, let key): delete(db: db, key: key)
+      case .flushDatabase(let db): flush(db: db)
+      case .flushAll: flushAll()
+      }
+    }
+  }
+}
+
+/// One numbered database: its keys. Guarded by the keyspace's lock.
+public final class Database: @unchecked Sendable {
+  public internal(set) var entries: [Bytes: Value] = [:]
+
+  public var count: Int { entries.count }
+
+  public subscript(key: Bytes) -> Value? { entries[key] }
+}

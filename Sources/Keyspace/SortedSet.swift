@@ -1,0 +1,188 @@
+import Geodesy
+import SpatialIndex
+import Synchronization
+
+/// A sorted set as GEO keys use it: members with scores, where a score is a 52-bit Redis
+/// geohash (or, after GEOSEARCHSTORE's STOREDIST, a distance). Each member's position, decoded
+/// from its score as Redis decodes it, is kept in a spatial index, so searches visit only what
+/// is near instead of scanning geohash cells.
+///
+/// Not thread-safe on its own: the `Keyspace` lock guards it (readers share, writers exclude).
+public final class SortedSet: @unchecked Sendable {
+  /// Slot of each member; slots are the index's item ids.
+  private var slots: [Bytes: ItemID] = [:]
+  private var members: [Bytes] = []
+  private var scores: [Double] = []
+  private var freeSlots: [ItemID] = []
+  let index: GeoIndex
+  /// Searchers reuse their scratch buffers; each query borrows one.
+  private let searchers = Mutex(Searchers())
+  /// Slots by (score, member), for rank ranges; rebuilt on demand after a write.
+  private let ordered = Mutex<[ItemID]?>(nil)
+
+  public init() {
+    index = try! GeoIndex(sphere: .redis)
+  }
+
+  /// A set built in one pass (loading from the store): one bulk index build instead of an
+  /// insert per member. Later duplicates of a member win.
+  public init(entries: [(member: Bytes, score: Double)]) {
+    var items: [Item] = []
+    items.reserveCapacity(entries.count)
+    for (member, score) in entries {
+      if let slot = slots[member] {
+        scores[Int(slot)] = score
+        let at = Self.position(score: score)
+        items[Int(slot)] = Item(id: slot, longitude: at.longitude, latitude: at.latitude)
+        continue
+      }
+      let slot = ItemID(members.count)
+      slots[member] = slot
+      members.append(member)
+      scores.append(score)
+      let at = Self.position(score: score)
+      items.append(Item(id: slot, longitude: at.longitude, latitude: at.latitude))
+    }
+    index = try! GeoIndex(items: items, sphere: .redis)
+  }
+
+  public var count: Int { slots.count }
+
+  public func score(of member: Bytes) -> Double? {
+    slots[member].map { scores[Int($0)] }
+  }
+
+  /// The position Redis reports for a score (`decodeGeohash`): the centre of its 52-bit cell.
+  public static func position(score: Double) -> Coordinate {
+    RedisGeohash.coordinate(score: geohash(score: score))
+  }
+
+  /// C's `(uint64_t)score`, defined here for every score (scores are never negative).
+  static func geohash(score: Double) -> UInt64 {
+    score >= 0 && score < 0x1p64 ? UInt64(score) : 0
+  }
+
+  /// Adds or rescores a member. Returns whether it is new and whether its score changed.
+  @discardableResult
+  public func upsert(_ member: Bytes, score: Double) -> (added: Bool, changed: Bool) {
+    let position = Self.position(score: score)
+    if let slot = slots[member] {
+      guard scores[Int(slot)] != score else { return (false, false) }
+      scores[Int(slot)] = score
+      try! index.upsert(
+        Item(id: slot, longitude: position.longitude, latitude: position.latitude))
+      invalidateOrder()
+      return (false, true)
+    }
+    let slot: ItemID
+    if let reused = freeSlots.popLast() {
+      slot = reused
+      members[Int(slot)] = member
+      scores[Int(slot)] = score
+    } else {
+      slot = ItemID(members.count)
+      members.append(member)
+      scores.append(score)
+    }
+    slots[member] = slot
+    try! index.upsert(Item(id: slot, longitude: position.longitude, latitude: position.latitude))
+    invalidateOrder()
+    return (true, true)
+  }
+
+  /// Removes a member; returns whether it was there.
+  @discardableResult
+  public func remove(_ member: Bytes) -> Bool {
+    guard let slot = slots.removeValue(forKey: member) else { return false }
+    index.remove(id: slot)
+    members[Int(slot)] = []
+    freeSlots.append(slot)
+    invalidateOrder()
+    return true
+  }
+
+  /// Every member with its score, in Redis's order: by score, then by member bytes.
+  public func entries(ranks: ClosedRange<Int>, reverse: Bool) -> [(member: Bytes, score: Double)] {
+    let order = sortedSlots()
+    return ranks.map { rank in
+      let slot = Int(order[reverse ? order.count - 1 - rank : rank])
+      return (members[slot], scores[slot])
+    }
+  }
+
+  /// Members whose score lies between the bounds, in score order (or reversed).
+  public func entries(
+    scores range: ScoreRange, reverse: Bool, offset: Int, limit: Int?
+  ) -> [(member: Bytes, score: Double)] {
+    let order = sortedSlots()
+    var out: [(member: Bytes, score: Double)] = []
+    var skipped = 0
+    let ranks = reverse ? Array(order.indices.reversed()) : Array(order.indices)
+    for rank in ranks {
+      let slot = Int(order[rank])
+      guard range.contains(scores[slot]) else { continue }
+      if skipped < offset {
+        skipped += 1
+        continue
+      }
+      if let limit, out.count >= limit { break }
+      out.append((members[slot], scores[slot]))
+    }
+    return out
+  }
+
+  private func invalidateOrder() {
+    ordered.withLock { $0 = nil }
+  }
+
+  private func sortedSlots() -> [ItemID] {
+    ordered.withLock { cached in
+      if let cached { return cached }
+      var order = Array(slots.values)
+      order.sort { a, b in
+        let sa = scores[Int(a)]
+        let sb = scores[Int(b)]
+        return sa < sb || (sa == sb && members[Int(a)].lexicographicallyPrecedes(members[Int(b)]))
+      }
+      cached = order
+      return order
+    }
+  }
+
+  func member(slot: ItemID) -> Bytes { members[Int(slot)] }
+  func score(slot: ItemID) -> Double { scores[Int(slot)] }
+
+  func withSearcher<T>(_ body: (GeoSearcher) -> T) -> T {
+    let searcher = searchers.withLock { $0.take() }.searcher ?? index.makeSearcher()
+    defer { searchers.withLock { $0.free.append(searcher) } }
+    return body(searcher)
+  }
+
+  /// Idle searchers. A searcher is used by one thread at a time: taken, used, put back.
+  private struct Searchers: @unchecked Sendable {
+    var free: [GeoSearcher] = []
+
+    struct Taken: @unchecked Sendable { let searcher: GeoSearcher? }
+
+    mutating func take() -> Taken { Taken(searcher: free.popLast()) }
+  }
+}
+
+/// A ZRANGE BYSCORE interval; either end may be exclusive or infinite.
+public struct ScoreRange: Sendable {
+  public var min: Double
+  public var minExclusive: Bool
+  public var max: Double
+  public var maxExclusive: Bool
+
+  public init(min: Double, minExclusive: Bool, max: Double, maxExclusive: Bool) {
+    self.min = min
+    self.minExclusive = minExclusive
+    self.max = max
+    self.maxExclusive = maxExclusive
+  }
+
+  public func contains(_ score: Double) -> Bool {
+    (minExclusive ? score > min : score >= min) && (maxExclusive ? score < max : score <= max)
+  }
+}

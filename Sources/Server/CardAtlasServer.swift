@@ -1,0 +1,110 @@
+import Commands
+import Dispatch
+import Foundation
+import Keyspace
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Store
+
+/// The daemon: opens the store, loads the keyspace from it, and serves RESP over TCP on every
+/// core until told to stop.
+public final class CardAtlasServer: Sendable {
+  public let configuration: ServerConfiguration
+  private let logger: Logger
+  private let group: MultiThreadedEventLoopGroup
+  private let threadPool: NIOThreadPool
+  private let state: ServerState
+  private let processor: CommandProcessor
+  private let channels = NIOLockedValueBox<[ObjectIdentifier: Channel]>([:])
+  private let listener = NIOLockedValueBox<Channel?>(nil)
+  private let stopped = NIOLockedValueBox(false)
+
+  /// Opens the store and loads everything from it. Call `start()` next.
+  public init(configuration: ServerConfiguration, logger: Logger) throws {
+    self.configuration = configuration
+    self.logger = logger
+    let threads = configuration.threads > 0 ? configuration.threads : System.coreCount
+    group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+    threadPool = NIOThreadPool(numberOfThreads: 1)
+    threadPool.start()
+    try FileManager.default.createDirectory(
+      atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+    let store = try Store(
+      directory: configuration.dataDirectory, fsync: configuration.fsync, logger: logger)
+    let keyspace = Keyspace()
+    let started = DispatchTime.now().uptimeNanoseconds
+    try keyspace.load { try store.load($0) }
+    let loadedIn = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    state = ServerState(
+      configuration: configuration, keyspace: keyspace, store: store, shards: threads)
+    processor = CommandProcessor(keyspace: keyspace, environment: state)
+    logger.info(
+      "loaded the store",
+      metadata: [
+        "directory": "\(configuration.dataDirectory)", "keys": "\(keyspace.read { $0[0].count })",
+        "seconds": "\(String(format: "%.2f", loadedIn))",
+      ])
+    if configuration.demo {
+      try DemoData.loadIfEmpty(into: processor, store: store, logger: logger)
+    }
+  }
+
+  /// Binds and starts accepting connections; returns the bound port.
+  @discardableResult
+  public func start() async throws -> Int {
+    let shards = NIOLockedValueBox<[ObjectIdentifier: Int]>([:])
+    for (i, loop) in group.makeIterator().enumerated() { shards.withLockedValue { $0[ObjectIdentifier(loop)] = i } }
+    let bootstrap = ServerBootstrap(group: group)
+      .serverChannelOption(ChannelOptions.backlog, value: 1024)
+      .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+      .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+      .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
+      .childChannelInitializer { [state, processor, threadPool, channels] channel in
+        let shard = shards.withLockedValue { $0[ObjectIdentifier(channel.eventLoop)] ?? 0 }
+        let id = ObjectIdentifier(channel)
+        channels.withLockedValue { $0[id] = channel }
+        channel.closeFuture.whenComplete { _ in _ = channels.withLockedValue { $0.removeValue(forKey: id) } }
+        return channel.eventLoop.makeCompletedFuture {
+          let timeout = state.idleTimeout
+          if timeout > 0 {
+            try channel.pipeline.syncOperations.addHandler(
+              IdleStateHandler(readTimeout: .seconds(Int64(timeout))))
+          }
+          try channel.pipeline.syncOperations.addHandler(
+            ConnectionHandler(
+              state: state, processor: processor, threadPool: threadPool, shard: shard))
+        }
+      }
+    let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+    listener.withLockedValue { $0 = channel }
+    let port = channel.localAddress?.port ?? configuration.port
+    group.next().scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) {
+      [state] _ in state.sampleOperations()
+    }
+    logger.info(
+      "ready to accept connections",
+      metadata: ["host": "\(configuration.host)", "port": "\(port)", "fsync": "\(configuration.fsync.rawValue)"])
+    return port
+  }
+
+  /// Graceful shutdown: stop accepting, let every connection finish the commands it has read
+  /// (their writes made durable), close them, then close the store.
+  public func stop() async {
+    guard stopped.withLockedValue({ s in defer { s = true }; return !s }) else { return }
+    logger.info("shutting down")
+    if let channel = listener.withLockedValue({ $0 }) { try? await channel.close() }
+    let open = channels.withLockedValue { Array($0.values) }
+    for channel in open { channel.pipeline.fireUserInboundEventTriggered(ConnectionHandler.Drain()) }
+    let deadline = DispatchTime.now().uptimeNanoseconds + 5_000_000_000
+    while !channels.withLockedValue({ $0.isEmpty }) && DispatchTime.now().uptimeNanoseconds < deadline {
+      try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    for channel in channels.withLockedValue({ Array($0.values) }) { try? await channel.close() }
+    state.store.close()
+    try? await threadPool.shutdownGracefully()
+    try? await group.shutdownGracefully()
+    logger.info("stopped")
+  }
+}

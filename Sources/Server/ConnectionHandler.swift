@@ -1,0 +1,229 @@
+import Commands
+import Dispatch
+import Keyspace
+import NIOCore
+import NIOPosix
+import RESP
+
+/// One client connection: frames its bytes into commands, runs them, and writes the replies in
+/// order. A write's reply waits until the store has made it durable, and holds back the replies
+/// after it; reads meanwhile still run, so a pipeline keeps both cores busy.
+final class ConnectionHandler: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
+  typealias OutboundOut = ByteBuffer
+
+  /// Asks a connection to finish what it has read and close (graceful shutdown).
+  struct Drain {}
+
+  private let state: ServerState
+  private let processor: CommandProcessor
+  private let threadPool: NIOThreadPool
+  private let shard: Int
+  private var parser: RESPRequestParser
+  private var session: Session?
+  /// Replies not yet written, in command order; nil bytes mean still waiting.
+  private var waiting = CircularBuffer<Slot>()
+  /// Sequence number of `waiting.first`.
+  private var firstWaiting = 0
+  private var output: ByteBuffer
+  private var closing = false
+  private var draining = false
+  private var readable = true
+
+  private struct Slot {
+    var reply: ByteBuffer?
+    var close = false
+  }
+
+  init(state: ServerState, processor: CommandProcessor, threadPool: NIOThreadPool, shard: Int) {
+    self.state = state
+    self.processor = processor
+    self.threadPool = threadPool
+    self.shard = shard
+    parser = RESPRequestParser(limits: state.configuration.limits)
+    output = ByteBufferAllocator().buffer(capacity: 4096)
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    let address = context.channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
+    guard let id = state.connect(address: address ?? "?") else {
+      var buffer = context.channel.allocator.buffer(capacity: 64)
+      buffer.writeString("-ERR max number of clients reached\r\n")
+      context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in context.close(promise: nil) }
+      closing = true
+      return
+    }
+    session = Session(id: id, authenticated: state.requirePassword == nil)
+    context.fireChannelActive()
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    if let session { state.disconnect(id: session.id) }
+    session = nil
+    context.fireChannelInactive()
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    guard !closing else { return }
+    parser.append(unwrapInboundIn(data))
+    process(context: context)
+  }
+
+  func channelReadComplete(context: ChannelHandlerContext) {
+    flush(context: context)
+  }
+
+  func channelWritabilityChanged(context: ChannelHandlerContext) {
+    if context.channel.isWritable && !readable {
+      readable = true
+      context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+      process(context: context)
+      flush(context: context)
+    }
+    context.fireChannelWritabilityChanged()
+  }
+
+  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    if event is IdleStateHandler.IdleStateEvent {
+      closing = true
+      context.close(promise: nil)
+    } else if event is Drain {
+      draining = true
+      context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+      closeWhenDone(context: context)
+    } else {
+      context.fireUserInboundEventTriggered(event)
+    }
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: Error) {
+    closing = true
+    context.close(promise: nil)
+  }
+
+  /// Runs every complete command received, until the client stops keeping up with replies.
+  private func process(context: ChannelHandlerContext) {
+    while !closing && !draining {
+      if !context.channel.isWritable {
+        // Stop reading until the client takes its replies: its bytes wait in the kernel.
+        readable = false
+        context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+        return
+      }
+      let arguments: [ByteBuffer]
+      do {
+        guard let next = try parser.next() else { return }
+        arguments = next
+      } catch {
+        state.statistics.recordProtocolError(shard: shard)
+        enqueue(.error(error.message), close: true, context: context)
+        closing = true
+        return
+      }
+      run(arguments, context: context)
+    }
+  }
+
+  private func run(_ arguments: [ByteBuffer], context: ChannelHandlerContext) {
+    guard var session else { return }
+    let started = DispatchTime.now().uptimeNanoseconds
+    let outcome = processor.execute(Arguments(arguments), session: &session)
+    self.session = session
+    let elapsed = DispatchTime.now().uptimeNanoseconds - started
+    var failed = false
+    if case .error = outcome.reply { failed = true }
+    state.statistics.record(
+      shard: shard, command: outcome.command, nanoseconds: elapsed, failed: failed)
+    state.commandRan(id: session.id, command: outcome.command)
+    if outcome.close { closing = true }
+
+    if let work = outcome.deferred {
+      let sequence = reserve()
+      let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+      threadPool.runIfActive(eventLoop: context.eventLoop, work).whenComplete { result in
+        let (handler, context) = loop.value
+        let reply = (try? result.get()) ?? .error("ERR server is shutting down")
+        handler.fill(sequence, reply, context: context)
+      }
+    } else if !outcome.changes.isEmpty {
+      let sequence = reserve()
+      let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+      let reply = outcome.reply
+      state.store.commit(outcome.changes) { result in
+        loop.eventLoop.execute {
+          let (handler, context) = loop.value
+          switch result {
+          case .success: handler.fill(sequence, reply, context: context)
+          case .failure(let error):
+            handler.fill(sequence, .error("ERR write not persisted: \(error)"), context: context)
+          }
+        }
+      }
+    } else {
+      enqueue(outcome.reply, close: outcome.close, context: context)
+    }
+  }
+
+  /// Queues a ready reply behind any that are still waiting.
+  private func enqueue(_ reply: RESPValue, close: Bool, context: ChannelHandlerContext) {
+    if waiting.isEmpty {
+      reply.write(to: &output, protocol: session?.protocolVersion ?? .resp2)
+      if close { closeAfterWrite(context: context) }
+      return
+    }
+    var bytes = context.channel.allocator.buffer(capacity: 64)
+    reply.write(to: &bytes, protocol: session?.protocolVersion ?? .resp2)
+    waiting.append(Slot(reply: bytes, close: close))
+  }
+
+  /// Holds a place for a reply that comes later; returns its sequence number.
+  private func reserve() -> Int {
+    waiting.append(Slot(reply: nil))
+    return firstWaiting + waiting.count - 1
+  }
+
+  /// A held reply has arrived: write it and every ready one after it.
+  private func fill(_ sequence: Int, _ reply: RESPValue, context: ChannelHandlerContext) {
+    let index = sequence - firstWaiting
+    guard index >= 0, index < waiting.count else { return }
+    var bytes = context.channel.allocator.buffer(capacity: 64)
+    reply.write(to: &bytes, protocol: session?.protocolVersion ?? .resp2)
+    waiting[waiting.index(waiting.startIndex, offsetBy: index)].reply = bytes
+    while var slot = waiting.first, slot.reply != nil {
+      waiting.removeFirst()
+      firstWaiting += 1
+      output.writeBuffer(&slot.reply!)
+      if slot.close {
+        closeAfterWrite(context: context)
+        return
+      }
+    }
+    flush(context: context)
+    if draining { closeWhenDone(context: context) }
+    if waiting.isEmpty && readable && !closing {
+      process(context: context)
+      flush(context: context)
+    }
+  }
+
+  private func flush(context: ChannelHandlerContext) {
+    guard output.readableBytes > 0, context.channel.isActive else { return }
+    let bytes = output
+    output = context.channel.allocator.buffer(capacity: 4096)
+    context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+  }
+
+  private func closeAfterWrite(context: ChannelHandlerContext) {
+    closing = true
+    let bytes = output
+    output = context.channel.allocator.buffer(capacity: 0)
+    context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in
+      context.close(promise: nil)
+    }
+  }
+
+  private func closeWhenDone(context: ChannelHandlerContext) {
+    guard waiting.isEmpty, !closing else { return }
+    closeAfterWrite(context: context)
+  }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Keyspace
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// INFO's text: Redis's sections and field names where Redis has them, so monitoring tools
+/// read it unchanged.
+struct InfoReport {
+  let state: ServerState
+
+  static let defaultSections = [
+    "server", "clients", "memory", "persistence", "stats", "keyspace",
+  ]
+  static let allSections = defaultSections + ["commandstats", "latencystats"]
+
+  func text(sections requested: [String]) -> String {
+    var names = requested.isEmpty || requested == ["default"] ? Self.defaultSections : requested
+    if names.contains("all") || names.contains("everything") { names = Self.allSections }
+    let wanted = Self.allSections.filter { names.contains($0) }
+    return wanted.map { name in
+      "# \(name.prefix(1).uppercased() + name.dropFirst())\r\n"
+        + fields(name).map { "\($0.0):\($0.1)\r\n" }.joined()
+    }.joined(separator: "\r\n")
+  }
+
+  private func fields(_ section: String) -> [(String, String)] {
+    switch section {
+    case "server": return server()
+    case "clients": return clients()
+    case "memory": return memory()
+    case "persistence": return persistence()
+    case "stats": return stats()
+    case "keyspace": return keyspace()
+    case "commandstats": return commandStats()
+    case "latencystats": return latencyStats()
+    default: return []
+    }
+  }
+
+  private func server() -> [(String, String)] {
+    let uptime = Int(Date().timeIntervalSince(state.startedAt))
+    return [
+      ("redis_version", "7.0.15"),
+      ("cardatlas_version", ServerInfo.version),
+      ("redis_mode", "standalone"),
+      ("os", ServerInfo.operatingSystem),
+      ("arch_bits", String(Int.bitWidth)),
+      ("process_id", String(getpid())),
+      ("tcp_port", String(state.configuration.port)),
+      ("uptime_in_seconds", String(uptime)),
+      ("uptime_in_days", String(uptime / 86400)),
+      ("io_threads_active", String(state.configuration.threads)),
+    ]
+  }
+
+  private func clients() -> [(String, String)] {
+    [
+      ("connected_clients", String(state.connectedClients)),
+      ("maxclients", String(state.maxClients)),
+      ("cluster_connections", "0"),
+      ("blocked_clients", "0"),
+    ]
+  }
+
+  private func memory() -> [(String, String)] {
+    // The C library does not say how much of its heap is in use; the resident size stands in.
+    let rss = ServerInfo.residentBytes()
+    let used = rss
+    return [
+      ("used_memory", String(used)),
+      ("used_memory_human", ServerInfo.human(used)),
+      ("used_memory_rss", String(rss)),
+      ("used_memory_rss_human", ServerInfo.human(rss)),
+      ("total_system_memory", String(ProcessInfo.processInfo.physicalMemory)),
+      ("mem_allocator", "libc"),
+    ]
+  }
+
+  private func persistence() -> [(String, String)] {
+    let s = state.store.statistics
+    let commit = s.lastCommitDuration.components
+    let commitMicroseconds = commit.seconds * 1_000_000 + commit.attoseconds / 1_000_000_000_000
+    return [
+      ("loading", "0"),
+      ("aof_enabled", "1"),
+      ("cardatlas_fsync", state.configuration.fsync.rawValue),
+      ("store_transactions", String(s.transactions)),
+      ("store_commands", String(s.commands)),
+      ("store_changes", String(s.changes)),
+      ("store_failed_transactions", String(s.failedTransactions)),
+      ("store_last_error", s.lastError ?? ""),
+      ("store_last_commit_usec", String(commitMicroseconds)),
+      ("store_last_transaction_commands", String(s.lastTransactionCommands)),
+      ("store_pending_commands", String(s.pendingCommands)),
+      ("store_database_bytes", String(s.databaseBytes)),
+      ("store_wal_bytes", String(s.walBytes)),
+      ("store_backup_in_progress", String(s.backupsInProgress)),
+      ("store_last_backup_time", s.lastBackupTime.map { String(Int($0.timeIntervalSince1970)) } ?? "0"),
+      ("store_last_backup_status", s.lastBackupTime == nil ? "none" : (s.lastBackupError ?? "ok")),
+    ]
+  }
+
+  private func stats() -> [(String, String)] {
+    let s = state.statistics.snapshot()
+    return [
+      ("total_connections_received", String(state.statistics.connectionsReceived.withLockedValue { $0 })),
+      ("total_commands_processed", String(s.processed)),
+      ("instantaneous_ops_per_sec", String(state.opsPerSecond)),
+      ("rejected_connections", String(state.statistics.rejectedConnections.withLockedValue { $0 })),
+      ("unknown_commands", String(s.rejected)),
+      ("total_error_replies", String(s.commands.values.reduce(0) { $0 + $1.failed })),
+      ("protocol_errors", String(s.protocolErrors)),
+    ]
+  }
+
+  private func keyspace() -> [(String, String)] {
+    state.keyspace.read { dbs in
+      (0..<Keyspace.databaseCount).compactMap { i -> (String, String)? in
+        let n = dbs[i].count
+        return n == 0 ? nil : ("db\(i)", "keys=\(n),expires=0,avg_ttl=0")
+      }
+    }
+  }
+
+  private func commandStats() -> [(String, String)] {
+    state.statistics.snapshot().commands.sorted { $0.key < $1.key }.map { name, c in
+      let usec = Double(c.nanoseconds) / 1000
+      let perCall = c.calls == 0 ? 0 : usec / Double(c.calls)
+      return (
+        "cmdstat_\(name)",
+        "calls=\(c.calls),usec=\(Int(usec)),usec_per_call=\(String(format: "%.2f", perCall)),"
+          + "rejected_calls=0,failed_calls=\(c.failed)"
+      )
+    }
+  }
+
+  /// Redis 7's latency percentiles per command, in microseconds.
+  private func latencyStats() -> [(String, String)] {
+    state.statistics.snapshot().commands.sorted { $0.key < $1.key }.map { name, c in
+      let p = [50.0, 99.0, 99.9].map { percentile in
+        String(format: "%.3f", Double(c.latency.valueAtPercentile(percentile)) / 1000)
+      }
+      return ("latency_percentiles_usec_\(name)", "p50=\(p[0]),p99=\(p[1]),p99.9=\(p[2])")
+    }
+  }
+}
+
+/// Facts about the running process for INFO.
+enum ServerInfo {
+  static let version = "0.1.0"
+
+  static var operatingSystem: String {
+    var name = utsname()
+    uname(&name)
+    func text<T>(_ field: T) -> String {
+      withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+    return "\(text(name.sysname)) \(text(name.release)) \(text(name.machine))"
+  }
+
+  /// Resident set size, from /proc.
+  static func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+      let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+    else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+  }
+
+  static func human(_ bytes: Int) -> String {
+    let units = ["B", "K", "M", "G", "T"]
+    var value = Double(bytes)
+    var unit = 0
+    while value >= 1024 && unit < units.count - 1 {
+      value /= 1024
+      unit += 1
+    }
+    return unit == 0 ? "\(bytes)B" : String(format: "%.2f", value) + units[unit]
+  }
+}

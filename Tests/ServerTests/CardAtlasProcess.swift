@@ -1,0 +1,66 @@
+import Foundation
+import RedisTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The built `cardatlas` executable run as a separate process, for what only a real process
+/// shows: SIGKILL, SIGTERM, a restart over the same files.
+final class CardAtlasProcess {
+  struct NotFound: Error, CustomStringConvertible {
+    var description: String { "the cardatlas executable was not built next to the tests" }
+  }
+
+  let port: UInt16
+  let directory: String
+  private let process = Process()
+
+  /// The executable SwiftPM built beside the test bundle.
+  static func executable() throws -> URL {
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+      let candidate = folder.appendingPathComponent("cardatlas")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      folder = folder.deletingLastPathComponent()
+    }
+    throw NotFound()
+  }
+
+  init(directory: String, port: UInt16? = nil, arguments: [String] = []) throws {
+    self.directory = directory
+    self.port = try port ?? RedisProcess.freeLoopbackPort()
+    process.executableURL = try Self.executable()
+    process.arguments =
+      ["serve", "--port", "\(self.port)", "--data", directory, "--log-level", "warning"] + arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    for _ in 0..<200 {
+      if let connection = try? RESPConnection(port: self.port),
+        (try? connection.command("PING"))?.text == "+PONG\r\n"
+      {
+        return
+      }
+      usleep(50_000)
+    }
+    kill(process.processIdentifier, SIGKILL)
+    throw RESPConnection.Failed(description: "cardatlas did not answer PING on port \(self.port)")
+  }
+
+  var isRunning: Bool { process.isRunning }
+  var exitStatus: Int32 { process.terminationStatus }
+
+  func signal(_ number: Int32) {
+    kill(process.processIdentifier, number)
+  }
+
+  func waitUntilExit() { process.waitUntilExit() }
+
+  deinit {
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+  }
+}

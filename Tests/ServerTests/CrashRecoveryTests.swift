@@ -1,0 +1,108 @@
+import Foundation
+import RESP
+import RedisTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Every acknowledged write survives SIGKILL, and no command is half there after a restart.
+@Suite("Durability across kill -9", .serialized)
+struct CrashRecoveryTests {
+  /// What one writer had acknowledged when the server died.
+  final class Writer: @unchecked Sendable {
+    let name: String
+    var acknowledged: [(member: String, lon: Double, lat: Double)] = []
+    var attempted = 0
+
+    init(name: String) { self.name = name }
+
+    /// GEOADDs of three members at a time (one command, all or nothing), until the server dies.
+    func run(port: UInt16, seed: UInt64) {
+      guard let connection = try? RESPConnection(port: port) else { return }
+      var state = seed
+      func next() -> Double {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return Double(state >> 11) / Double(1 << 53)
+      }
+      for i in 0... {
+        var args = ["GEOADD", "crash"]
+        var batch: [(String, Double, Double)] = []
+        for part in ["a", "b", "c"] {
+          let lon = -180 + 360 * next()
+          let lat = -85 + 170 * next()
+          let member = "\(name)-\(i)-\(part)"
+          batch.append((member, lon, lat))
+          args += [String(lon), String(lat), member]
+        }
+        attempted += 1
+        guard let reply = try? connection.command(args), reply.text == ":3\r\n" else { return }
+        acknowledged += batch
+      }
+    }
+  }
+
+  @Test("acknowledged GEOADDs are all there after kill -9 and restart; none half-written")
+  func killNine() async throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cardatlas-crash-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    var expected: [String: (Double, Double)] = [:]
+    for round in 0..<3 {
+      let server = try CardAtlasProcess(directory: directory)
+      // The previous rounds' acknowledged writes are all there, at their positions.
+      try Self.check(expected, port: server.port)
+      let writers = (0..<6).map { Writer(name: "r\(round)w\($0)") }
+      let port = server.port
+      let threads = writers.enumerated().map { i, writer in
+        Thread { writer.run(port: port, seed: UInt64(round * 100 + i)) }
+      }
+      threads.forEach { $0.start() }
+      try await Task.sleep(nanoseconds: 700_000_000)
+      server.signal(SIGKILL)
+      server.waitUntilExit()
+      while threads.contains(where: { !$0.isFinished }) {
+        try await Task.sleep(nanoseconds: 10_000_000)
+      }
+      let acknowledged = writers.reduce(0) { $0 + $1.acknowledged.count }
+      #expect(acknowledged > 0, "writers made progress before the kill")
+      for writer in writers {
+        for (member, lon, lat) in writer.acknowledged { expected[member] = (lon, lat) }
+      }
+    }
+    let server = try CardAtlasProcess(directory: directory)
+    try Self.check(expected, port: server.port)
+  }
+
+  /// Every expected member present, and members only in whole triples.
+  static func check(_ expected: [String: (Double, Double)], port: UInt16) throws {
+    let connection = try RESPConnection(port: port)
+    guard case .array(let all) = try connection.command("ZRANGE", "crash", "0", "-1").value else {
+      Issue.record("ZRANGE did not answer an array")
+      return
+    }
+    let present = Set(all.compactMap { value -> String? in
+      if case .bulkString(let b) = value { return String(buffer: b) }
+      return nil
+    })
+    let missing = expected.keys.filter { !present.contains($0) }
+    #expect(missing.isEmpty, "acknowledged but lost: \(missing.prefix(5))")
+    var triples: [String: Int] = [:]
+    for member in present { triples[String(member.dropLast(2)), default: 0] += 1 }
+    let partial = triples.filter { $0.value != 3 }
+    #expect(partial.isEmpty, "half-written commands: \(partial.prefix(5))")
+    // Positions survive too: spot-check a sample against what was acknowledged.
+    for (member, (lon, lat)) in expected.prefix(200) {
+      guard case .array(let pos) = try connection.command("GEOPOS", "crash", member).value,
+        case .array(let xy) = pos.first, xy.count == 2,
+        case .bulkString(let x) = xy[0], case .bulkString(let y) = xy[1],
+        let gx = Double(String(buffer: x)), let gy = Double(String(buffer: y))
+      else {
+        Issue.record("no position for \(member)")
+        continue
+      }
+      #expect(abs(gx - lon) < 1e-5 && abs(gy - lat) < 1e-5)
+    }
+  }
+}
