@@ -1,5 +1,6 @@
 import Keyspace
 import NIOCore
+import RESP
 
 #if canImport(Glibc)
   import Glibc
@@ -21,16 +22,24 @@ public struct Arguments: Sendable {
 
   /// Whether argument `i` is `word`, ignoring ASCII case (`strcasecmp`).
   public func `is`(_ i: Int, _ word: StaticString) -> Bool {
-    let view = values[i].readableBytesView
-    guard view.count == word.utf8CodeUnitCount else { return false }
-    return word.withUTF8Buffer { expected in
-      zip(view, expected).allSatisfy { a, b in lowercase(a) == lowercase(b) }
+    values[i].withUnsafeReadableBytes { bytes in
+      guard bytes.count == word.utf8CodeUnitCount else { return false }
+      let expected = word.utf8Start
+      for j in 0..<bytes.count where lowercase(bytes[j]) != lowercase(expected[j]) {
+        return false
+      }
+      return true
     }
   }
 
   /// The argument lower-cased, for looking up command and option names.
   public func lowercased(_ i: Int) -> String {
-    String(decoding: values[i].readableBytesView.map(lowercase), as: UTF8.self)
+    values[i].withUnsafeReadableBytes { bytes in
+      String(unsafeUninitializedCapacity: bytes.count) { out in
+        for j in 0..<bytes.count { out[j] = lowercase(bytes[j]) }
+        return bytes.count
+      }
+    }
   }
 
   /// `getDoubleFromObject`: strtod over the whole argument, no leading space, no NaN.
@@ -52,9 +61,7 @@ public struct Arguments: Sendable {
 
   /// `string2ll` over the whole argument.
   public func integer(_ i: Int) -> Int? {
-    let view = values[i].readableBytesView
-    guard view.count <= 20 else { return nil }
-    return parseRedisInteger(Array(view))
+    values[i].withUnsafeReadableBytes { parseRedisInteger($0) }
   }
 }
 
@@ -62,22 +69,3 @@ public struct Arguments: Sendable {
 func lowercase(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte + 32 : byte }
 
 private func isCSpace(_ byte: UInt8) -> Bool { byte == 32 || (9...13).contains(byte) }
-
-/// Redis's `string2ll`: an optional `-`, digits, no leading zeros, no overflow.
-func parseRedisInteger(_ text: [UInt8]) -> Int? {
-  guard let first = text.first else { return nil }
-  if text.count == 1 && first == UInt8(ascii: "0") { return 0 }
-  let negative = first == UInt8(ascii: "-")
-  let digits = negative ? text.dropFirst() : text[...]
-  guard let lead = digits.first, (49...57).contains(lead) else { return nil }
-  var value = 0
-  for byte in digits {
-    guard (48...57).contains(byte) else { return nil }
-    let d = Int(byte - 48)
-    let (shifted, o1) = value.multipliedReportingOverflow(by: 10)
-    let (next, o2) = negative ? shifted.subtractingReportingOverflow(d) : shifted.addingReportingOverflow(d)
-    guard !o1, !o2 else { return nil }
-    value = next
-  }
-  return value
-}

@@ -41,14 +41,16 @@ public struct RESPRequestParser: Sendable {
     if let failure { throw failure }
     do throws(RESPProtocolError) {
       while remainingArguments == 0 {
-        guard let first = buffer.readableBytesView.first else { return nil }
+        guard let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else {
+          return nil
+        }
         if first != UInt8(ascii: "*") {
           guard let words = try readInlineCommand() else { return nil }
           if !words.isEmpty { return words }
           continue
         }
         guard let line = try readHeaderLine(tooBig: .tooBigMultibulkCount) else { return nil }
-        guard let count = parseRedisInteger(line.readableBytesView.dropFirst()),
+        guard let count = Self.headerNumber(line),
           count <= limits.maxArrayLength
         else { throw RESPProtocolError.invalidMultibulkLength }
         // `*0` and `*-1` are empty commands, which Redis skips.
@@ -70,11 +72,11 @@ public struct RESPRequestParser: Sendable {
     while remainingArguments > 0 {
       if bulkLength == nil {
         guard let line = try readHeaderLine(tooBig: .tooBigBulkCount) else { return nil }
-        let marker = line.readableBytesView.first ?? UInt8(ascii: "\r")
+        let marker = line.getInteger(at: line.readerIndex, as: UInt8.self) ?? UInt8(ascii: "\r")
         guard marker == UInt8(ascii: "$") else {
           throw RESPProtocolError.expectedDollar(got: marker)
         }
-        guard let length = parseRedisInteger(line.readableBytesView.dropFirst()),
+        guard let length = Self.headerNumber(line),
           length >= 0, length <= limits.maxBulkLength
         else { throw RESPProtocolError.invalidBulkLength }
         bulkLength = length
@@ -104,6 +106,11 @@ public struct RESPRequestParser: Sendable {
     let line = buffer.readSlice(length: cr)!
     buffer.moveReaderIndex(forwardBy: 2)
     return line
+  }
+
+  /// The number after a header's `*` or `$`, read in place (a view would cost retains).
+  private static func headerNumber(_ line: ByteBuffer) -> Int? {
+    line.withUnsafeReadableBytes { parseRedisInteger($0.dropFirst()) }
   }
 
   /// One inline command's words (empty for a blank line), or nil until its `\n` arrives.

@@ -1,6 +1,6 @@
 /// Redis's `string2ll`: an optional `-` then decimal digits, with no `+`, no spaces and no leading
 /// zero (bare `0` aside). Nil for anything else, or when the value overflows.
-func parseRedisInteger(_ text: some Collection<UInt8>) -> Int? {
+public func parseRedisInteger(_ text: some Collection<UInt8>) -> Int? {
   var digits = text[...]
   guard let first = digits.first else { return nil }
   if first == UInt8(ascii: "0") { return digits.count == 1 ? 0 : nil }

@@ -21,6 +21,7 @@ final class ConnectionHandler: ChannelInboundHandler {
   private let shard: Int
   private var parser: RESPRequestParser
   private var session: Session?
+  private var client: ServerState.Client?
   /// Replies not yet written, in command order; nil bytes mean still waiting.
   private var waiting = CircularBuffer<Slot>()
   /// Sequence number of `waiting.first`.
@@ -46,14 +47,15 @@ final class ConnectionHandler: ChannelInboundHandler {
 
   func channelActive(context: ChannelHandlerContext) {
     let address = context.channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
-    guard let id = state.connect(address: address ?? "?") else {
+    guard let client = state.connect(address: address ?? "?") else {
       var buffer = context.channel.allocator.buffer(capacity: 64)
       buffer.writeString("-ERR max number of clients reached\r\n")
       context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in context.close(promise: nil) }
       closing = true
       return
     }
-    session = Session(id: id, authenticated: state.requirePassword == nil)
+    self.client = client
+    session = Session(id: client.id, authenticated: state.requirePassword == nil)
     context.fireChannelActive()
   }
 
@@ -129,12 +131,13 @@ final class ConnectionHandler: ChannelInboundHandler {
     let started = DispatchTime.now().uptimeNanoseconds
     let outcome = processor.execute(Arguments(arguments), session: &session)
     self.session = session
-    let elapsed = DispatchTime.now().uptimeNanoseconds - started
+    let finished = DispatchTime.now().uptimeNanoseconds
+    let elapsed = finished - started
     var failed = false
     if case .error = outcome.reply { failed = true }
     state.statistics.record(
       shard: shard, command: outcome.command, nanoseconds: elapsed, failed: failed)
-    state.commandRan(id: session.id, command: outcome.command)
+    client?.ran(outcome.command, at: finished)
     if outcome.close { closing = true }
 
     if let work = outcome.deferred {

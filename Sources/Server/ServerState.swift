@@ -7,14 +7,34 @@ import Store
 /// The server-wide state commands see: connected clients, live configuration, statistics, the
 /// store. It is the `ServerEnvironment` of the command layer.
 final class ServerState: ServerEnvironment, @unchecked Sendable {
-  struct Client: Sendable {
-    var id: Int
-    var address: String
-    var name: String?
-    var db = 0
-    var connectedAt: Date
-    var lastCommandAt: Date
-    var lastCommand = "NULL"
+  /// One connection as CLIENT LIST shows it. Its own event loop updates it after every command;
+  /// the lock is only ever contended by CLIENT LIST.
+  final class Client: Sendable {
+    struct Fields: Sendable {
+      var name: String?
+      var db = 0
+      var lastCommandAt: UInt64
+      var lastCommand = "NULL"
+    }
+
+    let id: Int
+    let address: String
+    let connectedAt: UInt64
+    let fields: NIOLockedValueBox<Fields>
+
+    init(id: Int, address: String, now: UInt64) {
+      self.id = id
+      self.address = address
+      connectedAt = now
+      fields = NIOLockedValueBox(Fields(lastCommandAt: now))
+    }
+
+    func ran(_ command: String?, at now: UInt64) {
+      fields.withLockedValue { f in
+        f.lastCommandAt = now
+        if let command { f.lastCommand = command }
+      }
+    }
   }
 
   struct Live: Sendable {
@@ -30,6 +50,8 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
   let startedAt = Date()
   private let live: NIOLockedValueBox<Live>
   private let clients = NIOLockedValueBox<[Int: Client]>([:])
+
+  static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
   private let nextClientID = NIOLockedValueBox(0)
 
   init(configuration: ServerConfiguration, keyspace: Keyspace, store: Store, shards: Int) {
@@ -71,57 +93,51 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
   // MARK: Clients
 
   /// Registers a connection; nil when `maxclients` are already connected.
-  func connect(address: String) -> Int? {
+  func connect(address: String) -> Client? {
     let limit = maxClients
     let id = nextClientID.withLockedValue { n -> Int in
       n += 1
       return n
     }
     statistics.connectionsReceived.withLockedValue { $0 += 1 }
+    let client = Client(id: id, address: address, now: Self.now())
     let admitted = clients.withLockedValue { all -> Bool in
       guard all.count < limit else { return false }
-      let now = Date()
-      all[id] = Client(id: id, address: address, connectedAt: now, lastCommandAt: now)
+      all[id] = client
       return true
     }
     if !admitted { statistics.rejectedConnections.withLockedValue { $0 += 1 } }
-    return admitted ? id : nil
+    return admitted ? client : nil
   }
 
   func disconnect(id: Int) {
     _ = clients.withLockedValue { $0.removeValue(forKey: id) }
   }
 
-  func commandRan(id: Int, command: String?) {
-    clients.withLockedValue { all in
-      all[id]?.lastCommandAt = Date()
-      if let command { all[id]?.lastCommand = command }
-    }
-  }
-
   func sessionChanged(_ session: Session) {
-    clients.withLockedValue { all in
-      all[session.id]?.name = session.name
-      all[session.id]?.db = session.db
+    let client = clients.withLockedValue { $0[session.id] }
+    client?.fields.withLockedValue { f in
+      f.name = session.name
+      f.db = session.db
     }
   }
 
   func clientList() -> String {
-    clients.withLockedValue { all in
-      all.values.sorted { $0.id < $1.id }.map(Self.line).joined()
-    }
+    let all = clients.withLockedValue { $0.values.sorted { $0.id < $1.id } }
+    return all.map(Self.line).joined()
   }
 
   func clientInfo(id: Int) -> String {
-    clients.withLockedValue { all in all[id].map(Self.line) ?? "" }
+    clients.withLockedValue { $0[id] }.map(Self.line) ?? ""
   }
 
   private static func line(_ c: Client) -> String {
-    let now = Date()
-    let age = Int(now.timeIntervalSince(c.connectedAt))
-    let idle = Int(now.timeIntervalSince(c.lastCommandAt))
-    return "id=\(c.id) addr=\(c.address) laddr= fd=-1 name=\(c.name ?? "") age=\(age) "
-      + "idle=\(idle) flags=N db=\(c.db) sub=0 psub=0 ssub=0 multi=-1 cmd=\(c.lastCommand)\n"
+    let f = c.fields.withLockedValue { $0 }
+    let now = Self.now()
+    let age = (now - c.connectedAt) / 1_000_000_000
+    let idle = (now - f.lastCommandAt) / 1_000_000_000
+    return "id=\(c.id) addr=\(c.address) laddr= fd=-1 name=\(f.name ?? "") age=\(age) "
+      + "idle=\(idle) flags=N db=\(f.db) sub=0 psub=0 ssub=0 multi=-1 cmd=\(f.lastCommand)\n"
   }
 
   // MARK: CONFIG

@@ -9,13 +9,18 @@ import Testing
 /// which qsort leaves in any order), replies must agree up to that freedom.
 @Suite("GEO commands against a real redis-server")
 struct GeoDifferentialTests {
-  @Test("random operations give Redis's replies", arguments: [UInt64(1), 2, 3])
+  @Test("random operations give Redis's replies (seed 3 in RESP3)", arguments: [UInt64(1), 2, 3])
   func randomOperations(seed: UInt64) async throws {
     let redis = try RedisProcess()
     let ours = try await TestServer()
     defer { redis.stop() }
     let expected = try RESPConnection(port: redis.port)
     let actual = try RESPConnection(port: ours.port)
+    // The last seed speaks RESP3 (HELLO's own reply names the server, so it is not compared).
+    if seed == 3 {
+      _ = try expected.command("HELLO", "3")
+      _ = try actual.command("HELLO", "3")
+    }
     var generator = GeoOperationGenerator(seed: seed)
     var compared = 0
     var mismatches = 0
