@@ -13,7 +13,7 @@ TEST_LOG ?= .build/test.log
 deps:
 	scripts/install-deps.sh
 
-## serve: run the server with demo data
+## serve: run the server on 127.0.0.1:7878 with demo data (store in ./var)
 serve: deps
 	$(SWIFT) run $(SWIFT_FLAGS) -c release cardatlas serve --demo
 
@@ -21,7 +21,7 @@ serve: deps
 test: deps bench-build
 	@mkdir -p "$(dir $(TEST_LOG))"
 	@set +e; \
-	$(SWIFT) test $(SWIFT_FLAGS) 2>&1 | tee "$(TEST_LOG)"; \
+	{ $(SWIFT) build $(SWIFT_FLAGS) --product cardatlas && $(SWIFT) test $(SWIFT_FLAGS); } 2>&1 | tee "$(TEST_LOG)"; \
 	status=$${PIPESTATUS[0]}; \
 	echo; \
 	echo "==== swift test summary (full log: $(TEST_LOG)) ===="; \

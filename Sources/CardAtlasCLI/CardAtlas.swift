@@ -5,10 +5,10 @@ struct CardAtlas: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "cardatlas",
     abstract: "CardAtlas: a geospatial backend for business cards, photo pins, people and venues.",
-    subcommands: [Bench.self])
+    subcommands: [Serve.self, Bench.self])
 }
 
 struct Bench: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Measure CardAtlas.", subcommands: [BenchIndex.self])
+    abstract: "Measure CardAtlas.", subcommands: [BenchIndex.self, BenchLoad.self])
 }

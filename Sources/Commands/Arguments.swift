@@ -44,18 +44,18 @@ public struct Arguments: Sendable {
 
   /// `getDoubleFromObject`: strtod over the whole argument, no leading space, no NaN.
   public func double(_ i: Int) -> Double? {
-    let view = values[i].readableBytesView
-    guard let first = view.first, !isCSpace(first), view.count < 5120 else { return nil }
-    var text = Array(view)
-    text.append(0)
-    return text.withUnsafeBufferPointer { buffer -> Double? in
-      let start = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
-      var end: UnsafeMutablePointer<CChar>? = nil
-      errno = 0
-      let value = strtod(start, &end)
-      guard let end, end - UnsafeMutablePointer(mutating: start) == view.count else { return nil }
-      if errno == ERANGE && (value.isInfinite || value == 0) { return nil }
-      return value.isNaN ? nil : value
+    values[i].withUnsafeReadableBytes { view -> Double? in
+      guard let first = view.first, !isCSpace(first), view.count < 5120 else { return nil }
+      return withUnsafeTemporaryAllocation(of: CChar.self, capacity: view.count + 1) { text in
+        for j in 0..<view.count { text[j] = CChar(bitPattern: view[j]) }
+        text[view.count] = 0
+        var end: UnsafeMutablePointer<CChar>? = nil
+        errno = 0
+        let value = strtod(text.baseAddress!, &end)
+        guard let end, end - text.baseAddress! == view.count else { return nil }
+        if errno == ERANGE && (value.isInfinite || value == 0) { return nil }
+        return value.isNaN ? nil : value
+      }
     }
   }
 

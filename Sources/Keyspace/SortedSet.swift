@@ -15,7 +15,13 @@ public final class SortedSet: @unchecked Sendable {
   private var scores: [Double] = []
   private var freeSlots: [ItemID] = []
   let index: GeoIndex
-  /// Searchers reuse their scratch buffers; each query borrows one.
+  /// Searchers reuse their scratch buffers. Each thread with a `ThreadSlot` keeps its own here
+  /// (only that thread reads or writes its slot); other threads borrow from the pool.
+  private let ownSearchers: UnsafeMutablePointer<GeoSearcher?> = {
+    let slots = UnsafeMutablePointer<GeoSearcher?>.allocate(capacity: ThreadSlot.count)
+    slots.initialize(repeating: nil, count: ThreadSlot.count)
+    return slots
+  }()
   private let searchers = Mutex(Searchers())
   /// Slots by (score, member), for rank ranges; rebuilt on demand after a write.
   private let ordered = Mutex<[ItemID]?>(nil)
@@ -152,7 +158,18 @@ public final class SortedSet: @unchecked Sendable {
   func member(slot: ItemID) -> Bytes { members[Int(slot)] }
   func score(slot: ItemID) -> Double { scores[Int(slot)] }
 
+  deinit {
+    ownSearchers.deinitialize(count: ThreadSlot.count)
+    ownSearchers.deallocate()
+  }
+
   func withSearcher<T>(_ body: (GeoSearcher) -> T) -> T {
+    if let slot = ThreadSlot.current {
+      if let searcher = ownSearchers[slot] { return body(searcher) }
+      let searcher = index.makeSearcher()
+      ownSearchers[slot] = searcher
+      return body(searcher)
+    }
     let searcher = searchers.withLock { $0.take() }.searcher ?? index.makeSearcher()
     defer { searchers.withLock { $0.free.append(searcher) } }
     return body(searcher)

@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import LoadGen
+
+struct BenchLoad: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "load",
+    abstract: "Load-test CardAtlas or any Redis over RESP, optionally against a second server.",
+    discussion: """
+      Loads --points realistic points (clustered around real cities, seeded) into --key on each \
+      server with pipelined GEOADDs, named p0, p1, … (the key is replaced; --points 0 skips \
+      loading). Then --clients connections send the workload. As with redis-benchmark -P, each \
+      connection writes --pipeline requests at once and waits for all their replies before \
+      writing the next ones; a request's latency runs from the write of its window to the \
+      arrival of its reply. Requests are encoded before timing starts. With --compare, the \
+      second server gets the same points and, after the target, the identical requests, and \
+      the ratios target ÷ compare are printed.
+
+      Workloads (query centres are drawn like the points, unless --center fixes one):
+        radius  GEOSEARCH key FROMLONLAT lon lat BYRADIUS <radius> km ASC COUNT 10
+        knn     GEOSEARCH key FROMLONLAT lon lat BYRADIUS <knn-radius> km
+                  ASC COUNT <k>
+                Redis has no unbounded nearest-neighbour search: this is a radius
+                search with a large radius, nearest first, cut at k (the true k
+                nearest whenever k points lie within the radius).
+        box     GEOSEARCH key FROMLONLAT lon lat BYBOX <width> <height> km
+                  ASC COUNT 10
+        add     GEOADD key lon lat p<N>: moves an existing member up to 100 m
+                (with --points 0: p0…p9999 of the seed's dataset)
+        mixed   90% radius requests and 10% add requests, shuffled (seeded)
+        ping    PING
+
+      Prints requests/s and latency percentiles per server (progress goes to stderr). Exits \
+      with status 1 when any reply was an error, after printing everything; with status 2 \
+      when a server cannot be reached or stops answering.
+      """)
+
+  @Option(
+    help: "The server to load, host:port: CardAtlas or any Redis. (default: 127.0.0.1:7878)",
+    transform: { try ServerAddress(parsing: $0) })
+  var target = ServerAddress(host: "127.0.0.1", port: 7878)
+
+  @Option(
+    help: "A second server, host:port, that gets the identical workload in the same run.",
+    transform: { try ServerAddress(parsing: $0) })
+  var compare: ServerAddress?
+
+  @Option(help: "Connections per server.") var clients = 50
+  @Option(help: "Requests in flight per connection (written together, like redis-benchmark -P).")
+  var pipeline = 16
+  @Option(help: "Requests per server (default 100000 unless --duration is given).")
+  var requests: Int?
+  @Option(help: "Seconds per server (with --requests too: whichever comes first).")
+  var duration: Double?
+
+  @Option(
+    help: "radius, knn, box, add, mixed or ping. (default: radius)",
+    transform: { text in
+      guard let workload = Workload(rawValue: text) else {
+        throw ValidationError("unknown workload '\(text)': radius, knn, box, add, mixed or ping")
+      }
+      return workload
+    })
+  var workload = Workload.radius
+
+  @Option(help: "Points to load before timing; 0 skips loading (default 1000000, 0 for ping).")
+  var points: Int?
+  @Option(help: "The GEO key loaded, searched and moved.") var key = "bench:points"
+  @Option(help: "Seed of the points, the query centres and the moves.") var seed: UInt64 = 1
+  @Option(
+    help: "One fixed query centre lon,lat, e.g. 139.6917,35.6895 (Tokyo).",
+    transform: { try LonLat(parsing: $0) })
+  var center: LonLat?
+  @Option(help: "radius and mixed: search radius in km.") var radius = 1.0
+  @Option(help: "knn: the k nearest.") var k = 10
+  @Option(help: "knn: the bounding radius in km.") var knnRadius = 50.0
+  @Option(help: "box: width in km.") var boxWidth = 2.0
+  @Option(help: "box: height in km.") var boxHeight = 2.0
+
+  @Flag(help: "Print one JSON object on the last line of stdout.") var json = false
+  @Option(help: "Write the JSON object to this file.") var jsonFile: String?
+  @Option(help: "Write the latency-by-percentile plot (SVG) to this file.") var svg: String?
+  @Option(help: "Give up when no reply arrives for this many seconds.") var timeout = 10.0
+  @Option(help: "Event loop threads of the generator (default: one per core).") var threads: Int?
+  @Flag(help: "No progress lines on stderr.") var quiet = false
+
+  var loadConfiguration: LoadConfiguration {
+    LoadConfiguration(
+      target: target, compare: compare, clients: clients, pipeline: pipeline,
+      requests: requests, duration: duration, points: points, seed: seed,
+      parameters: WorkloadParameters(
+        workload: workload, key: key, radiusKm: radius, k: k, knnRadiusKm: knnRadius,
+        boxWidthKm: boxWidth, boxHeightKm: boxHeight, center: center),
+      stallTimeout: timeout, progressInterval: quiet ? nil : 1, threads: threads)
+  }
+
+  func validate() throws {
+    do {
+      try loadConfiguration.validate()
+    } catch {
+      throw ValidationError(error.description)
+    }
+  }
+
+  func run() async throws {
+    let quiet = quiet
+    let log: @Sendable (String) -> Void = { line in
+      if !quiet { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    }
+    let report: LoadReport
+    do {
+      report = try await LoadBenchmark(configuration: loadConfiguration, log: log).run()
+    } catch let error as LoadGenError {
+      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      throw ExitCode(2)
+    }
+    print(report.table())
+    if let svg {
+      try Data(report.svg().utf8).write(to: URL(fileURLWithPath: svg))
+      FileHandle.standardError.write(Data("wrote \(svg)\n".utf8))
+    }
+    let json = report.json()
+    if let jsonFile {
+      try Data((json + "\n").utf8).write(to: URL(fileURLWithPath: jsonFile))
+    }
+    if self.json { print(json) }
+    if report.errors > 0 {
+      FileHandle.standardError.write(
+        Data("error: \(report.errors) replies were errors (see ERROR REPLIES above)\n".utf8))
+      throw ExitCode(1)
+    }
+  }
+}

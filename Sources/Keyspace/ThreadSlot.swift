@@ -1,0 +1,31 @@
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A small number for the calling thread, given on first use: the event-loop threads that run
+/// queries each get their own slot in per-set arrays, so they share no lock to find their
+/// scratch space. Threads past `count` get nil and use a shared pool instead.
+enum ThreadSlot {
+  static let count = 64
+  private static let next = Atomic<Int>(0)
+  private nonisolated(unsafe) static let key: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+  }()
+
+  /// This thread's slot, in 0..<count, or nil when all are taken.
+  static var current: Int? {
+    if let stored = pthread_getspecific(key) {
+      let slot = Int(bitPattern: stored) - 1
+      return slot < count ? slot : nil
+    }
+    let slot = next.wrappingAdd(1, ordering: .relaxed).oldValue
+    pthread_setspecific(key, UnsafeRawPointer(bitPattern: slot + 1))
+    return slot < count ? slot : nil
+  }
+}

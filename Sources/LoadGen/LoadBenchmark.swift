@@ -1,0 +1,250 @@
+import Datasets
+import Histogram
+import NIOCore
+import NIOPosix
+import RESP
+
+/// `cardatlas bench load`: loads the same points into each server, then runs the identical
+/// pre-encoded workload against each in turn (target first) and reports throughput and latency.
+public struct LoadBenchmark: Sendable {
+  public let configuration: LoadConfiguration
+  private let log: @Sendable (String) -> Void
+
+  /// - Parameter log: progress and setup lines (the CLI sends them to stderr).
+  public init(
+    configuration: LoadConfiguration, log: @escaping @Sendable (String) -> Void = { _ in }
+  ) {
+    self.configuration = configuration
+    self.log = log
+  }
+
+  public func run() async throws -> LoadReport {
+    let config = configuration
+    try config.validate()
+    let parameters = config.parameters
+    let workload = parameters.workload
+
+    // The data: points to load and to move, centres to search from.
+    var members: PointSet?
+    var centres: PointSet?
+    let needsMembers = config.points > 0 || workload == .add || workload == .mixed
+    let needsCentres =
+      parameters.center == nil && [.radius, .knn, .box, .mixed].contains(workload)
+    if needsMembers || needsCentres {
+      let generator = try DatasetGenerator()
+      if needsMembers {
+        log("generating \(grouped(config.memberCount)) realistic points (seed \(config.seed))")
+        members = PointSet.realistic(
+          count: config.memberCount, seed: config.seed, generator: generator)
+      }
+      if needsCentres {
+        centres = PointSet.queryCentres(
+          count: config.poolSize, seed: config.seed, generator: generator)
+      }
+    }
+    let pool = RequestPool.make(
+      parameters: parameters, pipeline: config.pipeline, seed: config.seed, members: members,
+      centres: centres, size: config.poolSize)
+
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads ?? System.coreCount)
+    do {
+      var loads: [PointLoad?] = Array(repeating: nil, count: config.servers.count)
+      if config.points > 0, let members {
+        for (index, server) in config.servers.enumerated() {
+          loads[index] = try await loadPoints(members, into: server, group: group)
+        }
+      }
+      var results: [TargetResult] = []
+      for (index, server) in config.servers.enumerated() {
+        let role: TargetResult.Role = index == 0 ? .target : .compare
+        log(
+          "\(workload.rawValue) → \(server) (\(role.rawValue)): \(config.clients) clients, pipeline \(config.pipeline)"
+        )
+        var result = try await measure(server, role: role, pool: pool, group: group)
+        result.load = loads[index]
+        results.append(result)
+      }
+      try await group.shutdownGracefully()
+      return LoadReport(configuration: config, targets: results)
+    } catch {
+      try? await group.shutdownGracefully()
+      throw error
+    }
+  }
+
+  // MARK: Loading
+
+  /// Replaces `key` on the server with the points, named p0, p1, … in order, by GEOADDs of
+  /// `loadBatch` points with a few in flight, then checks ZCARD.
+  func loadPoints(_ points: PointSet, into server: ServerAddress, group: any EventLoopGroup)
+    async throws -> PointLoad
+  {
+    let key = configuration.parameters.key
+    let batch = configuration.loadBatch
+    log("loading \(grouped(points.count)) points into \(key) on \(server)")
+    let client = try await RESPClient.connect(to: server, group: group)
+    do {
+      let started = monotonicNanoseconds()
+      let deleted = try await client.send("DEL", key)
+      if case .error(let text) = deleted {
+        throw LoadGenError.setupFailed(server: "\(server)", reason: "DEL \(key) failed: \(text)")
+      }
+      var inFlight: [EventLoopFuture<[RESPValue]>] = []
+      var next = 0
+      var lastLog = started
+      while next < points.count || !inFlight.isEmpty {
+        if next < points.count && inFlight.count < 4 {
+          var arguments = ["GEOADD", key]
+          let end = min(points.count, next + batch)
+          arguments.reserveCapacity(2 + 3 * (end - next))
+          for i in next..<end {
+            arguments.append(CommandEncoding.number(points.longitudes[i]))
+            arguments.append(CommandEncoding.number(points.latitudes[i]))
+            arguments.append("p\(i)")
+          }
+          next = end
+          inFlight.append(client.submit(CommandEncoding.encode([arguments]), count: 1))
+          continue
+        }
+        let replies = try await inFlight.removeFirst().get()
+        if case .error(let text) = replies[0] {
+          throw LoadGenError.setupFailed(server: "\(server)", reason: "GEOADD failed: \(text)")
+        }
+        let now = monotonicNanoseconds()
+        if let interval = configuration.progressInterval, Double(now - lastLog) >= interval * 1e9 {
+          lastLog = now
+          log("  \(grouped(next - inFlight.count * batch)) points")
+        }
+      }
+      let cardinality = try await client.send("ZCARD", key)
+      guard case .integer(let count) = cardinality, count == points.count else {
+        throw LoadGenError.setupFailed(
+          server: "\(server)",
+          reason: "ZCARD \(key) answered \(cardinality) after loading \(points.count) points")
+      }
+      let seconds = Double(monotonicNanoseconds() - started) / 1e9
+      log("  loaded in \(formatted(seconds, decimals: 2)) s")
+      await client.close()
+      return PointLoad(points: count, seconds: seconds)
+    } catch {
+      await client.close()
+      throw error
+    }
+  }
+
+  // MARK: Measuring
+
+  func measure(
+    _ server: ServerAddress, role: TargetResult.Role, pool: RequestPool,
+    group: any EventLoopGroup
+  ) async throws -> TargetResult {
+    let config = configuration
+    let state = RunState(requests: config.requestLimit)
+    let name = server.description
+    var promises: [EventLoopPromise<ConnectionResult>] = []
+    var connecting: [EventLoopFuture<any Channel>] = []
+    for index in 0..<config.clients {
+      let loop = group.next()
+      let promise = loop.makePromise(of: ConnectionResult.self)
+      promises.append(promise)
+      // Connections start spread over the pool, so they do not send the same requests together.
+      let first = pool.count > config.pipeline ? index * (pool.count / config.clients) : 0
+      let pipeline = config.pipeline
+      let bootstrap = ClientBootstrap(group: loop)
+        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        .connectTimeout(.seconds(10))
+        .channelInitializer { channel in
+          channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(
+              LoadConnectionHandler(
+                pool: pool, pipeline: pipeline, firstRequest: first, state: state, server: name,
+                promise: promise))
+          }
+        }
+      connecting.append(bootstrap.connect(host: server.host, port: server.port))
+    }
+    var channels: [any Channel] = []
+    var connectError: (any Error)?
+    for (index, future) in connecting.enumerated() {
+      do {
+        channels.append(try await future.get())
+      } catch {
+        connectError = connectError ?? error
+        promises[index].fail(error)
+      }
+    }
+    func closeAll() async {
+      for channel in channels { try? await channel.close() }
+    }
+    if let connectError {
+      await closeAll()
+      for promise in promises { _ = try? await promise.futureResult.get() }
+      throw LoadGenError.connectFailed(server: name, reason: "\(connectError)")
+    }
+
+    let start = monotonicNanoseconds()
+    let deadline = config.duration.map { start + UInt64($0 * 1e9) }
+    for channel in channels {
+      channel.pipeline.fireUserInboundEventTriggered(LoadStart(deadline: deadline))
+    }
+    var lastCount = 0
+    var lastChange = start
+    var lastPrint = start
+    var printedCount = 0
+    let stall = UInt64(config.stallTimeout * 1e9)
+    while state.stoppedConnections.load(ordering: .relaxed) < config.clients {
+      try? await Task.sleep(nanoseconds: 20_000_000)
+      let now = monotonicNanoseconds()
+      let done = state.completed.load(ordering: .relaxed)
+      if done != lastCount {
+        lastCount = done
+        lastChange = now
+      } else if now - lastChange > stall {
+        await closeAll()
+        for promise in promises { _ = try? await promise.futureResult.get() }
+        throw LoadGenError.stalled(server: name, seconds: config.stallTimeout, completed: done)
+      }
+      if let interval = config.progressInterval, Double(now - lastPrint) >= interval * 1e9 {
+        let rate = Double(done - printedCount) / (Double(now - lastPrint) / 1e9)
+        log(
+          "  \(formatted(Double(now - start) / 1e9, decimals: 1)) s: \(grouped(done)) requests, "
+            + "\(grouped(Int(rate.rounded()))) req/s")
+        lastPrint = now
+        printedCount = done
+      }
+    }
+    var outcomes: [ConnectionResult] = []
+    var failure: (any Error)?
+    for promise in promises {
+      do { outcomes.append(try await promise.futureResult.get()) } catch {
+        failure = failure ?? error
+      }
+    }
+    await closeAll()
+    if let failure { throw failure }
+
+    var histogram = Histogram<UInt64>(
+      lowestDiscernibleValue: 1, highestTrackableValue: LoadConnectionHandler.highestLatency,
+      numberOfSignificantValueDigits: .three)
+    var samples: [String: Int] = [:]
+    var replies = 0
+    var errors = 0
+    var finished = start
+    for outcome in outcomes {
+      histogram.add(outcome.histogram)
+      replies += outcome.replies
+      errors += outcome.errors
+      for (text, count) in outcome.errorSamples { samples[text, default: 0] += count }
+      finished = max(finished, outcome.finishedAt)
+    }
+    let seconds = Double(finished - start) / 1e9
+    let result = TargetResult(
+      role: role, server: server, requests: replies, errors: errors, errorSamples: samples,
+      seconds: seconds, latency: histogram)
+    log(
+      "  done: \(grouped(replies)) requests in \(formatted(seconds, decimals: 2)) s, "
+        + "\(grouped(Int(result.throughput.rounded()))) req/s"
+        + (errors > 0 ? ", \(grouped(errors)) ERROR REPLIES" : ""))
+    return result
+  }
+}

@@ -1,0 +1,385 @@
+import NIOCore
+
+/// A reply stream that cannot be framed: a server sent something that is not RESP. After one, the
+/// connection must be closed; the parser refuses further input.
+public struct RESPReplyError: Error, Equatable, Sendable, CustomStringConvertible {
+  public let message: String
+
+  public init(_ message: String) {
+    self.message = message
+  }
+
+  public var description: String { "malformed reply: \(message)" }
+}
+
+/// What `RESPReplyParser.skip()` tells about a reply it stepped over without building it.
+public enum RESPReplySummary: Sendable, Equatable {
+  /// Any reply but an error.
+  case value
+  /// An error reply (`-` or RESP3's blob error `!`), with its text.
+  case error(String)
+}
+
+/// Splits a server's byte stream into replies: the client side of `RESPValue.write(to:protocol:)`.
+/// Reads every RESP2 and RESP3 type, including RESP3's blob errors, attributes (skipped: the value
+/// after them is returned), and streamed strings and aggregates, which Redis never sends. Feed
+/// bytes with `append(_:)` as they arrive, then call `next()` (or `skip()`) until it returns nil; a
+/// reply may be split at any byte.
+///
+/// RESP2's `$-1` reads as `.null` and `*-1` as `.nullArray`; RESP3's `_` reads as `.null`.
+public struct RESPReplyParser: Sendable {
+  /// Largest bulk string, blob error or verbatim string accepted.
+  public var maxBulkLength: Int
+  /// Most elements (or pairs, in a map) one aggregate may declare.
+  public var maxAggregateLength: Int
+  /// Deepest nesting of aggregates accepted.
+  public var maxDepth: Int
+
+  private var buffer = ByteBuffer()
+  private var failure: RESPReplyError?
+  /// Bytes buffered when the last attempt found an incomplete reply: no new attempt is made
+  /// before more arrive, so a large reply trickling in is not rescanned for every call.
+  private var incompleteAt = -1
+
+  public init(
+    maxBulkLength: Int = 512 * 1024 * 1024, maxAggregateLength: Int = 1 << 31 - 1,
+    maxDepth: Int = 512
+  ) {
+    self.maxBulkLength = maxBulkLength
+    self.maxAggregateLength = maxAggregateLength
+    self.maxDepth = maxDepth
+  }
+
+  /// Bytes received but not yet returned as part of a reply.
+  public var bufferedByteCount: Int { buffer.readableBytes }
+
+  public mutating func append(_ bytes: ByteBuffer) {
+    guard failure == nil else { return }
+    if buffer.readableBytes == 0 {
+      buffer = bytes
+      return
+    }
+    if buffer.readerIndex >= buffer.readableBytes { buffer.discardReadBytes() }
+    var bytes = bytes
+    buffer.writeBuffer(&bytes)
+  }
+
+  /// The next complete reply, or nil until more bytes arrive. After it throws, it throws the same
+  /// error on every later call.
+  public mutating func next() throws(RESPReplyError) -> RESPValue? {
+    try step(build: true)
+  }
+
+  /// Steps over the next complete reply without building it (only an error's text is read), or
+  /// returns nil until more bytes arrive: what a load generator needs, for a fraction of `next()`'s
+  /// cost. After it throws, it throws the same error on every later call.
+  public mutating func skip() throws(RESPReplyError) -> RESPReplySummary? {
+    guard let first = buffer.readableBytesView.first else { return nil }
+    // Error text is wanted, and an attribute may precede an error.
+    if first == UInt8(ascii: "-") || first == UInt8(ascii: "!") || first == UInt8(ascii: "|") {
+      switch try step(build: true) {
+      case nil: return nil
+      case .error(let text): return .error(text)
+      default: return .value
+      }
+    }
+    return try step(build: false) == nil ? nil : .value
+  }
+
+  private mutating func step(build: Bool) throws(RESPReplyError) -> RESPValue? {
+    if let failure { throw failure }
+    guard buffer.readableBytes > 0, buffer.readableBytes != incompleteAt else { return nil }
+    let limits = Limits(
+      maxBulkLength: maxBulkLength, maxAggregateLength: maxAggregateLength, maxDepth: maxDepth)
+    let outcome: Result<(RESPValue, Int)?, RESPReplyError> = buffer.withUnsafeReadableBytes {
+      raw in
+      var scanner = ReplyScanner(bytes: raw, limits: limits, build: build)
+      do throws(RESPReplyError) {
+        guard let value = try scanner.value(depth: 0) else { return .success(nil) }
+        return .success((value, scanner.index))
+      } catch {
+        return .failure(error)
+      }
+    }
+    switch outcome {
+    case .success(let parsed?):
+      buffer.moveReaderIndex(forwardBy: parsed.1)
+      incompleteAt = -1
+      return parsed.0
+    case .success(nil):
+      incompleteAt = buffer.readableBytes
+      return nil
+    case .failure(let error):
+      failure = error
+      buffer = ByteBuffer()
+      throw error
+    }
+  }
+}
+
+private struct Limits {
+  var maxBulkLength: Int
+  var maxAggregateLength: Int
+  var maxDepth: Int
+}
+
+private let cr = UInt8(ascii: "\r")
+private let lf = UInt8(ascii: "\n")
+
+/// One attempt at reading a reply from the start of `bytes`. Every method returns nil when the
+/// bytes end before the reply does; `index` is then meaningless.
+private struct ReplyScanner {
+  let bytes: UnsafeRawBufferPointer
+  let limits: Limits
+  /// When false, aggregates and strings are stepped over and `.null` stands for every value.
+  let build: Bool
+  var index = 0
+
+  init(bytes: UnsafeRawBufferPointer, limits: Limits, build: Bool) {
+    self.bytes = bytes
+    self.limits = limits
+    self.build = build
+  }
+
+  mutating func value(depth: Int) throws(RESPReplyError) -> RESPValue? {
+    guard depth <= limits.maxDepth else {
+      throw RESPReplyError("aggregates nested deeper than \(limits.maxDepth)")
+    }
+    guard index < bytes.count else { return nil }
+    let type = bytes[index]
+    index += 1
+    switch type {
+    case UInt8(ascii: "+"):
+      guard let line = try line() else { return nil }
+      return build ? .simpleString(text(line)) : .null
+    case UInt8(ascii: "-"):
+      guard let line = try line() else { return nil }
+      return build ? .error(text(line)) : .null
+    case UInt8(ascii: ":"):
+      guard let line = try line() else { return nil }
+      guard let value = parseRedisInteger(slice(line)) else {
+        throw RESPReplyError("invalid integer '\(text(line))'")
+      }
+      return .integer(value)
+    case UInt8(ascii: "$"):
+      guard let line = try line() else { return nil }
+      if slice(line).elementsEqual([UInt8(ascii: "?")]) { return try streamedString() }
+      let length = try declaredLength(line, allowingNull: true)
+      if length < 0 { return .null }
+      guard let payload = try payload(length) else { return nil }
+      return build ? .bulkString(ByteBuffer(bytes: slice(payload))) : .null
+    case UInt8(ascii: "!"):
+      guard let line = try line() else { return nil }
+      guard let payload = try payload(try declaredLength(line, allowingNull: false)) else {
+        return nil
+      }
+      return build ? .error(text(payload)) : .null
+    case UInt8(ascii: "="):
+      guard let line = try line() else { return nil }
+      let length = try declaredLength(line, allowingNull: false)
+      guard let payload = try payload(length) else { return nil }
+      guard length >= 4, bytes[payload.lowerBound + 3] == UInt8(ascii: ":") else {
+        throw RESPReplyError("verbatim string without a three-character format")
+      }
+      guard build else { return .null }
+      return .verbatimString(
+        format: text(payload.lowerBound..<payload.lowerBound + 3),
+        text: text(payload.lowerBound + 4..<payload.upperBound))
+    case UInt8(ascii: "_"):
+      guard let line = try line() else { return nil }
+      guard line.isEmpty else { throw RESPReplyError("null with a payload") }
+      return .null
+    case UInt8(ascii: "#"):
+      guard let line = try line() else { return nil }
+      switch Array(slice(line)) {
+      case [UInt8(ascii: "t")]: return .boolean(true)
+      case [UInt8(ascii: "f")]: return .boolean(false)
+      default: throw RESPReplyError("invalid boolean '\(text(line))'")
+      }
+    case UInt8(ascii: ","):
+      guard let line = try line() else { return nil }
+      guard let value = parseDouble(text(line)) else {
+        throw RESPReplyError("invalid double '\(text(line))'")
+      }
+      return .double(value)
+    case UInt8(ascii: "("):
+      guard let line = try line() else { return nil }
+      let digits = slice(line)
+      let body = digits.first == UInt8(ascii: "-") ? digits.dropFirst() : digits[...]
+      guard !body.isEmpty, body.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+      else { throw RESPReplyError("invalid big number '\(text(line))'") }
+      return build ? .bigNumber(text(line)) : .null
+    case UInt8(ascii: "*"), UInt8(ascii: "~"), UInt8(ascii: ">"):
+      guard let line = try line() else { return nil }
+      let items: [RESPValue]?
+      if slice(line).elementsEqual([UInt8(ascii: "?")]) {
+        guard let streamed = try streamedElements(depth: depth, pairs: false) else { return nil }
+        items = streamed
+      } else {
+        let count = try declaredCount(line, allowingNull: type == UInt8(ascii: "*"))
+        if count < 0 { return .nullArray }
+        guard let read = try elements(count, depth: depth) else { return nil }
+        items = read
+      }
+      guard build, let items else { return .null }
+      switch type {
+      case UInt8(ascii: "~"): return .set(items)
+      case UInt8(ascii: ">"): return .push(items)
+      default: return .array(items)
+      }
+    case UInt8(ascii: "%"), UInt8(ascii: "|"):
+      guard let line = try line() else { return nil }
+      let flat: [RESPValue]?
+      if slice(line).elementsEqual([UInt8(ascii: "?")]) {
+        guard let streamed = try streamedElements(depth: depth, pairs: true) else { return nil }
+        flat = streamed
+      } else {
+        let count = try declaredCount(line, allowingNull: false)
+        guard count <= limits.maxAggregateLength / 2 else {
+          throw RESPReplyError("aggregate of \(count) pairs is too long")
+        }
+        guard let read = try elements(count * 2, depth: depth) else { return nil }
+        flat = read
+      }
+      // An attribute describes the reply that follows it, which is what is returned.
+      if type == UInt8(ascii: "|") { return try value(depth: depth) }
+      guard build, let flat else { return .null }
+      return .map(
+        stride(from: 0, to: flat.count, by: 2).map { (key: flat[$0], value: flat[$0 + 1]) })
+    default:
+      throw RESPReplyError("unknown type byte \(describe(type))")
+    }
+  }
+
+  /// The `count` elements of an aggregate (nil when not building).
+  private mutating func elements(_ count: Int, depth: Int) throws(RESPReplyError)
+    -> [RESPValue]??
+  {
+    var elements: [RESPValue] = []
+    if build { elements.reserveCapacity(min(count, 1024)) }
+    for _ in 0..<count {
+      guard let element = try value(depth: depth + 1) else { return nil }
+      if build { elements.append(element) }
+    }
+    return .some(build ? elements : nil)
+  }
+
+  /// RESP3's streamed aggregate body: values until `.\r\n`; for a map, an even number of them.
+  private mutating func streamedElements(depth: Int, pairs: Bool) throws(RESPReplyError)
+    -> [RESPValue]??
+  {
+    var elements: [RESPValue] = []
+    var count = 0
+    while true {
+      guard index < bytes.count else { return nil }
+      if bytes[index] == UInt8(ascii: ".") {
+        index += 1
+        guard let line = try line() else { return nil }
+        guard line.isEmpty else { throw RESPReplyError("streamed aggregate end with a payload") }
+        guard !pairs || count % 2 == 0 else { throw RESPReplyError("streamed map of odd length") }
+        return .some(build ? elements : nil)
+      }
+      guard let element = try value(depth: depth + 1) else { return nil }
+      count += 1
+      guard count <= limits.maxAggregateLength else {
+        throw RESPReplyError("streamed aggregate is too long")
+      }
+      if build { elements.append(element) }
+    }
+  }
+
+  /// RESP3's streamed string body: `;<length>\r\n<bytes>\r\n` chunks until `;0\r\n`.
+  private mutating func streamedString() throws(RESPReplyError) -> RESPValue? {
+    var joined: [UInt8] = []
+    while true {
+      guard index < bytes.count else { return nil }
+      guard bytes[index] == UInt8(ascii: ";") else {
+        throw RESPReplyError("expected a streamed string chunk, got \(describe(bytes[index]))")
+      }
+      index += 1
+      guard let line = try line() else { return nil }
+      let length = try declaredLength(line, allowingNull: false)
+      if length == 0 { return build ? .bulkString(ByteBuffer(bytes: joined)) : .null }
+      guard let payload = try payload(length) else { return nil }
+      if build { joined += slice(payload) }
+      guard joined.count <= limits.maxBulkLength else {
+        throw RESPReplyError("streamed string is too long")
+      }
+    }
+  }
+
+  /// The rest of a line up to its CRLF, which is consumed; nil until the CRLF is there.
+  private mutating func line() throws(RESPReplyError) -> Range<Int>? {
+    let start = index
+    var i = start
+    let end = bytes.count
+    while i < end, bytes[i] != cr { i += 1 }
+    guard i + 1 < end else {
+      if end - start > 64 * 1024 { throw RESPReplyError("line longer than 64 KiB") }
+      return nil
+    }
+    guard bytes[i + 1] == lf else { throw RESPReplyError("CR not followed by LF") }
+    index = i + 2
+    return start..<i
+  }
+
+  /// `length` bytes then CRLF, consumed; nil until all are there.
+  private mutating func payload(_ length: Int) throws(RESPReplyError) -> Range<Int>? {
+    guard bytes.count - index >= length + 2 else { return nil }
+    let range = index..<index + length
+    guard bytes[range.upperBound] == cr, bytes[range.upperBound + 1] == lf else {
+      throw RESPReplyError("string payload not followed by CRLF")
+    }
+    index += length + 2
+    return range
+  }
+
+  private func declaredLength(_ line: Range<Int>, allowingNull: Bool) throws(RESPReplyError)
+    -> Int
+  {
+    guard let length = parseRedisInteger(slice(line)),
+      length >= 0 || (allowingNull && length == -1)
+    else { throw RESPReplyError("invalid length '\(text(line))'") }
+    guard length <= limits.maxBulkLength else {
+      throw RESPReplyError("string of \(length) bytes is too long")
+    }
+    return length
+  }
+
+  private func declaredCount(_ line: Range<Int>, allowingNull: Bool) throws(RESPReplyError) -> Int {
+    guard let count = parseRedisInteger(slice(line)), count >= 0 || (allowingNull && count == -1)
+    else { throw RESPReplyError("invalid aggregate length '\(text(line))'") }
+    guard count <= limits.maxAggregateLength else {
+      throw RESPReplyError("aggregate of \(count) elements is too long")
+    }
+    return count
+  }
+
+  private func slice(_ range: Range<Int>) -> Slice<UnsafeRawBufferPointer> { bytes[range] }
+
+  private func text(_ range: Range<Int>) -> String {
+    String(decoding: bytes[range], as: UTF8.self)
+  }
+
+  private func describe(_ byte: UInt8) -> String {
+    byte >= 0x20 && byte < 0x7F
+      ? "'\(Character(Unicode.Scalar(byte)))'" : "0x" + String(byte, radix: 16)
+  }
+}
+
+/// A RESP3 double: what `%.17g` prints, and `inf`, `-inf`, `nan` (also `-nan`, as glibc prints).
+private func parseDouble(_ text: String) -> Double? {
+  switch text {
+  case "inf", "+inf": return .infinity
+  case "-inf": return -.infinity
+  case "nan", "-nan": return .nan
+  default:
+    // Swift also reads `infinity` and hexadecimal floats, which are not RESP.
+    guard let first = text.utf8.first,
+      first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
+        || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")),
+      !text.contains(where: { $0 == "x" || $0 == "X" || $0 == "n" || $0 == "N" })
+    else { return nil }
+    return Double(text)
+  }
+}
