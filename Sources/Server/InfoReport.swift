@@ -10,14 +10,18 @@ import Keyspace
 struct InfoReport {
   let state: ServerState
 
-  static let defaultSections = [
-    "server", "clients", "memory", "persistence", "stats", "keyspace",
+  /// Unlike Redis, plain INFO includes the per-command counts and latency percentiles: they
+  /// are what an operator looks for first.
+  static let allSections = [
+    "server", "clients", "memory", "persistence", "stats", "commandstats", "latencystats",
+    "keyspace",
   ]
-  static let allSections = defaultSections + ["commandstats", "latencystats"]
 
   func text(sections requested: [String]) -> String {
-    var names = requested.isEmpty || requested == ["default"] ? Self.defaultSections : requested
-    if names.contains("all") || names.contains("everything") { names = Self.allSections }
+    var names = requested
+    if names.isEmpty || names.contains { ["all", "everything", "default"].contains($0) } {
+      names = Self.allSections
+    }
     let wanted = Self.allSections.filter { names.contains($0) }
     return wanted.map { name in
       "# \(name.prefix(1).uppercased() + name.dropFirst())\r\n"
