@@ -20,7 +20,10 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Directory of the store.") var data = "./var"
   @Option(help: "Password for AUTH; without it every other command answers NOAUTH.")
   var requirepass: String?
-  @Option(help: "always: fsync every group commit; batch: survive a crash of the process, not of the machine.")
+  @Option(
+    help:
+      "always: fsync every group commit; batch: survive a crash of the process, not of the machine."
+  )
   var fsync: String = "always"
   @Flag(help: "Load the demo dataset (world cities as the GEO key 'cities') into an empty store.")
   var demo = false
@@ -40,7 +43,8 @@ struct Serve: AsyncParsableCommand {
       throw ValidationError("--fsync must be 'always' or 'batch'")
     }
     guard let level = Logger.Level(rawValue: logLevel) else {
-      throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+      throw ValidationError(
+        "--log-level must be one of trace, debug, info, notice, warning, error, critical")
     }
     var config = ServerConfiguration()
     config.host = host
@@ -50,7 +54,8 @@ struct Serve: AsyncParsableCommand {
     config.fsync = policy
     config.demo = demo
     config.limits = RESPLimits(
-      maxInlineLength: maxInlineLength, maxBulkLength: maxBulkLength, maxArrayLength: maxArrayLength)
+      maxInlineLength: maxInlineLength, maxBulkLength: maxBulkLength, maxArrayLength: maxArrayLength
+    )
     config.maxClients = maxClients
     config.idleTimeout = timeout
     config.threads = threads

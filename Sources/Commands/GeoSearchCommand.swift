@@ -107,12 +107,14 @@ extension GeoCommands {
       let what =
         flags.contains(.geosearchStore) ? "GEOSEARCHSTORE" : "STORE option in GEORADIUS"
       return .failure(
-        RedisReplyError("ERR \(what) is not compatible with WITHDIST, WITHHASH and WITHCOORD options"))
+        RedisReplyError(
+          "ERR \(what) is not compatible with WITHDIST, WITHHASH and WITHCOORD options"))
     }
     if flags.contains(.geosearch) {
       if request.center == nil && request.fromMember == nil {
         return .failure(
-          RedisReplyError("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for \(name)"))
+          RedisReplyError(
+            "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for \(name)"))
       }
       if request.shape == nil {
         return .failure(
@@ -231,7 +233,8 @@ extension GeoCommands {
   private static func reply(_ request: Request, _ set: SortedSet?, resp3: Bool) -> RESPValue {
     guard let set else { return .array([]) }
     let found = matches(request, set)
-    let fields = 1 + (request.withDist ? 1 : 0) + (request.withHash ? 1 : 0) + (request.withCoord ? 1 : 0)
+    let fields =
+      1 + (request.withDist ? 1 : 0) + (request.withHash ? 1 : 0) + (request.withCoord ? 1 : 0)
     var out = ByteBuffer()
     out.reserveCapacity(16 + found.count * (24 + fields * 24))
     out.writeArrayHeader(found.count)
@@ -242,11 +245,15 @@ extension GeoCommands {
       if request.withDist {
         out.writeBulk(Array(fixedPoint4(match.distance / request.conversion).utf8))
       }
-      if request.withHash { RESPValue.integer(Int(match.score)).write(to: &out, protocol: protocolVersion) }
+      if request.withHash {
+        RESPValue.integer(Int(match.score)).write(to: &out, protocol: protocolVersion)
+      }
       if request.withCoord {
         out.writeArrayHeader(2)
-        RESPValue.formattedDouble(humanDouble(match.longitude)).write(to: &out, protocol: protocolVersion)
-        RESPValue.formattedDouble(humanDouble(match.latitude)).write(to: &out, protocol: protocolVersion)
+        RESPValue.formattedDouble(humanDouble(match.longitude)).write(
+          to: &out, protocol: protocolVersion)
+        RESPValue.formattedDouble(humanDouble(match.latitude)).write(
+          to: &out, protocol: protocolVersion)
       }
     }
     return .encoded(out)

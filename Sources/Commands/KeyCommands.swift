@@ -23,7 +23,8 @@ enum KeyCommands {
     let db = call.db
     return .integer(
       call.write { writer in
-        (1..<args.count).reduce(0) { n, i in n + (writer.delete(db: db, key: args.bytes(i)) ? 1 : 0) }
+        (1..<args.count).reduce(0) { n, i in n + (writer.delete(db: db, key: args.bytes(i)) ? 1 : 0)
+        }
       })
   }
 

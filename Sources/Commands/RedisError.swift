@@ -31,7 +31,8 @@ public enum RedisError {
 
   public static func unknownSubcommand(_ arguments: Arguments) -> String {
     let sub = String(decoding: arguments.values[1].readableBytesView.prefix(128), as: UTF8.self)
-    return sanitize("ERR unknown subcommand '\(sub)'. Try \(arguments.string(0).uppercased()) HELP.")
+    return sanitize(
+      "ERR unknown subcommand '\(sub)'. Try \(arguments.string(0).uppercased()) HELP.")
   }
 
   /// Error replies are one line: Redis turns CR and LF into spaces.

@@ -22,7 +22,9 @@ enum ServerCommands {
         },
         CommandSpec("command|info", arity: -2) { call in
           let names = (2..<call.arguments.count).map { call.arguments.lowercased($0) }
-          return .array(names.map { name in CommandTable.all.first { $0.name == name }.map(info) ?? .nullArray })
+          return .array(
+            names.map { name in CommandTable.all.first { $0.name == name }.map(info) ?? .nullArray }
+          )
         },
         CommandSpec("command|docs", arity: -2) { _ in .map([]) },
       ]
@@ -54,7 +56,8 @@ enum ServerCommands {
           for i in 2..<call.arguments.count {
             for (name, value) in call.environment.configGet(call.arguments.string(i))
             where seen.insert(name).inserted {
-              pairs.append((.bulkString(ByteBuffer(string: name)), .bulkString(ByteBuffer(string: value))))
+              pairs.append(
+                (.bulkString(ByteBuffer(string: name)), .bulkString(ByteBuffer(string: value))))
             }
           }
           return .map(pairs)

@@ -79,15 +79,18 @@ public enum RedisGeoArea {
     let radius: Double
     switch search.shape {
     case .circle(let r): radius = r * search.conversion
-    case .box(let w, let h): radius = sqrt((w / 2) * (w / 2) + (h / 2) * (h / 2)) * search.conversion
+    case .box(let w, let h):
+      radius = sqrt((w / 2) * (w / 2) + (h / 2) * (h / 2)) * search.conversion
     }
     var step = estimateSteps(radius: radius, latitude: search.latitude)
     var hash = encode(longitude: search.longitude, latitude: search.latitude, step: step)
     var around = neighbours(of: hash)
     var area = decode(hash)
     // Redis widens by one step when a side neighbour does not reach the bounds.
-    let north = decode(around[1]), south = decode(around[2])
-    let east = decode(around[3]), west = decode(around[4])
+    let north = decode(around[1])
+    let south = decode(around[2])
+    let east = decode(around[3])
+    let west = decode(around[4])
     let short =
       north.maxLatitude < bounds.maxLatitude || south.minLatitude > bounds.minLatitude
       || east.maxLongitude < bounds.maxLongitude || west.minLongitude > bounds.minLongitude

@@ -1,6 +1,7 @@
 /// Redis's glob matching (`stringmatchlen`), for KEYS, SCAN MATCH and CONFIG GET: `*`, `?`,
 /// `[abc]`, `[^a-z]`, and `\` to escape.
-public func globMatches(_ pattern: some Collection<UInt8>, _ string: some Collection<UInt8>,
+public func globMatches(
+  _ pattern: some Collection<UInt8>, _ string: some Collection<UInt8>,
   ignoringCase: Bool = false
 ) -> Bool {
   var skipLonger = false

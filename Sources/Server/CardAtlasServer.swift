@@ -55,7 +55,9 @@ public final class CardAtlasServer: Sendable {
   @discardableResult
   public func start() async throws -> Int {
     let shards = NIOLockedValueBox<[ObjectIdentifier: Int]>([:])
-    for (i, loop) in group.makeIterator().enumerated() { shards.withLockedValue { $0[ObjectIdentifier(loop)] = i } }
+    for (i, loop) in group.makeIterator().enumerated() {
+      shards.withLockedValue { $0[ObjectIdentifier(loop)] = i }
+    }
     let bootstrap = ServerBootstrap(group: group)
       .serverChannelOption(ChannelOptions.backlog, value: 1024)
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -65,7 +67,9 @@ public final class CardAtlasServer: Sendable {
         let shard = shards.withLockedValue { $0[ObjectIdentifier(channel.eventLoop)] ?? 0 }
         let id = ObjectIdentifier(channel)
         channels.withLockedValue { $0[id] = channel }
-        channel.closeFuture.whenComplete { _ in _ = channels.withLockedValue { $0.removeValue(forKey: id) } }
+        channel.closeFuture.whenComplete { _ in
+          _ = channels.withLockedValue { $0.removeValue(forKey: id) }
+        }
         return channel.eventLoop.makeCompletedFuture {
           let timeout = state.idleTimeout
           if timeout > 0 {
@@ -85,20 +89,32 @@ public final class CardAtlasServer: Sendable {
     }
     logger.info(
       "ready to accept connections",
-      metadata: ["host": "\(configuration.host)", "port": "\(port)", "fsync": "\(configuration.fsync.rawValue)"])
+      metadata: [
+        "host": "\(configuration.host)", "port": "\(port)",
+        "fsync": "\(configuration.fsync.rawValue)",
+      ])
     return port
   }
 
   /// Graceful shutdown: stop accepting, let every connection finish the commands it has read
   /// (their writes made durable), close them, then close the store.
   public func stop() async {
-    guard stopped.withLockedValue({ s in defer { s = true }; return !s }) else { return }
+    guard
+      stopped.withLockedValue({ s in
+        defer { s = true }
+        return !s
+      })
+    else { return }
     logger.info("shutting down")
     if let channel = listener.withLockedValue({ $0 }) { try? await channel.close() }
     let open = channels.withLockedValue { Array($0.values) }
-    for channel in open { channel.pipeline.fireUserInboundEventTriggered(ConnectionHandler.Drain()) }
+    for channel in open {
+      channel.pipeline.fireUserInboundEventTriggered(ConnectionHandler.Drain())
+    }
     let deadline = DispatchTime.now().uptimeNanoseconds + 5_000_000_000
-    while !channels.withLockedValue({ $0.isEmpty }) && DispatchTime.now().uptimeNanoseconds < deadline {
+    while !channels.withLockedValue({ $0.isEmpty })
+      && DispatchTime.now().uptimeNanoseconds < deadline
+    {
       try? await Task.sleep(nanoseconds: 10_000_000)
     }
     for channel in channels.withLockedValue({ Array($0.values) }) { try? await channel.close() }

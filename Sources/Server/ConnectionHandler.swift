@@ -50,7 +50,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     guard let client = state.connect(address: address ?? "?") else {
       var buffer = context.channel.allocator.buffer(capacity: 64)
       buffer.writeString("-ERR max number of clients reached\r\n")
-      context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in context.close(promise: nil) }
+      context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in context.close(promise: nil)
+      }
       closing = true
       return
     }

@@ -101,7 +101,10 @@ struct InfoReport {
       ("store_database_bytes", String(s.databaseBytes)),
       ("store_wal_bytes", String(s.walBytes)),
       ("store_backup_in_progress", String(s.backupsInProgress)),
-      ("store_last_backup_time", s.lastBackupTime.map { String(Int($0.timeIntervalSince1970)) } ?? "0"),
+      (
+        "store_last_backup_time",
+        s.lastBackupTime.map { String(Int($0.timeIntervalSince1970)) } ?? "0"
+      ),
       ("store_last_backup_status", s.lastBackupTime == nil ? "none" : (s.lastBackupError ?? "ok")),
     ]
   }
@@ -109,7 +112,10 @@ struct InfoReport {
   private func stats() -> [(String, String)] {
     let s = state.statistics.snapshot()
     return [
-      ("total_connections_received", String(state.statistics.connectionsReceived.withLockedValue { $0 })),
+      (
+        "total_connections_received",
+        String(state.statistics.connectionsReceived.withLockedValue { $0 })
+      ),
       ("total_commands_processed", String(s.processed)),
       ("instantaneous_ops_per_sec", String(state.opsPerSecond)),
       ("rejected_connections", String(state.statistics.rejectedConnections.withLockedValue { $0 })),

@@ -181,7 +181,8 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
       return nil  // Accepted for Redis tooling; the store is always durable.
     default:
       if parameters().contains(where: { $0.0 == name }) {
-        return "ERR CONFIG SET failed (possibly related to argument '\(name)') - can't set immutable config"
+        return
+          "ERR CONFIG SET failed (possibly related to argument '\(name)') - can't set immutable config"
       }
       return "ERR Unknown option or number of arguments for CONFIG SET - '\(name)'"
     }

@@ -12,24 +12,34 @@ struct GeoSearchOracleTests {
     _ entries: [(member: Bytes, score: Double)], _ search: RedisGeoArea.Search, any count: Int?
   ) -> [GeoMatch] {
     let ordered = entries.sorted {
-      $0.score < $1.score || ($0.score == $1.score && $0.member.lexicographicallyPrecedes($1.member))
+      $0.score < $1.score
+        || ($0.score == $1.score && $0.member.lexicographicallyPrecedes($1.member))
     }
     var out: [GeoMatch] = []
     for cell in RedisGeoArea.cells(for: search) {
       for (member, score) in ordered where cell.contains(score: UInt64(score)) {
         let at = SortedSet.position(score: score)
-        guard let d = search.distance(toLongitude: at.longitude, latitude: at.latitude) else { continue }
-        out.append(GeoMatch(member: member, distance: d, score: score, longitude: at.longitude, latitude: at.latitude))
+        guard let d = search.distance(toLongitude: at.longitude, latitude: at.latitude) else {
+          continue
+        }
+        out.append(
+          GeoMatch(
+            member: member, distance: d, score: score, longitude: at.longitude,
+            latitude: at.latitude))
         if let count, out.count >= count { return out }
       }
     }
     return out
   }
 
-  static func randomSet(_ random: inout SeededGenerator, size: Int) -> (SortedSet, [(member: Bytes, score: Double)]) {
+  static func randomSet(_ random: inout SeededGenerator, size: Int) -> (
+    SortedSet, [(member: Bytes, score: Double)]
+  ) {
     let set = SortedSet()
     var entries: [(member: Bytes, score: Double)] = []
-    let centres: [(Double, Double)] = [(139.69, 35.68), (179.99, 0), (-179.99, 10), (0, 85.05), (20, -85.05)]
+    let centres: [(Double, Double)] = [
+      (139.69, 35.68), (179.99, 0), (-179.99, 10), (0, 85.05), (20, -85.05),
+    ]
     for i in 0..<size {
       let c = centres[random.nextInt(below: centres.count)]
       var lon = c.0 + (random.nextDouble() - 0.5) * 2
@@ -53,15 +63,19 @@ struct GeoSearchOracleTests {
     for q in 0..<400 {
       let from = entries[random.nextInt(below: entries.count)]
       let at = SortedSet.position(score: from.score)
-      let radius = [0, 10, 1000, 50_000, 300_000, 3_000_000, 25_000_000][q % 7] * (0.5 + random.nextDouble())
+      let radius =
+        [0, 10, 1000, 50_000, 300_000, 3_000_000, 25_000_000][q % 7] * (0.5 + random.nextDouble())
       let shape: RedisGeoArea.Shape =
-        q % 3 == 0 ? .box(width: radius, height: radius * random.nextDouble()) : .circle(radius: radius)
+        q % 3 == 0
+        ? .box(width: radius, height: radius * random.nextDouble()) : .circle(radius: radius)
       let search = RedisGeoArea.Search(
         longitude: at.longitude, latitude: at.latitude, shape: shape, conversion: 1)
       let all = Self.bruteForce(entries, search, any: nil)
       #expect(set.search(search, sort: .none, count: 0, any: false) == all)
       let anyCount = 1 + random.nextInt(below: 10)
-      #expect(set.search(search, sort: .none, count: anyCount, any: true) == Self.bruteForce(entries, search, any: anyCount))
+      #expect(
+        set.search(search, sort: .none, count: anyCount, any: true)
+          == Self.bruteForce(entries, search, any: anyCount))
       let k = 1 + random.nextInt(below: 15)
       let nearest = set.search(search, sort: .ascending, count: k, any: false)
       let expected = all.map(\.distance).sorted().prefix(k)

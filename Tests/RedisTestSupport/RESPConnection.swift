@@ -73,7 +73,9 @@ public final class RESPConnection: @unchecked Sendable {
   public func send(_ bytes: [UInt8]) throws {
     var offset = 0
     while offset < bytes.count {
-      let n = bytes[offset...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let n = bytes[offset...].withUnsafeBytes {
+        Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
       guard n > 0 else { throw Failed(description: "send failed (errno \(errno))") }
       offset += n
     }
@@ -103,7 +105,9 @@ public final class RESPConnection: @unchecked Sendable {
       }
       var chunk = [UInt8](repeating: 0, count: 65536)
       let n = recv(fd, &chunk, chunk.count, 0)
-      guard n > 0 else { throw Failed(description: n == 0 ? "connection closed" : "recv timed out") }
+      guard n > 0 else {
+        throw Failed(description: n == 0 ? "connection closed" : "recv timed out")
+      }
       received += chunk[..<n]
       parser.append(ByteBuffer(bytes: chunk[..<n]))
     }

@@ -72,22 +72,29 @@ struct BadInputTests {
   func clearErrors() async throws {
     let server = try await TestServer()
     let c = try RESPConnection(port: server.port)
-    #expect(try c.command("GEOADD", "k", "nan", "1", "m").text == "-ERR value is not a valid float\r\n")
+    #expect(
+      try c.command("GEOADD", "k", "nan", "1", "m").text == "-ERR value is not a valid float\r\n")
     #expect(
       try c.command("GEOADD", "k", "181", "1", "m").text
         == "-ERR invalid longitude,latitude pair 181.000000,1.000000\r\n")
     #expect(
       try c.command("GEOSEARCH", "k", "FROMLONLAT", "0", "90", "BYRADIUS", "1", "km").text
         == "-ERR invalid longitude,latitude pair 0.000000,90.000000\r\n")
-    #expect(try c.command("GEOADD", "k").text == "-ERR wrong number of arguments for 'geoadd' command\r\n")
+    #expect(
+      try c.command("GEOADD", "k").text == "-ERR wrong number of arguments for 'geoadd' command\r\n"
+    )
     #expect(
       try c.command("NOSUCH", "a", "b").text
         == "-ERR unknown command 'NOSUCH', with args beginning with: 'a' 'b' \r\n")
     #expect(
-      try c.command("GEOSEARCH", "k", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km", "SIDEWAYS").text
+      try c.command("GEOSEARCH", "k", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km", "SIDEWAYS")
+        .text
         == "-ERR syntax error\r\n")
-    #expect(try c.command("CLIENT", "NOSUCH").text == "-ERR unknown subcommand 'NOSUCH'. Try CLIENT HELP.\r\n")
-    #expect(try c.command("GEOADD", "k", "1", "1", "m").text == ":1\r\n", "nothing was lost on the way")
+    #expect(
+      try c.command("CLIENT", "NOSUCH").text
+        == "-ERR unknown subcommand 'NOSUCH'. Try CLIENT HELP.\r\n")
+    #expect(
+      try c.command("GEOADD", "k", "1", "1", "m").text == ":1\r\n", "nothing was lost on the way")
     await server.stop()
   }
 
@@ -96,8 +103,11 @@ struct BadInputTests {
     let server = try await TestServer { $0.requirePassword = "s3cret" }
     let c = try RESPConnection(port: server.port)
     #expect(try c.command("PING").text == "-NOAUTH Authentication required.\r\n")
-    #expect(try c.command("GEOADD", "k", "1", "1", "m").text == "-NOAUTH Authentication required.\r\n")
-    #expect(try c.command("AUTH", "wrong").text == "-WRONGPASS invalid username-password pair or user is disabled.\r\n")
+    #expect(
+      try c.command("GEOADD", "k", "1", "1", "m").text == "-NOAUTH Authentication required.\r\n")
+    #expect(
+      try c.command("AUTH", "wrong").text
+        == "-WRONGPASS invalid username-password pair or user is disabled.\r\n")
     #expect(try c.command("HELLO", "2").text.hasPrefix("-NOAUTH HELLO must be called"))
     #expect(try c.command("AUTH", "s3cret").text == "+OK\r\n")
     #expect(try c.command("PING").text == "+PONG\r\n")
@@ -133,14 +143,18 @@ struct BadInputTests {
     let server = try await TestServer()
     let setup = try RESPConnection(port: server.port)
     var args = ["GEOADD", "big"]
-    for i in 0..<5000 { args += [String(Double(i % 360) - 179.5), String(Double(i % 170) - 84.5), "m\(i)"] }
+    for i in 0..<5000 {
+      args += [String(Double(i % 360) - 179.5), String(Double(i % 170) - 84.5), "m\(i)"]
+    }
     #expect(try setup.command(args).text == ":5000\r\n")
     // Half a frame, then silence.
     let stalled = try RESPConnection(port: server.port)
     try stalled.send(Array("*3\r\n$3\r\nSET\r\n$1\r\nk".utf8))
     // A pipeline of large replies that is never read.
     let greedy = try RESPConnection(port: server.port)
-    let query = RESPConnection.frame(["GEOSEARCH", "big", "FROMLONLAT", "0", "0", "BYRADIUS", "20000", "km", "WITHCOORD"])
+    let query = RESPConnection.frame([
+      "GEOSEARCH", "big", "FROMLONLAT", "0", "0", "BYRADIUS", "20000", "km", "WITHCOORD",
+    ])
     Thread {
       for _ in 0..<400 { try? greedy.send(query) }
     }.start()

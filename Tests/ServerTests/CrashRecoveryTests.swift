@@ -23,7 +23,7 @@ struct CrashRecoveryTests {
       guard let connection = try? RESPConnection(port: port) else { return }
       var state = seed
       func next() -> Double {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return Double(state >> 11) / Double(1 << 53)
       }
       for i in 0... {
@@ -82,10 +82,11 @@ struct CrashRecoveryTests {
       Issue.record("ZRANGE did not answer an array")
       return
     }
-    let present = Set(all.compactMap { value -> String? in
-      if case .bulkString(let b) = value { return String(buffer: b) }
-      return nil
-    })
+    let present = Set(
+      all.compactMap { value -> String? in
+        if case .bulkString(let b) = value { return String(buffer: b) }
+        return nil
+      })
     let missing = expected.keys.filter { !present.contains($0) }
     #expect(missing.isEmpty, "acknowledged but lost: \(missing.prefix(5))")
     var triples: [String: Int] = [:]

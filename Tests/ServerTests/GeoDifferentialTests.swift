@@ -63,10 +63,13 @@ struct GeoDifferentialTests {
     guard da == db, let last = da.last ?? nil else { return false }
     let ea = a.map(Self.bytes)
     let eb = b.map(Self.bytes)
-    let below = { (e: [[UInt8]], d: [Double?]) in zip(e, d).filter { $0.1! < last }.map(\.0).sorted { $0.lexicographicallyPrecedes($1) } }
+    let below = { (e: [[UInt8]], d: [Double?]) in
+      zip(e, d).filter { $0.1! < last }.map(\.0).sorted { $0.lexicographicallyPrecedes($1) }
+    }
     let truncated = command.contains { $0.uppercased() == "COUNT" }
     if !truncated {
-      return ea.sorted { $0.lexicographicallyPrecedes($1) } == eb.sorted { $0.lexicographicallyPrecedes($1) }
+      return ea.sorted { $0.lexicographicallyPrecedes($1) }
+        == eb.sorted { $0.lexicographicallyPrecedes($1) }
     }
     return below(ea, da) == below(eb, db)
   }
@@ -93,19 +96,28 @@ struct GeoDifferentialTests {
     if upper[0].hasPrefix("GEORADIUS") {
       return (Double(command[2])!, Double(command[3])!)
     }
-    if let i = upper.firstIndex(of: "FROMLONLAT") { return (Double(command[i + 1])!, Double(command[i + 2])!) }
+    if let i = upper.firstIndex(of: "FROMLONLAT") {
+      return (Double(command[i + 1])!, Double(command[i + 2])!)
+    }
     if let i = upper.firstIndex(of: "FROMMEMBER") {
-      return try positions(key: command[1], members: [command[i + 1]], oracle: oracle)[command[i + 1]]
+      return try positions(key: command[1], members: [command[i + 1]], oracle: oracle)[
+        command[i + 1]]
     }
     return nil
   }
 
-  static func positions(key: String, members: [String], oracle: RESPConnection) throws -> [String: (Double, Double)] {
+  static func positions(key: String, members: [String], oracle: RESPConnection) throws -> [String: (
+    Double, Double
+  )] {
     guard !members.isEmpty else { return [:] }
-    guard case .array(let replies) = try oracle.command(["GEOPOS", key] + members).value else { return [:] }
+    guard case .array(let replies) = try oracle.command(["GEOPOS", key] + members).value else {
+      return [:]
+    }
     var out: [String: (Double, Double)] = [:]
     for (m, reply) in zip(members, replies) {
-      if case .array(let xy) = reply, xy.count == 2, case .bulkString(let x) = xy[0], case .bulkString(let y) = xy[1] {
+      if case .array(let xy) = reply, xy.count == 2, case .bulkString(let x) = xy[0],
+        case .bulkString(let y) = xy[1]
+      {
         out[m] = (Double(String(buffer: x))!, Double(String(buffer: y))!)
       }
     }

@@ -182,7 +182,10 @@ struct GeoOperationGenerator {
       let p = point()
       let (r, unit) = radius()
       let store = chance(0.3)
-      return [pick(store ? ["GEORADIUS"] : ["GEORADIUS", "GEORADIUS_RO"]), key, format(p.0), format(p.1), r, unit]
+      return [
+        pick(store ? ["GEORADIUS"] : ["GEORADIUS", "GEORADIUS_RO"]), key, format(p.0), format(p.1),
+        r, unit,
+      ]
         + georadiusOptions(store: store)
     case 60..<64:
       let (r, unit) = radius()
@@ -201,7 +204,11 @@ struct GeoOperationGenerator {
     case 79..<82: return ["ZSCORE", key, member(of: key)]
     case 82..<84: return ["ZCARD", key]
     case 84..<87:
-      return ["ZRANGE", key] + pick([["0", "-1", "WITHSCORES"], ["0", "3"], ["-3", "-1", "REV"], ["0", "inf", "BYSCORE", "LIMIT", "1", "2", "WITHSCORES"]])
+      return ["ZRANGE", key]
+        + pick([
+          ["0", "-1", "WITHSCORES"], ["0", "3"], ["-3", "-1", "REV"],
+          ["0", "inf", "BYSCORE", "LIMIT", "1", "2", "WITHSCORES"],
+        ])
     case 87..<88: return ["DEL", pick(keys + ["geo:dest"])]
     case 88..<89: return ["SET", "geo:string", "v"]
     case 89..<91:

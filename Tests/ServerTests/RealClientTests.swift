@@ -6,7 +6,9 @@ import Testing
 @Suite("Real Redis clients")
 struct RealClientTests {
   /// Runs a program, feeding `input`, and returns its standard output and exit status.
-  static func run(_ name: String, _ arguments: [String], input: String? = nil) throws -> (String, Int32) {
+  static func run(_ name: String, _ arguments: [String], input: String? = nil) throws -> (
+    String, Int32
+  ) {
     guard let executable = RedisProcess.executable(name) else { throw RedisProcess.NotInstalled() }
     let process = Process()
     process.executableURL = executable
@@ -29,12 +31,21 @@ struct RealClientTests {
     let server = try await TestServer()
     let port = String(server.port)
     let (added, _) = try Self.run(
-      "redis-cli", ["-p", port, "GEOADD", "Sicily", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania"])
+      "redis-cli",
+      [
+        "-p", port, "GEOADD", "Sicily", "13.361389", "38.115556", "Palermo", "15.087269",
+        "37.502669", "Catania",
+      ])
     #expect(added == "2\n")
-    let (dist, _) = try Self.run("redis-cli", ["-p", port, "GEODIST", "Sicily", "Palermo", "Catania", "km"])
+    let (dist, _) = try Self.run(
+      "redis-cli", ["-p", port, "GEODIST", "Sicily", "Palermo", "Catania", "km"])
     #expect(dist == "166.2742\n")
     let (found, _) = try Self.run(
-      "redis-cli", ["-p", port, "GEOSEARCH", "Sicily", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "ASC", "WITHDIST"])
+      "redis-cli",
+      [
+        "-p", port, "GEOSEARCH", "Sicily", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "ASC",
+        "WITHDIST",
+      ])
     #expect(found == "Catania\n56.4413\nPalermo\n190.4424\n")
     // Piped commands, as a shell script would send them.
     let (piped, status) = try Self.run(
@@ -51,7 +62,8 @@ struct RealClientTests {
   func inlineCommands() async throws {
     let server = try await TestServer()
     let c = try RESPConnection(port: server.port)
-    try c.send(Array("GEOADD k 13.361389 38.115556 \"Palermo city\"\r\nGEOHASH k \"Palermo city\"\n".utf8))
+    try c.send(
+      Array("GEOADD k 13.361389 38.115556 \"Palermo city\"\r\nGEOHASH k \"Palermo city\"\n".utf8))
     #expect(try c.reply().text == ":1\r\n")
     #expect(try c.reply().text == "*1\r\n$11\r\nsqc8b49rny0\r\n")
     await server.stop()
@@ -61,7 +73,8 @@ struct RealClientTests {
   func redisBenchmark() async throws {
     let server = try await TestServer()
     let (output, status) = try Self.run(
-      "redis-benchmark", ["-p", String(server.port), "-t", "ping,set,get", "-n", "2000", "-c", "10", "-P", "4", "-q"])
+      "redis-benchmark",
+      ["-p", String(server.port), "-t", "ping,set,get", "-n", "2000", "-c", "10", "-P", "4", "-q"])
     #expect(status == 0)
     for test in ["PING_INLINE", "PING_MBULK", "SET", "GET"] {
       #expect(output.contains("\(test): "), "redis-benchmark ran \(test)")

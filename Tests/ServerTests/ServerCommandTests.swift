@@ -29,10 +29,15 @@ struct ServerCommandTests {
     let server = try await TestServer()
     let c = try RESPConnection(port: server.port)
     for i in 0..<50 { _ = try c.command("GEOADD", "k", String(i), "1", "m\(i)") }
-    for _ in 0..<20 { _ = try c.command("GEOSEARCH", "k", "FROMLONLAT", "0", "1", "BYRADIUS", "100", "km") }
+    for _ in 0..<20 {
+      _ = try c.command("GEOSEARCH", "k", "FROMLONLAT", "0", "1", "BYRADIUS", "100", "km")
+    }
     _ = try c.command("NOSUCH")
     let all = Self.text(try c.command("INFO").value)
-    for section in ["Server", "Clients", "Memory", "Persistence", "Stats", "Commandstats", "Latencystats", "Keyspace"] {
+    for section in [
+      "Server", "Clients", "Memory", "Persistence", "Stats", "Commandstats", "Latencystats",
+      "Keyspace",
+    ] {
       #expect(all.contains("# \(section)\r\n"), "section \(section)")
     }
     let f = Self.fields(all)
@@ -50,7 +55,8 @@ struct ServerCommandTests {
     let keyspaceOnly = Self.text(try c.command("INFO", "keyspace").value)
     #expect(keyspaceOnly == "# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\n")
     _ = try c.command("CONFIG", "RESETSTAT")
-    #expect(Self.fields(Self.text(try c.command("INFO", "commandstats").value))["cmdstat_geoadd"] == nil)
+    #expect(
+      Self.fields(Self.text(try c.command("INFO", "commandstats").value))["cmdstat_geoadd"] == nil)
     await server.stop()
   }
 
@@ -80,10 +86,14 @@ struct ServerCommandTests {
   func configAndCommand() async throws {
     let server = try await TestServer()
     let c = try RESPConnection(port: server.port)
-    #expect(try c.command("CONFIG", "GET", "maxclients").text == "*2\r\n$10\r\nmaxclients\r\n$5\r\n10000\r\n")
+    #expect(
+      try c.command("CONFIG", "GET", "maxclients").text
+        == "*2\r\n$10\r\nmaxclients\r\n$5\r\n10000\r\n")
     #expect(try c.command("CONFIG", "SET", "maxclients", "50").text == "+OK\r\n")
-    #expect(try c.command("CONFIG", "GET", "maxcl*").text == "*2\r\n$10\r\nmaxclients\r\n$2\r\n50\r\n")
-    #expect(try c.command("CONFIG", "SET", "maxclients", "lots").text.hasPrefix("-ERR CONFIG SET failed"))
+    #expect(
+      try c.command("CONFIG", "GET", "maxcl*").text == "*2\r\n$10\r\nmaxclients\r\n$2\r\n50\r\n")
+    #expect(
+      try c.command("CONFIG", "SET", "maxclients", "lots").text.hasPrefix("-ERR CONFIG SET failed"))
     #expect(try c.command("CONFIG", "SET", "nosuch", "1").text.hasPrefix("-ERR Unknown option"))
     #expect(try c.command("CONFIG", "SET", "port", "1").text.contains("can't set immutable config"))
     guard case .integer(let count) = try c.command("COMMAND", "COUNT").value else {
@@ -112,7 +122,8 @@ struct ServerCommandTests {
     _ = try c.command("SET", "note", "kept")
     let copyDirectory = FileManager.default.temporaryDirectory
       .appendingPathComponent("cardatlas-backup-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: copyDirectory, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: copyDirectory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: copyDirectory) }
     let path = copyDirectory + "/cardatlas.sqlite"
     let position = try c.command("GEOPOS", "places", "p42").text

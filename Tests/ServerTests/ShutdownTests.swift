@@ -18,7 +18,9 @@ struct ShutdownTests {
     let c = try RESPConnection(port: server.port)
     var pipeline: [UInt8] = []
     for i in 0..<3000 {
-      pipeline += RESPConnection.frame(["GEOADD", "term", String(Double(i % 360) - 179.5), "10", "m\(i)"])
+      pipeline += RESPConnection.frame([
+        "GEOADD", "term", String(Double(i % 360) - 179.5), "10", "m\(i)",
+      ])
     }
     try c.send(pipeline)
     #expect(try c.reply().text == ":1\r\n")

@@ -10,7 +10,8 @@ final class TestServer {
   let directory: String
 
   init(configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
-    directory = FileManager.default.temporaryDirectory
+    directory =
+      FileManager.default.temporaryDirectory
       .appendingPathComponent("cardatlas-test-\(UUID().uuidString)").path
     var configuration = ServerConfiguration()
     configuration.port = 0
