@@ -58,7 +58,7 @@ struct CrashRecoveryTests {
       let threads = writers.enumerated().map { i, writer in
         Thread { writer.run(port: port, seed: UInt64(round * 100 + i)) }
       }
-      threads.forEach { $0.start() }
+      for thread in threads { thread.start() }
       try await Task.sleep(nanoseconds: 700_000_000)
       server.signal(SIGKILL)
       server.waitUntilExit()
