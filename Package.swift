@@ -52,6 +52,7 @@ let package = Package(
       dependencies: [
         "Keyspace",
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ]),
     // The command layer: Redis commands parsed, checked and run on the keyspace, as RESP replies.
@@ -93,8 +94,13 @@ let package = Package(
     .testTarget(name: "IndexBaselinesTests", dependencies: ["IndexBaselines", "Datasets"]),
     .testTarget(name: "IndexBenchTests", dependencies: ["IndexBench"]),
     .testTarget(name: "RESPTests", dependencies: ["RESP", "RedisTestSupport"]),
-    .testTarget(name: "KeyspaceTests", dependencies: ["Keyspace", "SpatialIndex"]),
-    .testTarget(name: "StoreTests", dependencies: ["Store", "Keyspace"]),
+    .testTarget(name: "KeyspaceTests", dependencies: ["Keyspace", "Geodesy", "Datasets"]),
+    .testTarget(
+      name: "StoreTests",
+      dependencies: [
+        "Store", "Keyspace", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ]),
     .testTarget(name: "LoadGenTests", dependencies: ["LoadGen", "RedisTestSupport"]),
     .testTarget(
       name: "ServerTests",

@@ -1,0 +1,111 @@
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+
+/// The writer thread: takes everything queued, writes it in one transaction, runs the
+/// completions, checkpoints when the WAL has grown, and repeats. One thread owns the write
+/// connection, so the statements stay prepared and nothing contends for SQLite's write lock.
+final class GroupCommitter: Sendable {
+  let pool: DatabasePool
+  let queue = CommitQueue()
+  let stats = Mutex(StoreStatistics())
+  let wal: WalSize
+  let path: String
+  let tuning: Tuning
+  let logger: Logger
+  /// Left when the thread has drained the queue and closed the database.
+  let finished = DispatchGroup()
+  private static let threadKey = "cardatlas.store.writer"
+
+  init(pool: DatabasePool, wal: WalSize, path: String, tuning: Tuning, logger: Logger) {
+    self.pool = pool
+    self.wal = wal
+    self.path = path
+    self.tuning = tuning
+    self.logger = logger
+  }
+
+  func start() {
+    finished.enter()
+    let thread = Thread { [self] in
+      Thread.current.threadDictionary[Self.threadKey] = self
+      run()
+    }
+    thread.name = "cardatlas-store-writer"
+    thread.start()
+  }
+
+  /// True on this committer's own thread (where completions run).
+  var isCurrentThread: Bool {
+    (Thread.current.threadDictionary[Self.threadKey] as AnyObject?) === self
+  }
+
+  private func run() {
+    var batch: [PendingCommit] = []
+    while queue.takeAll(into: &batch) {
+      write(batch)
+      checkpointIfNeeded()
+    }
+    do {
+      // TRUNCATE leaves an empty WAL: the file alone is the whole database.
+      try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+      try pool.close()
+    } catch {
+      logger.warning("store: closing \(path): \(StoreError.wrap(error, path: path))")
+    }
+    finished.leave()
+  }
+
+  private func write(_ batch: [PendingCommit]) {
+    let start = ContinuousClock.now
+    var changes = 0
+    let result: Result<Void, any Error>
+    do {
+      try pool.writeWithoutTransaction { db in
+        // IMMEDIATE takes the write lock up front: a lock held by another process fails the
+        // round at BEGIN after the busy timeout, not halfway through.
+        try db.inTransaction(.immediate) {
+          let writer = try ChangeWriter(db)
+          for commit in batch {
+            for change in commit.changes { try writer.apply(change) }
+            changes += commit.changes.count
+          }
+          return .commit
+        }
+      }
+      result = .success(())
+    } catch {
+      let wrapped = StoreError.wrap(error, path: path)
+      logger.error("store: transaction of \(batch.count) commands failed: \(wrapped)")
+      result = .failure(wrapped)
+    }
+    let duration = start.duration(to: .now)
+    stats.withLock { s in
+      s.lastCommitDuration = duration
+      s.lastTransactionCommands = batch.count
+      switch result {
+      case .success:
+        s.transactions += 1
+        s.commands += batch.count
+        s.changes += changes
+      case .failure(let error):
+        s.failedTransactions += 1
+        s.lastError = "\(error)"
+      }
+    }
+    for commit in batch { commit.completion(result) }
+  }
+
+  /// Runs between rounds, so acknowledgements never wait for a checkpoint. (A checkpointer
+  /// thread of its own was tried: on two cores it slowed the writer more than it relieved it.)
+  private func checkpointIfNeeded() {
+    guard wal.pages.load(ordering: .relaxed) >= tuning.checkpointPages else { return }
+    do {
+      // PASSIVE never waits for readers; what it cannot copy now, a later round copies.
+      try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+    } catch {
+      logger.warning("store: checkpoint of \(path) failed: \(StoreError.wrap(error, path: path))")
+    }
+  }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+import Keyspace
+import Logging
+import Synchronization
+
+/// The durable store: every change the server acknowledges is in `directory/cardatlas.sqlite`
+/// (SQLite in WAL mode, GEO members as SpatiaLite points), and `load` brings it all back.
+///
+/// Writes are group-committed: `commit` queues one command's changes, and a single writer thread
+/// writes everything queued at that moment in one transaction, so the cost of a transaction
+/// (and of its fsync) is shared by all the commands that arrived meanwhile.
+public final class Store: Sendable {
+  /// The database file.
+  public let path: String
+  public let fsync: FsyncPolicy
+  // Internal for the tests, which check the SQL side through its pool.
+  let committer: GroupCommitter
+  private let closed = Atomic<Bool>(false)
+
+  /// Opens (creating if needed) `directory/cardatlas.sqlite` and runs the migrations.
+  public convenience init(
+    directory: String, fsync: FsyncPolicy = .always,
+    logger: Logger = Logger(label: "cardatlas.store")
+  ) throws {
+    try self.init(directory: directory, fsync: fsync, logger: logger, tuning: .default)
+  }
+
+  init(directory: String, fsync: FsyncPolicy, logger: Logger, tuning: Tuning) throws {
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true)
+    } catch {
+      throw StoreError.cannotCreateDirectory(path: directory, message: "\(error)")
+    }
+    let path = (directory as NSString).appendingPathComponent(Schema.fileName)
+    self.path = path
+    self.fsync = fsync
+    let wal = WalSize()
+    let pool: DatabasePool
+    do {
+      pool = try DatabasePool(
+        path: path, configuration: Connection.configuration(tuning: tuning, wal: wal))
+      try Connection.setSynchronous(fsync, pool)
+      try Schema.migrator.migrate(pool)
+      // The new file's directory entry must survive a power loss too.
+      try syncPath(directory, directory: true)
+    } catch {
+      throw StoreError.wrap(error, path: path)
+    }
+    committer = GroupCommitter(pool: pool, wal: wal, path: path, tuning: tuning, logger: logger)
+    committer.start()
+    logger.info("store: opened \(path) (fsync \(fsync.rawValue))")
+  }
+
+  deinit { close() }
+
+  /// Streams every stored key as the changes that recreate it (`.setString` and `.geoUpsert`),
+  /// ordered by db, then key (then member). Reads one consistent snapshot: commits made
+  /// meanwhile are not seen.
+  public func load(_ body: (Change) throws -> Void) throws {
+    try checkOpen()
+    do {
+      try committer.pool.read { db in try Loader.load(db, body) }
+    } catch let error as DatabaseError {
+      throw StoreError.wrap(error, path: path)
+    }
+  }
+
+  /// Queues one command's changes for the next transaction. `completion` runs on the writer
+  /// thread once the transaction holding them is durable, or has failed (then every command in
+  /// it gets the error), in commit order. It must not block on another commit. After `close`,
+  /// it runs at once, on the caller's thread, with `StoreError.closed`.
+  public func commit(
+    _ changes: [Change], completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+  ) {
+    if closed.load(ordering: .acquiring)
+      || !committer.queue.append(PendingCommit(changes: changes, completion: completion))
+    {
+      completion(.failure(StoreError.closed))
+    }
+  }
+
+  /// Queues one command's changes and returns once they are durable.
+  public func commit(_ changes: [Change]) async throws {
+    try await withCheckedThrowingContinuation {
+      (continuation: CheckedContinuation<Void, any Error>) in
+      commit(changes) { continuation.resume(with: $0) }
+    }
+  }
+
+  /// Writes a consistent copy of the database to `destination` while commits go on: SQLite's
+  /// online backup, from one read snapshot, into `destination.partial`, renamed when complete.
+  /// Blocks the caller for the length of the copy.
+  public func backup(to destination: String) throws {
+    try checkOpen()
+    guard
+      URL(fileURLWithPath: destination).standardizedFileURL.path
+        != URL(fileURLWithPath: path).standardizedFileURL.path
+    else { throw StoreError.sqlite(code: 21, message: "cannot back up \(path) onto itself") }
+    committer.stats.withLock { $0.backupsInProgress += 1 }
+    let start = ContinuousClock.now
+    var failure: String?
+    defer {
+      let duration = start.duration(to: .now)
+      committer.stats.withLock { s in
+        s.backupsInProgress -= 1
+        s.lastBackupTime = Date()
+        s.lastBackupDuration = duration
+        s.lastBackupError = failure
+      }
+    }
+    do {
+      try Backup.copy(from: committer.pool, to: destination)
+    } catch {
+      let wrapped = StoreError.wrap(error, path: destination)
+      failure = "\(wrapped)"
+      throw wrapped
+    }
+  }
+
+  /// Writes what is queued, checkpoints the WAL into the database file and closes it.
+  /// Idempotent. Called from a completion (the writer thread), it returns without waiting.
+  public func close() {
+    if !closed.exchange(true, ordering: .acquiringAndReleasing) {
+      committer.queue.close()
+    }
+    if !committer.isCurrentThread { committer.finished.wait() }
+  }
+
+  public var statistics: StoreStatistics {
+    var s = committer.stats.withLock { $0 }
+    (s.pendingCommands, s.pendingChanges) = committer.queue.pending
+    s.databaseBytes = fileSize(path)
+    s.walBytes = fileSize(path + "-wal")
+    return s
+  }
+
+  private func checkOpen() throws {
+    if closed.load(ordering: .acquiring) { throw StoreError.closed }
+  }
+}
