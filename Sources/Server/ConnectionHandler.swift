@@ -124,8 +124,14 @@ final class ConnectionHandler: ChannelInboundHandler {
         return
       }
       run(arguments, context: context)
+      // Hand large replies to the channel now: its writability then reflects them, and a client
+      // that pipelines big queries without reading stops being served instead of holding the
+      // event loop (and every other connection on it) while its replies pile up here.
+      if output.readableBytes >= Self.flushThreshold { flush(context: context) }
     }
   }
+
+  private static let flushThreshold = 64 * 1024
 
   private func run(_ arguments: [ByteBuffer], context: ChannelHandlerContext) {
     guard var session else { return }
