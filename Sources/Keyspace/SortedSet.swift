@@ -9,9 +9,8 @@ import Synchronization
 ///
 /// Not thread-safe on its own: the `Keyspace` lock guards it (readers share, writers exclude).
 public final class SortedSet: @unchecked Sendable {
-  /// Slot of each member; slots are the index's item ids.
-  private var slots: [Bytes: ItemID] = [:]
-  private var members: [Bytes] = []
+  /// Members by slot; slots are the index's item ids.
+  private var names = MemberTable()
   private var scores: [Double] = []
   private var freeSlots: [ItemID] = []
   let index: GeoIndex
@@ -36,26 +35,24 @@ public final class SortedSet: @unchecked Sendable {
     var items: [Item] = []
     items.reserveCapacity(entries.count)
     for (member, score) in entries {
-      if let slot = slots[member] {
+      let at = Self.position(score: score)
+      if let slot = names.slot(of: member) {
         scores[Int(slot)] = score
-        let at = Self.position(score: score)
         items[Int(slot)] = Item(id: slot, longitude: at.longitude, latitude: at.latitude)
         continue
       }
-      let slot = ItemID(members.count)
-      slots[member] = slot
-      members.append(member)
+      let slot = ItemID(scores.count)
+      names.insert(member, at: slot)
       scores.append(score)
-      let at = Self.position(score: score)
       items.append(Item(id: slot, longitude: at.longitude, latitude: at.latitude))
     }
     index = try! GeoIndex(items: items, sphere: .redis)
   }
 
-  public var count: Int { slots.count }
+  public var count: Int { names.count }
 
   public func score(of member: Bytes) -> Double? {
-    slots[member].map { scores[Int($0)] }
+    names.slot(of: member).map { scores[Int($0)] }
   }
 
   /// The position Redis reports for a score (`decodeGeohash`): the centre of its 52-bit cell.
@@ -72,7 +69,7 @@ public final class SortedSet: @unchecked Sendable {
   @discardableResult
   public func upsert(_ member: Bytes, score: Double) -> (added: Bool, changed: Bool) {
     let position = Self.position(score: score)
-    if let slot = slots[member] {
+    if let slot = names.slot(of: member) {
       guard scores[Int(slot)] != score else { return (false, false) }
       scores[Int(slot)] = score
       try! index.upsert(
@@ -83,14 +80,12 @@ public final class SortedSet: @unchecked Sendable {
     let slot: ItemID
     if let reused = freeSlots.popLast() {
       slot = reused
-      members[Int(slot)] = member
       scores[Int(slot)] = score
     } else {
-      slot = ItemID(members.count)
-      members.append(member)
+      slot = ItemID(scores.count)
       scores.append(score)
     }
-    slots[member] = slot
+    names.insert(member, at: slot)
     try! index.upsert(Item(id: slot, longitude: position.longitude, latitude: position.latitude))
     invalidateOrder()
     return (true, true)
@@ -99,9 +94,9 @@ public final class SortedSet: @unchecked Sendable {
   /// Removes a member; returns whether it was there.
   @discardableResult
   public func remove(_ member: Bytes) -> Bool {
-    guard let slot = slots.removeValue(forKey: member) else { return false }
+    guard let slot = names.slot(of: member) else { return false }
+    names.remove(slot: slot)
     index.remove(id: slot)
-    members[Int(slot)] = []
     freeSlots.append(slot)
     invalidateOrder()
     return true
@@ -111,8 +106,8 @@ public final class SortedSet: @unchecked Sendable {
   public func entries(ranks: ClosedRange<Int>, reverse: Bool) -> [(member: Bytes, score: Double)] {
     let order = sortedSlots()
     return ranks.map { rank in
-      let slot = Int(order[reverse ? order.count - 1 - rank : rank])
-      return (members[slot], scores[slot])
+      let slot = order[reverse ? order.count - 1 - rank : rank]
+      return (names.name(slot), scores[Int(slot)])
     }
   }
 
@@ -125,14 +120,14 @@ public final class SortedSet: @unchecked Sendable {
     var skipped = 0
     let ranks = reverse ? Array(order.indices.reversed()) : Array(order.indices)
     for rank in ranks {
-      let slot = Int(order[rank])
-      guard range.contains(scores[slot]) else { continue }
+      let slot = order[rank]
+      guard range.contains(scores[Int(slot)]) else { continue }
       if skipped < offset {
         skipped += 1
         continue
       }
       if let limit, out.count >= limit { break }
-      out.append((members[slot], scores[slot]))
+      out.append((names.name(slot), scores[Int(slot)]))
     }
     return out
   }
@@ -144,18 +139,19 @@ public final class SortedSet: @unchecked Sendable {
   private func sortedSlots() -> [ItemID] {
     ordered.withLock { cached in
       if let cached { return cached }
-      var order = Array(slots.values)
+      let free = Set(freeSlots)
+      var order = (0..<ItemID(scores.count)).filter { !free.contains($0) }
       order.sort { a, b in
         let sa = scores[Int(a)]
         let sb = scores[Int(b)]
-        return sa < sb || (sa == sb && members[Int(a)].lexicographicallyPrecedes(members[Int(b)]))
+        return sa < sb || (sa == sb && names.precedes(a, b))
       }
       cached = order
       return order
     }
   }
 
-  func member(slot: ItemID) -> Bytes { members[Int(slot)] }
+  func member(slot: ItemID) -> Bytes { names.name(slot) }
   func score(slot: ItemID) -> Double { scores[Int(slot)] }
 
   deinit {

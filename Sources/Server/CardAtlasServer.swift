@@ -25,6 +25,7 @@ public final class CardAtlasServer: Sendable {
   public init(configuration: ServerConfiguration, logger: Logger) throws {
     self.configuration = configuration
     self.logger = logger
+    MemoryTuning.returnLargeBlocksToTheSystem()
     let threads = configuration.threads > 0 ? configuration.threads : System.coreCount
     group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
     threadPool = NIOThreadPool(numberOfThreads: 1)
@@ -49,6 +50,7 @@ public final class CardAtlasServer: Sendable {
     if configuration.demo {
       try DemoData.loadIfEmpty(into: processor, store: store, logger: logger)
     }
+    MemoryTuning.releaseFreePages()
   }
 
   /// Binds and starts accepting connections; returns the bound port.

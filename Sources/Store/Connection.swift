@@ -9,7 +9,7 @@ struct Tuning: Sendable {
   /// is written to the WAL and then checkpointed whole (1 KiB: 67k moves/s, 4 KiB: 49k).
   var pageSize = 1024
   /// The writer's page cache, in KiB: it holds the hot pages of 1M members.
-  var writerCacheKiB = 256 * 1024
+  var writerCacheKiB = 32 * 1024
   /// The writer checkpoints once the WAL holds this many pages (128 MiB of 1 KiB pages): a
   /// longer WAL holds more rewrites of the same pages, each copied once (32 MiB: 13% slower).
   var checkpointPages = 131_072
