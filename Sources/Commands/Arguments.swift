@@ -32,6 +32,13 @@ public struct Arguments: Sendable {
     }
   }
 
+  /// The argument lower-cased when it could be a keyword (15 bytes or fewer: such a String
+  /// needs no allocation), else empty. Reading options by one `switch` or chain of `==` over
+  /// this is cheaper than comparing the raw bytes with each candidate.
+  public func keyword(_ i: Int) -> String {
+    values[i].readableBytes <= 15 ? lowercased(i) : ""
+  }
+
   /// The argument lower-cased, for looking up command and option names.
   public func lowercased(_ i: Int) -> String {
     values[i].withUnsafeReadableBytes { bytes in

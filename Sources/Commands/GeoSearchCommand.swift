@@ -142,36 +142,37 @@ extension GeoCommands {
     var i = base
     while i < args.count {
       let remaining = args.count - i - 1
-      if args.is(i, "withdist") {
+      let word = args.keyword(i)
+      if word == "withdist" {
         request.withDist = true
-      } else if args.is(i, "withhash") {
+      } else if word == "withhash" {
         request.withHash = true
-      } else if args.is(i, "withcoord") {
+      } else if word == "withcoord" {
         request.withCoord = true
-      } else if args.is(i, "any") {
+      } else if word == "any" {
         request.any = true
-      } else if args.is(i, "asc") {
+      } else if word == "asc" {
         request.sort = .ascending
-      } else if args.is(i, "desc") {
+      } else if word == "desc" {
         request.sort = .descending
-      } else if args.is(i, "count") && remaining >= 1 {
+      } else if word == "count" && remaining >= 1 {
         guard let count = args.integer(i + 1) else {
           return RedisReplyError(RedisError.notInteger)
         }
         guard count > 0 else { return RedisReplyError("ERR COUNT must be > 0") }
         request.count = count
         i += 1
-      } else if args.is(i, "store") && remaining >= 1 && storable {
+      } else if word == "store" && remaining >= 1 && storable {
         request.storeKey = args.bytes(i + 1)
         request.storeDist = false
         i += 1
-      } else if args.is(i, "storedist") && remaining >= 1 && storable {
+      } else if word == "storedist" && remaining >= 1 && storable {
         request.storeKey = args.bytes(i + 1)
         request.storeDist = true
         i += 1
-      } else if args.is(i, "storedist") && flags.contains(.geosearchStore) {
+      } else if word == "storedist" && flags.contains(.geosearchStore) {
         request.storeDist = true
-      } else if args.is(i, "frommember") && remaining >= 1 && geosearch && !fromLocation {
+      } else if word == "frommember" && remaining >= 1 && geosearch && !fromLocation {
         if let set {
           guard let score = set.score(of: args.bytes(i + 1)) else {
             return RedisReplyError("ERR could not decode requested zset member")
@@ -181,14 +182,14 @@ extension GeoCommands {
         request.fromMember = args.bytes(i + 1)
         fromMember = true
         i += 1
-      } else if args.is(i, "fromlonlat") && remaining >= 2 && geosearch && !fromMember {
+      } else if word == "fromlonlat" && remaining >= 2 && geosearch && !fromMember {
         switch coordinate(args, i + 1) {
         case .failure(let error): return error
         case .success(let at): request.center = at
         }
         fromLocation = true
         i += 2
-      } else if args.is(i, "byradius") && remaining >= 2 && geosearch && !byBox {
+      } else if word == "byradius" && remaining >= 2 && geosearch && !byBox {
         switch distance(args, i + 1) {
         case .failure(let error): return error
         case .success(let (radius, conversion)):
@@ -197,7 +198,7 @@ extension GeoCommands {
         }
         byRadius = true
         i += 2
-      } else if args.is(i, "bybox") && remaining >= 3 && geosearch && !byRadius {
+      } else if word == "bybox" && remaining >= 3 && geosearch && !byRadius {
         guard let width = args.double(i + 1) else {
           return RedisReplyError("ERR need numeric width")
         }

@@ -84,35 +84,34 @@ public enum RedisGeoArea {
     }
     var step = estimateSteps(radius: radius, latitude: search.latitude)
     var hash = encode(longitude: search.longitude, latitude: search.latitude, step: step)
-    var around = neighbours(of: hash)
     var area = decode(hash)
     // Redis widens by one step when a side neighbour does not reach the bounds.
-    let north = decode(around[1])
-    let south = decode(around[2])
-    let east = decode(around[3])
-    let west = decode(around[4])
     let short =
-      north.maxLatitude < bounds.maxLatitude || south.minLatitude > bounds.minLatitude
-      || east.maxLongitude < bounds.maxLongitude || west.minLongitude > bounds.minLongitude
+      decode(neighbour(hash, 1)).maxLatitude < bounds.maxLatitude
+      || decode(neighbour(hash, 2)).minLatitude > bounds.minLatitude
+      || decode(neighbour(hash, 3)).maxLongitude < bounds.maxLongitude
+      || decode(neighbour(hash, 4)).minLongitude > bounds.minLongitude
     if step > 1 && short {
       step -= 1
       hash = encode(longitude: search.longitude, latitude: search.latitude, step: step)
-      around = neighbours(of: hash)
       area = decode(hash)
     }
-    var zeroed = [Bool](repeating: false, count: 9)
+    // Neighbours Redis zeroes, as bits by scan position.
+    var zeroed: UInt16 = 0
     if step >= 2 {
-      if area.minLatitude < bounds.minLatitude { for i in [2, 8, 7] { zeroed[i] = true } }
-      if area.maxLatitude > bounds.maxLatitude { for i in [1, 5, 6] { zeroed[i] = true } }
-      if area.minLongitude < bounds.minLongitude { for i in [4, 8, 6] { zeroed[i] = true } }
-      if area.maxLongitude > bounds.maxLongitude { for i in [3, 7, 5] { zeroed[i] = true } }
+      if area.minLatitude < bounds.minLatitude { zeroed |= 1 << 2 | 1 << 8 | 1 << 7 }
+      if area.maxLatitude > bounds.maxLatitude { zeroed |= 1 << 1 | 1 << 5 | 1 << 6 }
+      if area.minLongitude < bounds.minLongitude { zeroed |= 1 << 4 | 1 << 8 | 1 << 6 }
+      if area.maxLongitude > bounds.maxLongitude { zeroed |= 1 << 3 | 1 << 7 | 1 << 5 }
     }
     // Like Redis, compare with the last scanned cell only once it is not the centre.
     var out: [Cell] = []
+    out.reserveCapacity(9)
     var last = 0
-    for i in 0..<9 where !zeroed[i] {
-      if last != 0 && around[i] == around[last] { continue }
-      out.append(around[i])
+    for i in 0..<9 where zeroed & (1 << i) == 0 {
+      let cell = neighbour(hash, i)
+      if last != 0 && cell == neighbour(hash, last) { continue }
+      out.append(cell)
       last = i
     }
     return out
@@ -190,16 +189,12 @@ public enum RedisGeoArea {
         * latitudeScale)
   }
 
-  /// `geohashNeighbors`, in the order `membersOfAllNeighbors` scans: the cell itself, N, S, E,
-  /// W, NE, NW, SE, SW. Moves wrap around at the edges of the grid.
-  static func neighbours(of cell: Cell) -> [Cell] {
-    func moved(_ dx: Int, _ dy: Int) -> Cell {
-      Cell(bits: moveY(moveX(cell.bits, dx, cell.step), dy, cell.step), step: cell.step)
-    }
-    return [
-      cell, moved(0, 1), moved(0, -1), moved(1, 0), moved(-1, 0), moved(1, 1), moved(-1, 1),
-      moved(1, -1), moved(-1, -1),
-    ]
+  /// Neighbour `i` of `geohashNeighbors`, in the order `membersOfAllNeighbors` scans: the cell
+  /// itself, N, S, E, W, NE, NW, SE, SW. Moves wrap around at the edges of the grid.
+  static func neighbour(_ cell: Cell, _ i: Int) -> Cell {
+    let dx = [0, 0, 0, 1, -1, 1, -1, 1, -1][i]
+    let dy = [0, 1, -1, 0, 0, 1, 1, -1, -1][i]
+    return Cell(bits: moveY(moveX(cell.bits, dx, cell.step), dy, cell.step), step: cell.step)
   }
 
   /// `geohash_move_x`: longitude lives in the odd bits.
