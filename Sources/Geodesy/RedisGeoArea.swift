@@ -199,34 +199,31 @@ public enum RedisGeoArea {
 
   /// `geohash_move_x`: longitude lives in the odd bits.
   static func moveX(_ bits: UInt64, _ d: Int, _ step: Int) -> UInt64 {
-    if d == 0 { return bits }
-    var x = bits & 0xaaaa_aaaa_aaaa_aaaa
-    let y = bits & 0x5555_5555_5555_5555
-    let zz: UInt64 = 0x5555_5555_5555_5555 >> UInt64(64 - step * 2)
-    if d > 0 {
-      x = x &+ (zz &+ 1)
-    } else {
-      x = x | zz
-      x = x &- (zz &+ 1)
-    }
-    x &= 0xaaaa_aaaa_aaaa_aaaa >> UInt64(64 - step * 2)
-    return x | y
+    move(bits, d, step, axis: 0xaaaa_aaaa_aaaa_aaaa)
   }
 
   /// `geohash_move_y`: latitude lives in the even bits.
   static func moveY(_ bits: UInt64, _ d: Int, _ step: Int) -> UInt64 {
+    move(bits, d, step, axis: 0x5555_5555_5555_5555)
+  }
+
+  /// One cell along the axis whose bits `axis` selects, wrapping at the edge: Redis adds or
+  /// subtracts one in the axis's interleaved bits, filling the other axis's bits with ones so
+  /// the carry or borrow passes over them.
+  private static func move(_ bits: UInt64, _ d: Int, _ step: Int, axis: UInt64) -> UInt64 {
     if d == 0 { return bits }
-    let x = bits & 0xaaaa_aaaa_aaaa_aaaa
-    var y = bits & 0x5555_5555_5555_5555
-    let zz: UInt64 = 0xaaaa_aaaa_aaaa_aaaa >> UInt64(64 - step * 2)
+    var v = bits & axis
+    let rest = bits & ~axis
+    let shift = UInt64(64 - step * 2)
+    let zz = ~axis >> shift
     if d > 0 {
-      y = y &+ (zz &+ 1)
+      v = v &+ (zz &+ 1)
     } else {
-      y = y | zz
-      y = y &- (zz &+ 1)
+      v = v | zz
+      v = v &- (zz &+ 1)
     }
-    y &= 0x5555_5555_5555_5555 >> UInt64(64 - step * 2)
-    return x | y
+    v &= axis >> shift
+    return v | rest
   }
 
   /// `geohashGetLatDistance`.

@@ -55,13 +55,7 @@ public struct RESPReplyParser: Sendable {
 
   public mutating func append(_ bytes: ByteBuffer) {
     guard failure == nil else { return }
-    if buffer.readableBytes == 0 {
-      buffer = bytes
-      return
-    }
-    if buffer.readerIndex >= buffer.readableBytes { buffer.discardReadBytes() }
-    var bytes = bytes
-    buffer.writeBuffer(&bytes)
+    buffer.appendStream(bytes)
   }
 
   /// The next complete reply, or nil until more bytes arrive. After it throws, it throws the same

@@ -24,14 +24,7 @@ public struct RESPRequestParser: Sendable {
 
   public mutating func append(_ bytes: ByteBuffer) {
     guard failure == nil else { return }
-    if buffer.readableBytes == 0 {
-      buffer = bytes
-      return
-    }
-    // Reclaim consumed space once it outweighs what is left, so moving bytes stays amortised O(1).
-    if buffer.readerIndex >= buffer.readableBytes { buffer.discardReadBytes() }
-    var bytes = bytes
-    buffer.writeBuffer(&bytes)
+    buffer.appendStream(bytes)
   }
 
   /// The next complete command's arguments (slices of the received bytes, never empty), or nil

@@ -1,3 +1,5 @@
+import NIOCore
+
 /// Redis's `string2ll`: an optional `-` then decimal digits, with no `+`, no spaces and no leading
 /// zero (bare `0` aside). Nil for anything else, or when the value overflows.
 public func parseRedisInteger(_ text: some Collection<UInt8>) -> Int? {
@@ -108,5 +110,20 @@ private func unescaped(_ char: Unicode.Scalar) -> UInt8 {
   case "b": 8
   case "a": 7
   default: UInt8(char.value)
+  }
+}
+
+extension ByteBuffer {
+  /// Appends bytes read from a stream to the unparsed rest of it, taking them whole when nothing
+  /// is pending, and reclaiming consumed space once it outweighs what is left, so moving bytes
+  /// stays amortised O(1).
+  mutating func appendStream(_ bytes: ByteBuffer) {
+    if readableBytes == 0 {
+      self = bytes
+      return
+    }
+    if readerIndex >= readableBytes { discardReadBytes() }
+    var bytes = bytes
+    writeBuffer(&bytes)
   }
 }
