@@ -93,7 +93,7 @@ import Testing
       var model = Model()
       for batch in batches {
         try await store.commit(batch)
-        batch.forEach { model.apply($0) }
+        for change in batch { model.apply(change) }
       }
       let loaded = try store.loadAll()
       #expect(loaded == model.expectedLoad)
@@ -121,7 +121,7 @@ import Testing
         changes.append(.setString(db: 1, key: b, value: b + [0x0d, 0x0a] + b))
       }
       try await store.commit(changes)
-      changes.forEach { model.apply($0) }
+      for change in changes { model.apply(change) }
       let expected = model.expectedLoad
       #expect(try store.loadAll() == expected)
       store.close()

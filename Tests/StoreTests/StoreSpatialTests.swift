@@ -139,7 +139,7 @@ import Testing
       var model = Model()
       func commit(_ changes: [Change]) async throws {
         try await store.commit(changes)
-        changes.forEach { model.apply($0) }
+        for change in changes { model.apply(change) }
         #expect(try store.loadAll() == model.expectedLoad)
         try Self.checkIndexInvariant(store)
       }
