@@ -44,7 +44,4 @@ public final class CommandProcessor: Sendable {
     outcome.command = spec.name
     return outcome
   }
-
-  /// Every command's name, for INFO commandstats and COMMAND.
-  public var commandNames: [String] { table.keys.sorted() }
 }

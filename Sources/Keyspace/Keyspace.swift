@@ -41,11 +41,6 @@ public final class Keyspace: @unchecked Sendable {
     }
   }
 
-  /// Replays a change.
-  public func apply(_ change: Change) {
-    _ = write { $0.apply(change) }
-  }
-
   /// Fills the keyspace from a stream of stored records (`.setString` and `.geoUpsert`,
   /// grouped by key), building each sorted set in one pass.
   public func load(_ stream: ((Change) throws -> Void) throws -> Void) rethrows {

@@ -69,9 +69,6 @@ struct MemberTable {
     arena[range(Int(a))].lexicographicallyPrecedes(arena[range(Int(b))])
   }
 
-  /// Bytes this table holds.
-  var footprint: Int { arena.capacity + (starts.capacity + lengths.capacity + table.capacity) * 4 }
-
   private func range(_ s: Int) -> Range<Int> {
     let start = Int(starts[s])
     return start..<(start + Int(lengths[s]))
