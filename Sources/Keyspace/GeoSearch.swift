@@ -103,11 +103,27 @@ extension SortedSet {
   }
 
   private func match(_ hit: Hit, _ search: RedisGeoArea.Search) -> GeoMatch? {
-    guard let distance = search.distance(toLongitude: hit.longitude, latitude: hit.latitude)
-    else { return nil }
+    let distance: Double
+    if case .circle(let radius) = search.shape, Self.isRedisDistance(hit, search) {
+      guard hit.distance <= radius * search.conversion else { return nil }
+      distance = hit.distance
+    } else {
+      guard let d = search.distance(toLongitude: hit.longitude, latitude: hit.latitude)
+      else { return nil }
+      distance = d
+    }
     return GeoMatch(
       member: member(slot: hit.id), distance: distance, score: score(slot: hit.id),
       longitude: hit.longitude, latitude: hit.latitude)
+  }
+
+  /// Whether the index's distance is already Redis's, bit for bit. Both evaluate the same
+  /// haversine with the same operations in the same order, from the same centre to the same
+  /// decoded position; they differ only where Redis takes a shortcut for equal longitudes
+  /// (`geohashGetDistance`'s `v == 0`) and where the index clamps an antipodal rounding.
+  static func isRedisDistance(_ hit: Hit, _ search: RedisGeoArea.Search) -> Bool {
+    hit.longitude * (Double.pi / 180.0) != search.longitude * (Double.pi / 180.0)
+      && hit.distance < Sphere.redis.maximumDistance * (1 - 1e-12)
   }
 
   /// The index measures with its own haversine, which may differ from Redis's in the last
