@@ -7,13 +7,24 @@ public final class CommandProcessor: Sendable {
   public let keyspace: Keyspace
   let environment: ServerEnvironment
   let table: [String: CommandSpec]
+  /// Every command's name, subcommands included, by `Outcome.commandID`.
+  public let commandNames: [String]
 
   public init(keyspace: Keyspace, environment: ServerEnvironment) {
     self.keyspace = keyspace
     self.environment = environment
+    var names: [String] = []
+    func numbered(_ spec: CommandSpec) -> CommandSpec {
+      var spec = spec
+      spec.id = names.count
+      names.append(spec.name)
+      spec.subcommands = spec.subcommands.mapValues(numbered)
+      return spec
+    }
     var table: [String: CommandSpec] = [:]
-    for spec in CommandTable.all { table[spec.name] = spec }
+    for spec in CommandTable.all { table[spec.name] = numbered(spec) }
     self.table = table
+    commandNames = names
   }
 
   /// Runs one command for a connection. `arguments` is never empty.
@@ -42,6 +53,7 @@ public final class CommandProcessor: Sendable {
       session = invocation.session
     }
     outcome.command = spec.name
+    outcome.commandID = spec.id
     return outcome
   }
 }

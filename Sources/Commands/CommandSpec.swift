@@ -18,6 +18,8 @@ struct CommandSpec: Sendable {
   let flags: Flags
   let run: @Sendable (inout Invocation) -> RESPValue
   var subcommands: [String: CommandSpec] = [:]
+  /// A small number the processor gives each command, for statistics kept in arrays.
+  var id = 0
 
   init(
     _ name: String, arity: Int, flags: Flags = [],

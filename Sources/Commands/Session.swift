@@ -26,8 +26,10 @@ public struct Outcome: Sendable {
   public var close = false
   /// Work to run off the event loop, whose result replaces `reply` (BACKUP).
   public var deferred: (@Sendable () -> RESPValue)?
-  /// The command's name for statistics, nil for an unknown command.
+  /// The command's name, and its number in `CommandProcessor.commandNames`; nil for an
+  /// unknown command.
   public var command: String?
+  public var commandID: Int?
 
   public init(reply: RESPValue) { self.reply = reply }
 }

@@ -41,6 +41,7 @@ public final class CardAtlasServer: Sendable {
     state = ServerState(
       configuration: configuration, keyspace: keyspace, store: store, shards: threads)
     processor = CommandProcessor(keyspace: keyspace, environment: state)
+    state.statistics.names.withLockedValue { $0 = processor.commandNames }
     logger.info(
       "loaded the store",
       metadata: [

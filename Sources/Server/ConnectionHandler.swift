@@ -143,7 +143,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     var failed = false
     if case .error = outcome.reply { failed = true }
     state.statistics.record(
-      shard: shard, command: outcome.command, nanoseconds: elapsed, failed: failed)
+      shard: shard, command: outcome.commandID, nanoseconds: elapsed, failed: failed)
     client?.ran(outcome.command, at: finished)
     if outcome.close { closing = true }
 

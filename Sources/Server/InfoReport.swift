@@ -110,18 +110,20 @@ struct InfoReport {
   }
 
   private func stats() -> [(String, String)] {
-    let s = state.statistics.snapshot()
+    let statistics = state.statistics
+    let errors = statistics.errors
+    let failed = statistics.commands().values.reduce(0) { $0 + $1.failed }
     return [
       (
         "total_connections_received",
         String(state.statistics.connectionsReceived.withLockedValue { $0 })
       ),
-      ("total_commands_processed", String(s.processed)),
+      ("total_commands_processed", String(statistics.processed)),
       ("instantaneous_ops_per_sec", String(state.opsPerSecond)),
       ("rejected_connections", String(state.statistics.rejectedConnections.withLockedValue { $0 })),
-      ("unknown_commands", String(s.rejected)),
-      ("total_error_replies", String(s.commands.values.reduce(0) { $0 + $1.failed })),
-      ("protocol_errors", String(s.protocolErrors)),
+      ("unknown_commands", String(errors.rejected)),
+      ("total_error_replies", String(failed)),
+      ("protocol_errors", String(errors.protocol)),
     ]
   }
 
@@ -135,7 +137,7 @@ struct InfoReport {
   }
 
   private func commandStats() -> [(String, String)] {
-    state.statistics.snapshot().commands.sorted { $0.key < $1.key }.map { name, c in
+    state.statistics.commands().sorted { $0.key < $1.key }.map { name, c in
       let usec = Double(c.nanoseconds) / 1000
       let perCall = c.calls == 0 ? 0 : usec / Double(c.calls)
       return (
@@ -148,7 +150,7 @@ struct InfoReport {
 
   /// Redis 7's latency percentiles per command, in microseconds.
   private func latencyStats() -> [(String, String)] {
-    state.statistics.snapshot().commands.sorted { $0.key < $1.key }.map { name, c in
+    state.statistics.commands().sorted { $0.key < $1.key }.map { name, c in
       let p = [50.0, 99.0, 99.9].map { percentile in
         String(format: "%.3f", Double(c.latency.valueAtPercentile(percentile)) / 1000)
       }

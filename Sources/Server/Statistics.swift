@@ -21,13 +21,16 @@ final class Statistics: Sendable {
   }
 
   struct Shard: Sendable {
-    var commands: [String: Command] = [:]
+    /// By command number; nil for commands not run yet.
+    var commands: [Command?] = []
     var processed: UInt64 = 0
     var rejected: UInt64 = 0
     var protocolErrors: UInt64 = 0
   }
 
   private let shards: [NIOLockedValueBox<Shard>]
+  /// Command names by number, as the processor gives them (set once it exists).
+  let names = NIOLockedValueBox<[String]>([])
   let connectionsReceived = NIOLockedValueBox<UInt64>(0)
   let rejectedConnections = NIOLockedValueBox<UInt64>(0)
 
@@ -35,18 +38,25 @@ final class Statistics: Sendable {
     shards = (0..<max(1, count)).map { _ in NIOLockedValueBox(Shard()) }
   }
 
-  /// Records one command on shard `shard` (the event loop's number).
-  func record(shard: Int, command: String?, nanoseconds: UInt64, failed: Bool) {
+  /// Records one command on shard `shard` (the event loop's number); a nil `command` is an
+  /// unknown one.
+  func record(shard: Int, command: Int?, nanoseconds: UInt64, failed: Bool) {
     shards[shard % shards.count].withLockedValue { s in
       s.processed += 1
       guard let command else {
         s.rejected += 1
         return
       }
-      s.commands[command, default: Command()].calls += 1
-      s.commands[command]!.nanoseconds += nanoseconds
-      _ = s.commands[command]!.latency.record(max(1, nanoseconds))
-      if failed { s.commands[command]!.failed += 1 }
+      if s.commands.count <= command {
+        s.commands.append(contentsOf: repeatElement(nil, count: command + 1 - s.commands.count))
+      }
+      var c = s.commands[command] ?? Command()
+      s.commands[command] = nil
+      c.calls += 1
+      c.nanoseconds += nanoseconds
+      _ = c.latency.record(max(1, nanoseconds))
+      if failed { c.failed += 1 }
+      s.commands[command] = c
     }
   }
 
@@ -59,18 +69,25 @@ final class Statistics: Sendable {
     shards.reduce(0) { total, shard in total + shard.withLockedValue { $0.processed } }
   }
 
-  /// Every shard merged.
-  func snapshot() -> Shard {
-    var total = Shard()
+  /// Every command's counters, all shards merged, by name.
+  func commands() -> [String: Command] {
+    let names = self.names.withLockedValue { $0 }
+    var total: [String: Command] = [:]
     for shard in shards {
       shard.withLockedValue { s in
-        total.processed += s.processed
-        total.rejected += s.rejected
-        total.protocolErrors += s.protocolErrors
-        for (name, command) in s.commands { total.commands[name, default: Command()].add(command) }
+        for (id, command) in s.commands.enumerated() {
+          if let command, id < names.count { total[names[id], default: Command()].add(command) }
+        }
       }
     }
     return total
+  }
+
+  /// Commands answered with an unknown-command error, and protocol errors, all shards.
+  var errors: (rejected: UInt64, protocol: UInt64) {
+    shards.reduce((0, 0)) { total, shard in
+      shard.withLockedValue { (total.0 + $0.rejected, total.1 + $0.protocolErrors) }
+    }
   }
 
   func reset() {
