@@ -59,7 +59,6 @@ struct Serve: AsyncParsableCommand {
     config.maxClients = maxClients
     config.idleTimeout = timeout
     config.threads = threads
-    config.logLevel = level
     var logger = Logger(label: "cardatlas")
     logger.logLevel = level
     let server = try CardAtlasServer(configuration: config, logger: logger)

@@ -153,36 +153,32 @@ enum GeoCommands {
   }
 
   static func geopos(_ call: inout Invocation) -> RESPValue {
-    let args = call.arguments
-    return call.read { db -> RESPValue in
-      switch sortedSet(db, args.bytes(1)) {
-      case .failure(let error): return .error(error.message)
-      case .success(let set):
-        return .array(
-          (2..<args.count).map { i in
-            guard let score = set?.score(of: args.bytes(i)) else { return .nullArray }
-            let at = SortedSet.position(score: score)
-            return .array([
-              .formattedDouble(humanDouble(at.longitude)),
-              .formattedDouble(humanDouble(at.latitude)),
-            ])
-          })
-      }
+    eachMember(&call, missing: .nullArray) { score in
+      let at = SortedSet.position(score: score)
+      return .array([
+        .formattedDouble(humanDouble(at.longitude)), .formattedDouble(humanDouble(at.latitude)),
+      ])
     }
   }
 
   static func geohash(_ call: inout Invocation) -> RESPValue {
+    eachMember(&call, missing: .null) { score in
+      .bulkString(ByteBuffer(string: RedisGeohash.geohashString(score: UInt64(score))))
+    }
+  }
+
+  /// GEOPOS and GEOHASH: `key member...` answered member by member, `missing` for one that is
+  /// not there (or when the key is missing).
+  private static func eachMember(
+    _ call: inout Invocation, missing: RESPValue, _ reply: (Double) -> RESPValue
+  ) -> RESPValue {
     let args = call.arguments
     return call.read { db -> RESPValue in
       switch sortedSet(db, args.bytes(1)) {
       case .failure(let error): return .error(error.message)
       case .success(let set):
         return .array(
-          (2..<args.count).map { i in
-            guard let score = set?.score(of: args.bytes(i)) else { return .null }
-            let hash = RedisGeohash.geohashString(score: UInt64(score))
-            return .bulkString(ByteBuffer(string: hash))
-          })
+          (2..<args.count).map { i in set?.score(of: args.bytes(i)).map(reply) ?? missing })
       }
     }
   }

@@ -55,7 +55,7 @@ struct InfoReport {
       ("tcp_port", String(state.configuration.port)),
       ("uptime_in_seconds", String(uptime)),
       ("uptime_in_days", String(uptime / 86400)),
-      ("io_threads_active", String(state.configuration.threads)),
+      ("cardatlas_event_loops", String(state.eventLoops)),
     ]
   }
 

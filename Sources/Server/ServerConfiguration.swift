@@ -21,7 +21,6 @@ public struct ServerConfiguration: Sendable {
   public var idleTimeout = 600
   /// Event-loop threads; 0 means one per core.
   public var threads = 0
-  public var logLevel = Logger.Level.info
 
   public init() {}
 }

@@ -47,6 +47,8 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
   let keyspace: Keyspace
   let store: Store
   let statistics: Statistics
+  /// Event-loop threads serving connections.
+  let eventLoops: Int
   let startedAt = Date()
   private let live: NIOLockedValueBox<Live>
   private let clients = NIOLockedValueBox<[Int: Client]>([:])
@@ -59,6 +61,7 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
     self.keyspace = keyspace
     self.store = store
     statistics = Statistics(shards: shards)
+    eventLoops = shards
     live = NIOLockedValueBox(
       Live(
         requirePassword: configuration.requirePassword, maxClients: configuration.maxClients,

@@ -28,27 +28,22 @@ private func render(_ value: RESPValue) -> String {
 
 /// Every reply in `input`, fed in chunks of the given sizes (cycled).
 private func replies(_ input: String, chunks: [Int] = [Int.max]) throws -> [String] {
-  let bytes = Array(input.utf8)
-  var parser = RESPReplyParser()
-  var values: [String] = []
-  var start = 0
-  var chunk = 0
-  while start < bytes.count {
-    let end = min(bytes.count, start + min(chunks[chunk % chunks.count], bytes.count))
-    parser.append(ByteBuffer(bytes: bytes[start..<end]))
-    start = end
-    chunk += 1
-    while let value = try parser.next() { values.append(render(value)) }
-  }
-  #expect(parser.bufferedByteCount == 0, "bytes left over")
-  return values
+  try feed(input, chunks) { try $0.next() }.map(render)
 }
 
 /// What `skip()` makes of every reply in `input`.
 private func summaries(_ input: String, chunks: [Int] = [Int.max]) throws -> [RESPReplySummary] {
+  try feed(input, chunks) { try $0.skip() }
+}
+
+/// Feeds `input` in chunks, taking everything `take` yields after each, and checks that no bytes
+/// are left over.
+private func feed<T>(
+  _ input: String, _ chunks: [Int], _ take: (inout RESPReplyParser) throws -> T?
+) throws -> [T] {
   let bytes = Array(input.utf8)
   var parser = RESPReplyParser()
-  var values: [RESPReplySummary] = []
+  var values: [T] = []
   var start = 0
   var chunk = 0
   while start < bytes.count {
@@ -56,7 +51,7 @@ private func summaries(_ input: String, chunks: [Int] = [Int.max]) throws -> [RE
     parser.append(ByteBuffer(bytes: bytes[start..<end]))
     start = end
     chunk += 1
-    while let value = try parser.skip() { values.append(value) }
+    while let value = try take(&parser) { values.append(value) }
   }
   #expect(parser.bufferedByteCount == 0, "bytes left over")
   return values
