@@ -32,14 +32,12 @@ public struct Arguments: Sendable {
     }
   }
 
-  /// The argument lower-cased when it could be a keyword (15 bytes or fewer: such a String
-  /// needs no allocation), else empty. Reading options by one `switch` or chain of `==` over
-  /// this is cheaper than comparing the raw bytes with each candidate.
-  public func keyword(_ i: Int) -> String {
-    values[i].readableBytes <= 15 ? lowercased(i) : ""
+  /// The argument as a keyword, for matching command and option names.
+  func keyword(_ i: Int) -> Keyword {
+    values[i].withUnsafeReadableBytes { Keyword(lowercasing: $0) }
   }
 
-  /// The argument lower-cased, for looking up command and option names.
+  /// The argument lower-cased, for names looked up by text (INFO sections, CONFIG parameters).
   public func lowercased(_ i: Int) -> String {
     values[i].withUnsafeReadableBytes { bytes in
       String(unsafeUninitializedCapacity: bytes.count) { out in

@@ -6,38 +6,48 @@ import RESP
 public final class CommandProcessor: Sendable {
   public let keyspace: Keyspace
   let environment: ServerEnvironment
-  let table: [String: CommandSpec]
+  private let table: [Keyword: Entry]
   /// Every command's name, subcommands included, by `Outcome.commandID`.
   public let commandNames: [String]
+
+  /// A command as looked up: shared, so that finding one copies no fields.
+  private final class Entry: Sendable {
+    let spec: CommandSpec
+    let id: Int
+    let subcommands: [Keyword: Entry]
+
+    init(_ spec: CommandSpec, names: inout [String]) {
+      self.spec = spec
+      id = names.count
+      names.append(spec.name)
+      var subcommands: [Keyword: Entry] = [:]
+      for (name, sub) in spec.subcommands { subcommands[Keyword(name)] = Entry(sub, names: &names) }
+      self.subcommands = subcommands
+    }
+  }
 
   public init(keyspace: Keyspace, environment: ServerEnvironment) {
     self.keyspace = keyspace
     self.environment = environment
     var names: [String] = []
-    func numbered(_ spec: CommandSpec) -> CommandSpec {
-      var spec = spec
-      spec.id = names.count
-      names.append(spec.name)
-      spec.subcommands = spec.subcommands.mapValues(numbered)
-      return spec
-    }
-    var table: [String: CommandSpec] = [:]
-    for spec in CommandTable.all { table[spec.name] = numbered(spec) }
+    var table: [Keyword: Entry] = [:]
+    for spec in CommandTable.all { table[Keyword(spec.name)] = Entry(spec, names: &names) }
     self.table = table
     commandNames = names
   }
 
   /// Runs one command for a connection. `arguments` is never empty.
   public func execute(_ arguments: Arguments, session: inout Session) -> Outcome {
-    guard var spec = table[arguments.lowercased(0)] else {
+    guard var entry = table[arguments.keyword(0)] else {
       return Outcome(reply: .error(RedisError.unknownCommand(arguments)))
     }
-    if !spec.subcommands.isEmpty, arguments.count >= 2 {
-      guard let sub = spec.subcommands[arguments.lowercased(1)] else {
+    if !entry.subcommands.isEmpty, arguments.count >= 2 {
+      guard let sub = entry.subcommands[arguments.keyword(1)] else {
         return Outcome(reply: .error(RedisError.unknownSubcommand(arguments)))
       }
-      spec = sub
+      entry = sub
     }
+    let spec = entry.spec
     var outcome: Outcome
     if !spec.acceptsArgumentCount(arguments.count) {
       outcome = Outcome(reply: .error(RedisError.arity(spec.name)))
@@ -53,7 +63,7 @@ public final class CommandProcessor: Sendable {
       session = invocation.session
     }
     outcome.command = spec.name
-    outcome.commandID = spec.id
+    outcome.commandID = entry.id
     return outcome
   }
 }

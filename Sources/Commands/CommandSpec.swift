@@ -17,9 +17,8 @@ struct CommandSpec: Sendable {
   let arity: Int
   let flags: Flags
   let run: @Sendable (inout Invocation) -> RESPValue
-  var subcommands: [String: CommandSpec] = [:]
-  /// A small number the processor gives each command, for statistics kept in arrays.
-  var id = 0
+  /// By the second word's name, lower case.
+  let subcommands: [String: CommandSpec]
 
   init(
     _ name: String, arity: Int, flags: Flags = [],
@@ -29,6 +28,7 @@ struct CommandSpec: Sendable {
     self.arity = arity
     self.flags = flags
     self.run = run
+    subcommands = [:]
   }
 
   /// A container command (CLIENT, CONFIG...) whose second word picks a subcommand.

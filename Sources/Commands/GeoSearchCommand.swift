@@ -1,6 +1,5 @@
 import Geodesy
 import Keyspace
-import NIOCore
 import RESP
 
 /// GEOSEARCH, GEOSEARCHSTORE and the GEORADIUS family: Redis 7.0's `georadiusGeneric`.
@@ -143,36 +142,36 @@ extension GeoCommands {
     while i < args.count {
       let remaining = args.count - i - 1
       let word = args.keyword(i)
-      if word == "withdist" {
+      if word == .withdist {
         request.withDist = true
-      } else if word == "withhash" {
+      } else if word == .withhash {
         request.withHash = true
-      } else if word == "withcoord" {
+      } else if word == .withcoord {
         request.withCoord = true
-      } else if word == "any" {
+      } else if word == .any {
         request.any = true
-      } else if word == "asc" {
+      } else if word == .asc {
         request.sort = .ascending
-      } else if word == "desc" {
+      } else if word == .desc {
         request.sort = .descending
-      } else if word == "count" && remaining >= 1 {
+      } else if word == .count && remaining >= 1 {
         guard let count = args.integer(i + 1) else {
           return RedisReplyError(RedisError.notInteger)
         }
         guard count > 0 else { return RedisReplyError("ERR COUNT must be > 0") }
         request.count = count
         i += 1
-      } else if word == "store" && remaining >= 1 && storable {
+      } else if word == .store && remaining >= 1 && storable {
         request.storeKey = args.bytes(i + 1)
         request.storeDist = false
         i += 1
-      } else if word == "storedist" && remaining >= 1 && storable {
+      } else if word == .storedist && remaining >= 1 && storable {
         request.storeKey = args.bytes(i + 1)
         request.storeDist = true
         i += 1
-      } else if word == "storedist" && flags.contains(.geosearchStore) {
+      } else if word == .storedist && flags.contains(.geosearchStore) {
         request.storeDist = true
-      } else if word == "frommember" && remaining >= 1 && geosearch && !fromLocation {
+      } else if word == .frommember && remaining >= 1 && geosearch && !fromLocation {
         if let set {
           guard let score = set.score(of: args.bytes(i + 1)) else {
             return RedisReplyError("ERR could not decode requested zset member")
@@ -182,14 +181,14 @@ extension GeoCommands {
         request.fromMember = args.bytes(i + 1)
         fromMember = true
         i += 1
-      } else if word == "fromlonlat" && remaining >= 2 && geosearch && !fromMember {
+      } else if word == .fromlonlat && remaining >= 2 && geosearch && !fromMember {
         switch coordinate(args, i + 1) {
         case .failure(let error): return error
         case .success(let at): request.center = at
         }
         fromLocation = true
         i += 2
-      } else if word == "byradius" && remaining >= 2 && geosearch && !byBox {
+      } else if word == .byradius && remaining >= 2 && geosearch && !byBox {
         switch distance(args, i + 1) {
         case .failure(let error): return error
         case .success(let (radius, conversion)):
@@ -198,7 +197,7 @@ extension GeoCommands {
         }
         byRadius = true
         i += 2
-      } else if word == "bybox" && remaining >= 3 && geosearch && !byRadius {
+      } else if word == .bybox && remaining >= 3 && geosearch && !byRadius {
         guard let width = args.double(i + 1) else {
           return RedisReplyError("ERR need numeric width")
         }
@@ -229,35 +228,29 @@ extension GeoCommands {
     return set.search(search, sort: request.sort, count: request.count, any: request.any)
   }
 
-  /// The reply, encoded straight into bytes: the map's hot path returns thousands of these a
-  /// second and a tree of values per member costs more than the search.
+  /// The reply, encoded straight into bytes, names read from the set in place: the map's hot
+  /// path returns thousands of these a second and a tree of values per member costs more than
+  /// the search.
   private static func reply(_ request: Request, _ set: SortedSet?, resp3: Bool) -> RESPValue {
     guard let set else { return .array([]) }
     let found = matches(request, set)
     let fields =
       1 + (request.withDist ? 1 : 0) + (request.withHash ? 1 : 0) + (request.withCoord ? 1 : 0)
-    var out = ByteBuffer()
-    out.reserveCapacity(16 + found.count * (24 + fields * 24))
-    out.writeArrayHeader(found.count)
-    let protocolVersion: RESPProtocolVersion = resp3 ? .resp3 : .resp2
+    var out = RESPWriter(
+      protocol: resp3 ? .resp3 : .resp2, capacity: 16 + found.count * (32 + fields * 24))
+    out.arrayHeader(found.count)
     for match in found {
-      if fields > 1 { out.writeArrayHeader(fields) }
-      out.writeBulk(match.member)
-      if request.withDist {
-        out.writeBulk(Array(fixedPoint4(match.distance / request.conversion).utf8))
-      }
-      if request.withHash {
-        RESPValue.integer(Int(match.score)).write(to: &out, protocol: protocolVersion)
-      }
+      if fields > 1 { out.arrayHeader(fields) }
+      set.withMember(match) { out.bulk($0) }
+      if request.withDist { out.bulk(fixedPoint4(match.distance / request.conversion)) }
+      if request.withHash { out.integer(Int(match.score)) }
       if request.withCoord {
-        out.writeArrayHeader(2)
-        RESPValue.formattedDouble(humanDouble(match.longitude)).write(
-          to: &out, protocol: protocolVersion)
-        RESPValue.formattedDouble(humanDouble(match.latitude)).write(
-          to: &out, protocol: protocolVersion)
+        out.arrayHeader(2)
+        out.formattedDouble(humanDouble(match.longitude))
+        out.formattedDouble(humanDouble(match.latitude))
       }
     }
-    return .encoded(out)
+    return out.reply
   }
 
   /// STORE / STOREDIST / GEOSEARCHSTORE: replace the destination with the results.
@@ -265,30 +258,32 @@ extension GeoCommands {
     _ request: Request, _ set: SortedSet?, db: Int, writer: inout Keyspace.Writer
   ) -> RESPValue {
     guard let destination = request.storeKey else { return .array([]) }
-    let found = set.map { matches(request, $0) } ?? []
+    let found = set.map { set in
+      matches(request, set).map { (member: set.member($0), match: $0) }
+    } ?? []
     writer.delete(db: db, key: destination)
     guard !found.isEmpty else { return .integer(0) }
     let target = writer.sortedSet(db: db, key: destination)
-    for match in found {
+    for (member, match) in found {
       let score = request.storeDist ? match.distance / request.conversion : match.score
-      writer.upsert(db: db, key: destination, set: target, member: match.member, score: score)
+      writer.upsert(db: db, key: destination, set: target, member: member, score: score)
     }
     return .integer(found.count)
   }
 }
 
-extension ByteBuffer {
-  fileprivate mutating func writeArrayHeader(_ count: Int) {
-    writeStaticString("*")
-    writeString(String(count))
-    writeStaticString("\r\n")
-  }
-
-  fileprivate mutating func writeBulk(_ bytes: Bytes) {
-    writeStaticString("$")
-    writeString(String(bytes.count))
-    writeStaticString("\r\n")
-    writeBytes(bytes)
-    writeStaticString("\r\n")
-  }
+extension Keyword {
+  fileprivate static let withdist = Keyword("withdist")
+  fileprivate static let withhash = Keyword("withhash")
+  fileprivate static let withcoord = Keyword("withcoord")
+  fileprivate static let any = Keyword("any")
+  fileprivate static let asc = Keyword("asc")
+  fileprivate static let desc = Keyword("desc")
+  fileprivate static let count = Keyword("count")
+  fileprivate static let store = Keyword("store")
+  fileprivate static let storedist = Keyword("storedist")
+  fileprivate static let frommember = Keyword("frommember")
+  fileprivate static let fromlonlat = Keyword("fromlonlat")
+  fileprivate static let byradius = Keyword("byradius")
+  fileprivate static let bybox = Keyword("bybox")
 }

@@ -1,17 +1,18 @@
 import Geodesy
 import SpatialIndex
 
-/// One GEOSEARCH answer: a member, its distance in metres from the centre, its score, and the
-/// position decoded from that score.
+/// One GEOSEARCH answer: a member (by its slot in the set searched: `SortedSet.member(_:)` and
+/// `withMember` name it), its distance in metres from the centre, its score, and the position
+/// decoded from that score. Names are read only when a reply is written, straight from the set.
 public struct GeoMatch: Sendable, Hashable {
-  public var member: Bytes
+  public var slot: UInt32
   public var distance: Double
   public var score: Double
   public var longitude: Double
   public var latitude: Double
 
-  public init(member: Bytes, distance: Double, score: Double, longitude: Double, latitude: Double) {
-    self.member = member
+  public init(slot: UInt32, distance: Double, score: Double, longitude: Double, latitude: Double) {
+    self.slot = slot
     self.distance = distance
     self.score = score
     self.longitude = longitude
@@ -69,7 +70,7 @@ extension SortedSet {
     found.sort { a, b in
       if a.cell != b.cell { return a.cell < b.cell }
       if a.match.score != b.match.score { return a.match.score < b.match.score }
-      return a.match.member.lexicographicallyPrecedes(b.match.member)
+      return names.precedes(a.match.slot, b.match.slot)
     }
     return found
   }
@@ -113,7 +114,7 @@ extension SortedSet {
       distance = d
     }
     return GeoMatch(
-      member: member(slot: hit.id), distance: distance, score: score(slot: hit.id),
+      slot: hit.id, distance: distance, score: score(slot: hit.id),
       longitude: hit.longitude, latitude: hit.latitude)
   }
 

@@ -3,8 +3,10 @@
 ///
 /// A dictionary of byte arrays held 1M members in about 80 MB (a heap object per name, 8-byte
 /// keys in a table twice the size); this holds the same in about 25 MB, and hashes a name in
-/// one pass (Swift's seeded SipHash, so clients cannot aim collisions at a set).
-struct MemberTable {
+/// one pass (Swift's seeded SipHash, so clients cannot aim collisions at a set). A class, so that
+/// reading a name from a set's table copies no array references (a struct property did, and
+/// its retains and releases cost a GEOSEARCH more than its names).
+final class MemberTable {
   private var arena: [UInt8] = []
   /// Per slot: where its bytes start in the arena, and how many; `free` marks an unused slot.
   private var starts: [UInt32] = []
@@ -32,7 +34,7 @@ struct MemberTable {
   }
 
   /// Records `name` at `slot` (which the caller chose, and which must be free).
-  mutating func insert(_ name: some Collection<UInt8>, at slot: UInt32) {
+  func insert(_ name: some Collection<UInt8>, at slot: UInt32) {
     if (count + deletedCount + 1) * 2 > table.count { resizeTable() }
     let s = Int(slot)
     if s >= starts.count {
@@ -48,7 +50,7 @@ struct MemberTable {
   }
 
   /// Forgets the name at `slot`.
-  mutating func remove(slot: UInt32) {
+  func remove(slot: UInt32) {
     let s = Int(slot)
     let mask = table.count - 1
     var i = Self.hash(arena[range(s)]) & mask
@@ -63,6 +65,12 @@ struct MemberTable {
 
   /// The name at `slot`, copied out.
   func name(_ slot: UInt32) -> Bytes { Array(arena[range(Int(slot))]) }
+
+  /// The name at `slot`, read in place: valid only inside `body`.
+  func withName<R>(_ slot: UInt32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    let r = range(Int(slot))
+    return try arena.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[r])) }
+  }
 
   /// Whether the name at `a` sorts before the one at `b` (memcmp, then shorter first).
   func precedes(_ a: UInt32, _ b: UInt32) -> Bool {
@@ -88,7 +96,7 @@ struct MemberTable {
     return hasher.finalize()
   }
 
-  private mutating func place(_ slot: UInt32) {
+  private func place(_ slot: UInt32) {
     let mask = table.count - 1
     var i = Self.hash(arena[range(Int(slot))]) & mask
     while table[i] != Self.empty && table[i] != Self.deleted { i = (i + 1) & mask }
@@ -97,7 +105,7 @@ struct MemberTable {
   }
 
   /// Grows (or just cleans) the table so that at most half of it is used.
-  private mutating func resizeTable() {
+  private func resizeTable() {
     var size = 16
     while size < (count + 1) * 4 { size *= 2 }
     table = [UInt32](repeating: Self.empty, count: size)
@@ -106,7 +114,7 @@ struct MemberTable {
   }
 
   /// Copies the live names into a fresh arena once half of it is garbage.
-  private mutating func compact() {
+  private func compact() {
     var fresh: [UInt8] = []
     fresh.reserveCapacity(arena.count - garbage)
     for s in 0..<lengths.count where lengths[s] != Self.free {

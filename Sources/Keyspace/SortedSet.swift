@@ -10,7 +10,7 @@ import Synchronization
 /// Not thread-safe on its own: the `Keyspace` lock guards it (readers share, writers exclude).
 public final class SortedSet: @unchecked Sendable {
   /// Members by slot; slots are the index's item ids.
-  private var names = MemberTable()
+  let names = MemberTable()
   private var scores: [Double] = []
   private var freeSlots: [ItemID] = []
   let index: GeoIndex
@@ -151,7 +151,16 @@ public final class SortedSet: @unchecked Sendable {
     }
   }
 
-  func member(slot: ItemID) -> Bytes { names.name(slot) }
+  /// A search result's member name.
+  public func member(_ match: GeoMatch) -> Bytes { names.name(match.slot) }
+
+  /// A search result's member name, read in place under the lock the search ran under: valid
+  /// only inside `body`, and only while the set is unchanged.
+  public func withMember<R>(_ match: GeoMatch, _ body: (UnsafeRawBufferPointer) throws -> R)
+    rethrows -> R
+  {
+    try names.withName(match.slot, body)
+  }
   func score(slot: ItemID) -> Double { scores[Int(slot)] }
 
   deinit {

@@ -31,8 +31,8 @@ public enum RESPValue: Sendable {
   case verbatimString(format: String, text: String)
   case push([RESPValue])
   /// A reply already encoded for the connection's protocol, written as it is: hot paths build
-  /// their bytes directly instead of a tree of values.
-  case encoded(ByteBuffer)
+  /// their bytes directly (`RESPWriter`) instead of a tree of values.
+  case encoded([UInt8])
 
   public func write(to buffer: inout ByteBuffer, protocol version: RESPProtocolVersion) {
     let resp3 = version == .resp3
@@ -61,7 +61,7 @@ public enum RESPValue: Sendable {
       } else {
         buffer.writeBulkString(formatRedisDouble(value))
       }
-    case .encoded(var bytes): buffer.writeBuffer(&bytes)
+    case .encoded(let bytes): buffer.writeBytes(bytes)
     case .formattedDouble(let text):
       if resp3 { buffer.writeLine(prefix: ",", text) } else { buffer.writeBulkString(text) }
     case .boolean(let value):

@@ -1,7 +1,9 @@
 import NIOCore
 
 /// Redis's `string2ll`: an optional `-` then decimal digits, with no `+`, no spaces and no leading
-/// zero (bare `0` aside). Nil for anything else, or when the value overflows.
+/// zero (bare `0` aside). Nil for anything else, or when the value overflows. Inlinable, so that
+/// other modules' calls are specialised for their collection type.
+@inlinable
 public func parseRedisInteger(_ text: some Collection<UInt8>) -> Int? {
   var digits = text[...]
   guard let first = digits.first else { return nil }

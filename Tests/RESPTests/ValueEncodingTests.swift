@@ -65,3 +65,31 @@ import Testing
     expect(.double(-2), resp2: "$2\r\n-2\r\n", resp3: ",-2\r\n")
   }
 }
+
+@Suite struct WriterTests {
+  /// The hand-written bytes equal the value tree's, in both protocols.
+  @Test(arguments: [RESPProtocolVersion.resp2, .resp3])
+  func writerMatchesValues(version: RESPProtocolVersion) {
+    var writer = RESPWriter(protocol: version, capacity: 0)
+    writer.arrayHeader(3)
+    Array("member\r\n".utf8).withUnsafeBytes { writer.bulk($0) }
+    writer.arrayHeader(4)
+    writer.bulk("")
+    writer.integer(0)
+    writer.integer(Int.min)
+    writer.formattedDouble("-12.5")
+    writer.integer(4_069_885_360_207_904)
+    let tree = RESPValue.array([
+      .bulkString(ByteBuffer(string: "member\r\n")),
+      .array([
+        .bulkString(ByteBuffer()), .integer(0), .integer(Int.min), .formattedDouble("-12.5"),
+      ]),
+      .integer(4_069_885_360_207_904),
+    ])
+    var expected = ByteBuffer()
+    tree.write(to: &expected, protocol: version)
+    var written = ByteBuffer()
+    writer.reply.write(to: &written, protocol: version)
+    #expect(String(buffer: written) == String(buffer: expected))
+  }
+}

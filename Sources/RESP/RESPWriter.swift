@@ -1,0 +1,67 @@
+/// One reply's bytes, written by hand: for hot paths where a tree of `RESPValue`s per element
+/// (and a String per number) costs more than the work behind the reply.
+public struct RESPWriter {
+  public private(set) var bytes: [UInt8] = []
+  public let version: RESPProtocolVersion
+
+  public init(protocol version: RESPProtocolVersion, capacity: Int) {
+    self.version = version
+    bytes.reserveCapacity(capacity)
+  }
+
+  /// The reply, to be written as it is.
+  public var reply: RESPValue { .encoded(bytes) }
+
+  /// `*n`: an array of `count` elements follows.
+  public mutating func arrayHeader(_ count: Int) {
+    bytes.append(UInt8(ascii: "*"))
+    appendDecimal(count)
+    bytes.append(13)
+    bytes.append(10)
+  }
+
+  public mutating func bulk(_ payload: UnsafeRawBufferPointer) {
+    bytes.append(UInt8(ascii: "$"))
+    appendDecimal(payload.count)
+    bytes.append(13)
+    bytes.append(10)
+    bytes.append(contentsOf: payload)
+    bytes.append(13)
+    bytes.append(10)
+  }
+
+  public mutating func bulk(_ text: String) {
+    var text = text
+    text.withUTF8 { bulk(UnsafeRawBufferPointer($0)) }
+  }
+
+  public mutating func integer(_ value: Int) {
+    bytes.append(UInt8(ascii: ":"))
+    appendDecimal(value)
+    bytes.append(13)
+    bytes.append(10)
+  }
+
+  /// A double already formatted: `,text` in RESP3, a bulk string in RESP2.
+  public mutating func formattedDouble(_ text: String) {
+    guard version == .resp3 else { return bulk(text) }
+    bytes.append(UInt8(ascii: ","))
+    bytes.append(contentsOf: text.utf8)
+    bytes.append(13)
+    bytes.append(10)
+  }
+
+  private mutating func appendDecimal(_ value: Int) {
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    var rest = value.magnitude
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var start = 20
+      repeat {
+        start -= 1
+        digits[start] = UInt8(truncatingIfNeeded: rest % 10) + UInt8(ascii: "0")
+        rest /= 10
+      } while rest > 0
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+    }
+  }
+}
