@@ -258,9 +258,10 @@ extension GeoCommands {
     _ request: Request, _ set: SortedSet?, db: Int, writer: inout Keyspace.Writer
   ) -> RESPValue {
     guard let destination = request.storeKey else { return .array([]) }
-    let found = set.map { set in
-      matches(request, set).map { (member: set.member($0), match: $0) }
-    } ?? []
+    let found =
+      set.map { set in
+        matches(request, set).map { (member: set.member($0), match: $0) }
+      } ?? []
     writer.delete(db: db, key: destination)
     guard !found.isEmpty else { return .integer(0) }
     let target = writer.sortedSet(db: db, key: destination)
