@@ -101,6 +101,7 @@ let package = Package(
         "Store", "Keyspace", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),
+    .testTarget(name: "CommandsTests", dependencies: ["Commands", "Keyspace", "Datasets"]),
     .testTarget(name: "LoadGenTests", dependencies: ["LoadGen", "RedisTestSupport"]),
     .testTarget(
       name: "ServerTests",

@@ -50,6 +50,7 @@ public struct Arguments: Sendable {
   /// `getDoubleFromObject`: strtod over the whole argument, no leading space, no NaN.
   public func double(_ i: Int) -> Double? {
     values[i].withUnsafeReadableBytes { view -> Double? in
+      if let exact = plainDecimal(view) { return exact }
       guard let first = view.first, !isCSpace(first), view.count < 5120 else { return nil }
       return withUnsafeTemporaryAllocation(of: CChar.self, capacity: view.count + 1) { text in
         for j in 0..<view.count { text[j] = CChar(bitPattern: view[j]) }
@@ -69,6 +70,40 @@ public struct Arguments: Sendable {
     values[i].withUnsafeReadableBytes { parseRedisInteger($0) }
   }
 }
+
+/// A plain decimal (`-12.345`: at most 15 digits, no exponent) read exactly as strtod reads it,
+/// or nil for anything else. The digits make an integer below 2^53 and the power of ten is
+/// exact, so their one correctly rounded division is strtod's correctly rounded result
+/// (Clinger's fast path); coordinates and radii almost always take it.
+func plainDecimal(_ text: UnsafeRawBufferPointer) -> Double? {
+  var i = 0
+  let negative = text.first == UInt8(ascii: "-")
+  if negative { i = 1 }
+  var mantissa: Int64 = 0
+  var digits = 0
+  var decimals = 0
+  var point = false
+  while i < text.count {
+    let byte = text[i]
+    if byte == UInt8(ascii: ".") && !point {
+      point = true
+    } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+      mantissa = mantissa * 10 + Int64(byte - UInt8(ascii: "0"))
+      digits += 1
+      if point { decimals += 1 }
+    } else {
+      return nil
+    }
+    i += 1
+  }
+  guard digits > 0, digits <= 15 else { return nil }
+  let value = Double(mantissa) / exactPowersOfTen[decimals]
+  return negative ? -value : value
+}
+
+private let exactPowersOfTen: [Double] = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+]
 
 @inline(__always)
 func lowercase(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte + 32 : byte }

@@ -7,7 +7,10 @@
 /// reading a name from a set's table copies no array references (a struct property did, and
 /// its retains and releases cost a GEOSEARCH more than its names).
 final class MemberTable {
-  private var arena: [UInt8] = []
+  /// Raw memory rather than an array: reading a name then retains nothing.
+  private var arena = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
+  private var arenaCount = 0
+  private var arenaCapacity = 64
   /// Per slot: where its bytes start in the arena, and how many; `free` marks an unused slot.
   private var starts: [UInt32] = []
   private var lengths: [UInt32] = []
@@ -41,10 +44,13 @@ final class MemberTable {
       starts.append(contentsOf: repeatElement(0, count: s + 1 - starts.count))
       lengths.append(contentsOf: repeatElement(Self.free, count: s + 1 - lengths.count))
     }
-    precondition(arena.count + name.count < Int(UInt32.max), "a set's names exceed 4 GiB")
-    starts[s] = UInt32(arena.count)
+    precondition(arenaCount + name.count < Int(UInt32.max), "a set's names exceed 4 GiB")
+    reserveArena(arenaCount + name.count)
+    starts[s] = UInt32(arenaCount)
     lengths[s] = UInt32(name.count)
-    arena.append(contentsOf: name)
+    _ = UnsafeMutableBufferPointer(start: arena + arenaCount, count: name.count)
+      .initialize(from: name)
+    arenaCount += name.count
     place(slot)
     count += 1
   }
@@ -53,37 +59,49 @@ final class MemberTable {
   func remove(slot: UInt32) {
     let s = Int(slot)
     let mask = table.count - 1
-    var i = Self.hash(arena[range(s)]) & mask
+    var i = Self.hash(bytes(s)) & mask
     while table[i] != slot + 1 { i = (i + 1) & mask }
     table[i] = Self.deleted
     deletedCount += 1
     garbage += Int(lengths[s])
     lengths[s] = Self.free
     count -= 1
-    if garbage > 4096 && garbage * 2 > arena.count { compact() }
+    if garbage > 4096 && garbage * 2 > arenaCount { compact() }
   }
 
   /// The name at `slot`, copied out.
-  func name(_ slot: UInt32) -> Bytes { Array(arena[range(Int(slot))]) }
+  func name(_ slot: UInt32) -> Bytes { Array(bytes(Int(slot))) }
 
   /// The name at `slot`, read in place: valid only inside `body`.
   func withName<R>(_ slot: UInt32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-    let r = range(Int(slot))
-    return try arena.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[r])) }
+    try body(UnsafeRawBufferPointer(bytes(Int(slot))))
   }
 
   /// Whether the name at `a` sorts before the one at `b` (memcmp, then shorter first).
   func precedes(_ a: UInt32, _ b: UInt32) -> Bool {
-    arena[range(Int(a))].lexicographicallyPrecedes(arena[range(Int(b))])
+    bytes(Int(a)).lexicographicallyPrecedes(bytes(Int(b)))
   }
 
-  private func range(_ s: Int) -> Range<Int> {
-    let start = Int(starts[s])
-    return start..<(start + Int(lengths[s]))
+  deinit { arena.deallocate() }
+
+  /// The name at slot `s`, in place.
+  private func bytes(_ s: Int) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: arena + Int(starts[s]), count: Int(lengths[s]))
   }
 
   private func equals(_ s: Int, _ name: some Collection<UInt8>) -> Bool {
-    Int(lengths[s]) == name.count && arena[range(s)].elementsEqual(name)
+    Int(lengths[s]) == name.count && bytes(s).elementsEqual(name)
+  }
+
+  /// Room for `needed` bytes in the arena, growing it by half again (or to fit).
+  private func reserveArena(_ needed: Int) {
+    guard needed > arenaCapacity else { return }
+    let capacity = max(needed, arenaCapacity + arenaCapacity / 2)
+    let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+    grown.moveInitialize(from: arena, count: arenaCount)
+    arena.deallocate()
+    arena = grown
+    arenaCapacity = capacity
   }
 
   private static func hash(_ name: some Collection<UInt8>) -> Int {
@@ -98,7 +116,7 @@ final class MemberTable {
 
   private func place(_ slot: UInt32) {
     let mask = table.count - 1
-    var i = Self.hash(arena[range(Int(slot))]) & mask
+    var i = Self.hash(bytes(Int(slot))) & mask
     while table[i] != Self.empty && table[i] != Self.deleted { i = (i + 1) & mask }
     if table[i] == Self.deleted { deletedCount -= 1 }
     table[i] = slot + 1
@@ -115,14 +133,19 @@ final class MemberTable {
 
   /// Copies the live names into a fresh arena once half of it is garbage.
   private func compact() {
-    var fresh: [UInt8] = []
-    fresh.reserveCapacity(arena.count - garbage)
+    let capacity = max(64, arenaCount - garbage)
+    let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+    var count = 0
     for s in 0..<lengths.count where lengths[s] != Self.free {
-      let r = range(s)
-      starts[s] = UInt32(fresh.count)
-      fresh.append(contentsOf: arena[r])
+      let name = bytes(s)
+      (fresh + count).initialize(from: name.baseAddress!, count: name.count)
+      starts[s] = UInt32(count)
+      count += name.count
     }
+    arena.deallocate()
     arena = fresh
+    arenaCount = count
+    arenaCapacity = capacity
     garbage = 0
   }
 }

@@ -49,6 +49,8 @@ public struct RESPRequestParser: Sendable {
         // `*0` and `*-1` are empty commands, which Redis skips.
         if count > 0 {
           remainingArguments = count
+          // The caller has let go of the last command by now, so its array is reused.
+          arguments.removeAll(keepingCapacity: true)
           arguments.reserveCapacity(min(count, 16))
         }
       }
@@ -81,9 +83,7 @@ public struct RESPRequestParser: Sendable {
       bulkLength = nil
       remainingArguments -= 1
     }
-    let command = arguments
-    arguments = []
-    return command
+    return arguments
   }
 
   /// A `*<n>` or `$<n>` header line without its terminator, or nil until it is complete. Like

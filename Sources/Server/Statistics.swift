@@ -12,6 +12,13 @@ final class Statistics: Sendable {
       lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000_000,
       numberOfSignificantValueDigits: .two)
 
+    mutating func record(nanoseconds: UInt64, failed: Bool) {
+      calls += 1
+      self.nanoseconds += nanoseconds
+      _ = latency.record(max(1, nanoseconds))
+      if failed { self.failed += 1 }
+    }
+
     mutating func add(_ other: Command) {
       calls += other.calls
       failed += other.failed
@@ -50,13 +57,9 @@ final class Statistics: Sendable {
       if s.commands.count <= command {
         s.commands.append(contentsOf: repeatElement(nil, count: command + 1 - s.commands.count))
       }
-      var c = s.commands[command] ?? Command()
-      s.commands[command] = nil
-      c.calls += 1
-      c.nanoseconds += nanoseconds
-      _ = c.latency.record(max(1, nanoseconds))
-      if failed { c.failed += 1 }
-      s.commands[command] = c
+      if case .none = s.commands[command] { s.commands[command] = Command() }
+      // In place: copying a command's counters out and back retained its histogram twice.
+      s.commands[command]!.record(nanoseconds: nanoseconds, failed: failed)
     }
   }
 
