@@ -62,7 +62,6 @@ public final class CommandProcessor: Sendable {
       outcome.deferred = invocation.deferred
       session = invocation.session
     }
-    outcome.command = spec.name
     outcome.commandID = entry.id
     return outcome
   }

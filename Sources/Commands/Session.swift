@@ -26,9 +26,7 @@ public struct Outcome: Sendable {
   public var close = false
   /// Work to run off the event loop, whose result replaces `reply` (BACKUP).
   public var deferred: (@Sendable () -> RESPValue)?
-  /// The command's name, and its number in `CommandProcessor.commandNames`; nil for an
-  /// unknown command.
-  public var command: String?
+  /// The command's number in `CommandProcessor.commandNames`; nil for an unknown command.
   public var commandID: Int?
 
   public init(reply: RESPValue) { self.reply = reply }

@@ -144,7 +144,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     if case .error = outcome.reply { failed = true }
     state.statistics.record(
       shard: shard, command: outcome.commandID, nanoseconds: elapsed, failed: failed)
-    client?.ran(outcome.command, at: finished)
+    client?.ran(outcome.commandID, at: finished)
     if outcome.close { closing = true }
 
     if let work = outcome.deferred {

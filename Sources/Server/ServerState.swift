@@ -3,37 +3,38 @@ import Foundation
 import Keyspace
 import NIOConcurrencyHelpers
 import Store
+import Synchronization
 
 /// The server-wide state commands see: connected clients, live configuration, statistics, the
 /// store. It is the `ServerEnvironment` of the command layer.
 final class ServerState: ServerEnvironment, @unchecked Sendable {
-  /// One connection as CLIENT LIST shows it. Its own event loop updates it after every command;
-  /// the lock is only ever contended by CLIENT LIST.
+  /// One connection as CLIENT LIST shows it. Its own event loop updates it after every command
+  /// (atomics: no lock on that path); the lock on the rarely changed fields is only ever
+  /// contended by CLIENT LIST.
   final class Client: Sendable {
     struct Fields: Sendable {
       var name: String?
       var db = 0
-      var lastCommandAt: UInt64
-      var lastCommand = "NULL"
     }
 
     let id: Int
     let address: String
     let connectedAt: UInt64
-    let fields: NIOLockedValueBox<Fields>
+    let fields = NIOLockedValueBox(Fields())
+    let lastCommandAt: Synchronization.Atomic<UInt64>
+    /// The last known command's number (`CommandProcessor.commandNames`); -1 before any.
+    let lastCommand = Synchronization.Atomic<Int>(-1)
 
     init(id: Int, address: String, now: UInt64) {
       self.id = id
       self.address = address
       connectedAt = now
-      fields = NIOLockedValueBox(Fields(lastCommandAt: now))
+      lastCommandAt = Synchronization.Atomic(now)
     }
 
-    func ran(_ command: String?, at now: UInt64) {
-      fields.withLockedValue { f in
-        f.lastCommandAt = now
-        if let command { f.lastCommand = command }
-      }
+    func ran(_ command: Int?, at now: UInt64) {
+      lastCommandAt.store(now, ordering: .relaxed)
+      if let command { lastCommand.store(command, ordering: .relaxed) }
     }
   }
 
@@ -127,20 +128,23 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
 
   func clientList() -> String {
     let all = clients.withLockedValue { $0.values.sorted { $0.id < $1.id } }
-    return all.map(Self.line).joined()
+    return all.map(line).joined()
   }
 
   func clientInfo(id: Int) -> String {
-    clients.withLockedValue { $0[id] }.map(Self.line) ?? ""
+    clients.withLockedValue { $0[id] }.map(line) ?? ""
   }
 
-  private static func line(_ c: Client) -> String {
+  private func line(_ c: Client) -> String {
     let f = c.fields.withLockedValue { $0 }
     let now = Self.now()
     let age = (now - c.connectedAt) / 1_000_000_000
-    let idle = (now - f.lastCommandAt) / 1_000_000_000
+    let idle = (now - min(now, c.lastCommandAt.load(ordering: .relaxed))) / 1_000_000_000
+    let names = statistics.names.withLockedValue { $0 }
+    let id = c.lastCommand.load(ordering: .relaxed)
+    let command = names.indices.contains(id) ? names[id] : "NULL"
     return "id=\(c.id) addr=\(c.address) laddr= fd=-1 name=\(f.name ?? "") age=\(age) "
-      + "idle=\(idle) flags=N db=\(f.db) sub=0 psub=0 ssub=0 multi=-1 cmd=\(f.lastCommand)\n"
+      + "idle=\(idle) flags=N db=\(f.db) sub=0 psub=0 ssub=0 multi=-1 cmd=\(command)\n"
   }
 
   // MARK: CONFIG
