@@ -10,6 +10,10 @@ let package = Package(
     .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
     .library(name: "Datasets", targets: ["Datasets"]),
     .library(name: "IndexBaselines", targets: ["IndexBaselines"]),
+    // For the command benchmarks in Benchmarks/.
+    .library(name: "RESP", targets: ["RESP"]),
+    .library(name: "Keyspace", targets: ["Keyspace"]),
+    .library(name: "Commands", targets: ["Commands"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
