@@ -13,6 +13,8 @@ public struct RESPRequestParser: Sendable {
   /// The declared length of the bulk string being read, once its header has been read.
   private var bulkLength: Int?
   private var arguments: [ByteBuffer] = []
+  /// Where each argument of the command being read fast lies: offset, then length.
+  private var spans: [Int] = []
   private var failure: RESPProtocolError?
 
   public init(limits: RESPLimits = RESPLimits()) {
@@ -32,6 +34,9 @@ public struct RESPRequestParser: Sendable {
   /// error again on every later call.
   public mutating func next() throws(RESPProtocolError) -> [ByteBuffer]? {
     if let failure { throw failure }
+    if remainingArguments == 0, bulkLength == nil, let command = nextWholeCommand() {
+      return command
+    }
     do throws(RESPProtocolError) {
       while remainingArguments == 0 {
         guard let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else {
@@ -84,6 +89,68 @@ public struct RESPRequestParser: Sendable {
       remainingArguments -= 1
     }
     return arguments
+  }
+
+  /// The next command when the buffer starts with all of it and it is plainly well formed,
+  /// read in one pass over the bytes without slicing its header lines; else nil, and the general
+  /// path below reads it (and reports what is wrong with it, if anything). Pipelined clients
+  /// send whole commands, so almost every command is read here.
+  private mutating func nextWholeCommand() -> [ByteBuffer]? {
+    var spans = self.spans
+    self.spans = []
+    spans.removeAll(keepingCapacity: true)
+    let limits = self.limits
+    let consumed = buffer.withUnsafeReadableBytes { raw -> Int? in
+      guard raw.count >= 4, raw[0] == UInt8(ascii: "*") else { return nil }
+      guard let (count, afterCount) = Self.headerValue(raw, from: 1),
+        count > 0, count <= limits.maxArrayLength
+      else { return nil }
+      var i = afterCount
+      for _ in 0..<count {
+        guard i < raw.count, raw[i] == UInt8(ascii: "$"),
+          let (length, afterLength) = Self.headerValue(raw, from: i + 1),
+          length <= limits.maxBulkLength, raw.count - afterLength >= length + 2
+        else { return nil }
+        spans.append(afterLength)
+        spans.append(length)
+        // Like Redis, the two bytes after the payload are skipped unchecked.
+        i = afterLength + length + 2
+      }
+      return i
+    }
+    defer { self.spans = spans }
+    guard let consumed else { return nil }
+    arguments.removeAll(keepingCapacity: true)
+    let start = buffer.readerIndex
+    for j in stride(from: 0, to: spans.count, by: 2) {
+      arguments.append(buffer.getSlice(at: start + spans[j], length: spans[j + 1])!)
+    }
+    buffer.moveReaderIndex(forwardBy: consumed)
+    return arguments
+  }
+
+  /// A header's number (the digits from `from` up to `\r`, as `string2ll` takes them, at most 18
+  /// of them) and where the next line starts (past the `\r` and the byte after it, which is
+  /// skipped unchecked as Redis does); nil when that is not all there or not a plain number.
+  private static func headerValue(_ raw: UnsafeRawBufferPointer, from: Int) -> (Int, Int)? {
+    var i = from
+    var value = 0
+    while i < raw.count {
+      let byte = raw[i]
+      if byte == UInt8(ascii: "\r") {
+        let digits = i - from
+        guard digits > 0, i + 1 < raw.count,
+          raw[from] != UInt8(ascii: "0") || digits == 1
+        else { return nil }
+        return (value, i + 2)
+      }
+      guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), i - from < 18 else {
+        return nil
+      }
+      value = value * 10 + Int(byte - UInt8(ascii: "0"))
+      i += 1
+    }
+    return nil
   }
 
   /// A `*<n>` or `$<n>` header line without its terminator, or nil until it is complete. Like

@@ -39,6 +39,28 @@ import Testing
     }
   }
 
+  /// Whole commands take the one-pass path, split ones the incremental path: both give the same.
+  @Test func wholeAndSplitCommandsParseAlike() throws {
+    var random = SystemRandomNumberGenerator()
+    var input: [UInt8] = []
+    var expected: [[[UInt8]]] = []
+    for _ in 0..<300 {
+      let command = (0..<Int.random(in: 1...12, using: &random)).map { _ in
+        (0..<Int.random(in: 0...40, using: &random)).map { _ in
+          UInt8.random(in: 0...255, using: &random)
+        }
+      }
+      expected.append(command)
+      input += bytes("*\(command.count)\r\n")
+      for argument in command {
+        input += bytes("$\(argument.count)\r\n") + argument + bytes("\r\n")
+      }
+    }
+    #expect(try parseAll(input) == expected)
+    #expect(try parseAll(input, chunks: [1]) == expected)
+    #expect(try parseAll(input, chunks: [7, 300, 2]) == expected)
+  }
+
   @Test func bulkStringsAreBinarySafe() throws {
     let payload: [UInt8] = [0, 13, 10, 255, 0x2A, 0x24, 13, 10, 0]
     let input = bytes("*2\r\n$3\r\nSET\r\n$9\r\n") + payload + bytes("\r\n")
