@@ -227,10 +227,28 @@ final class ConnectionHandler: ChannelInboundHandler {
     closing = true
     let bytes = output
     output = context.channel.allocator.buffer(capacity: 0)
+    let draining = self.draining
     context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in
-      context.close(promise: nil)
+      if draining {
+        Self.linger(context: context)
+      } else {
+        context.close(promise: nil)
+      }
     }
   }
+
+  /// Ends a drained connection once its last replies are written: closing a socket whose
+  /// client has sent more than was read resets the connection, and the client can then lose
+  /// replies still on their way to it. So the output is shut (the client reads every reply,
+  /// then the end), and what the client still sends is read and dropped (`closing` drops it)
+  /// until it closes too, or for at most `lingerTime`.
+  private static func linger(context: ChannelHandlerContext) {
+    context.close(mode: .output, promise: nil)
+    context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+    context.eventLoop.scheduleTask(in: lingerTime) { context.close(promise: nil) }
+  }
+
+  private static let lingerTime = TimeAmount.seconds(1)
 
   private func closeWhenDone(context: ChannelHandlerContext) {
     guard waiting.isEmpty, !closing else { return }
