@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
-// The index benchmarks, kept out of the root package so that its `swift build` and `swift test`
-// never build package-benchmark. Run with `swift package benchmark` from this folder (README.md).
+// The index and command benchmarks, kept out of the root package so that its `swift build` and
+// `swift test` never build package-benchmark. Run with `swift package benchmark` from this folder
+// (README.md).
 import PackageDescription
 
 let package = Package(
@@ -14,6 +15,8 @@ let package = Package(
     .package(
       url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1",
       traits: ["MallocInterposer"]),
+    // NIOCore's ByteBuffer, which the command path reads requests from and writes replies to.
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
   ],
   targets: [
     .executableTarget(
@@ -26,7 +29,21 @@ let package = Package(
       ],
       path: "Benchmarks/IndexBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
-    )
+    ),
+    .executableTarget(
+      name: "CommandBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "package-benchmark"),
+        .product(name: "Datasets", package: "CardAtlas"),
+        .product(name: "Geodesy", package: "CardAtlas"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Commands", package: "CardAtlas"),
+        .product(name: "Keyspace", package: "CardAtlas"),
+        .product(name: "RESP", package: "CardAtlas"),
+      ],
+      path: "Benchmarks/CommandBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )
