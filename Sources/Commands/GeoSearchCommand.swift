@@ -242,12 +242,12 @@ extension GeoCommands {
     for match in found {
       if fields > 1 { out.arrayHeader(fields) }
       set.withMember(match) { out.bulk($0) }
-      if request.withDist { out.bulk(fixedPoint4(match.distance / request.conversion)) }
+      if request.withDist { withFixedPoint4(match.distance / request.conversion) { out.bulk($0) } }
       if request.withHash { out.integer(Int(match.score)) }
       if request.withCoord {
         out.arrayHeader(2)
-        out.formattedDouble(humanDouble(match.longitude))
-        out.formattedDouble(humanDouble(match.latitude))
+        withHumanDouble(match.longitude) { out.formattedDouble($0) }
+        withHumanDouble(match.latitude) { out.formattedDouble($0) }
       }
     }
     return out.reply

@@ -43,12 +43,17 @@ public struct RESPWriter {
   }
 
   /// A double already formatted: `,text` in RESP3, a bulk string in RESP2.
-  public mutating func formattedDouble(_ text: String) {
+  public mutating func formattedDouble(_ text: UnsafeRawBufferPointer) {
     guard version == .resp3 else { return bulk(text) }
     bytes.append(UInt8(ascii: ","))
-    bytes.append(contentsOf: text.utf8)
+    bytes.append(contentsOf: text)
     bytes.append(13)
     bytes.append(10)
+  }
+
+  public mutating func formattedDouble(_ text: String) {
+    var text = text
+    text.withUTF8 { formattedDouble(UnsafeRawBufferPointer($0)) }
   }
 
   private mutating func appendDecimal(_ value: Int) {
