@@ -10,7 +10,7 @@ struct Tuning: Sendable {
   var pageSize = 1024
   /// The writer's page cache, in KiB: it holds the hot pages of 1M members.
   var writerCacheKiB = 32 * 1024
-  /// The writer checkpoints once the WAL holds this many pages (128 MiB of 1 KiB pages): a
+  /// A checkpoint starts once the WAL holds this many pages (128 MiB of 1 KiB pages): a
   /// longer WAL holds more rewrites of the same pages, each copied once (32 MiB: 13% slower).
   var checkpointPages = 131_072
   /// How long a write waits for a lock held by another process before failing.
@@ -44,7 +44,7 @@ enum Connection {
       try db.execute(sql: "PRAGMA cache_size = -\(tuning.writerCacheKiB)")
       try db.execute(sql: "PRAGMA temp_store = MEMORY")
       // Registering a WAL hook replaces SQLite's autocheckpoint, which would run inside COMMIT
-      // and delay every acknowledgement of that round: the writer checkpoints itself instead.
+      // and delay every acknowledgement of that round: the `Checkpointer` thread runs them.
       sqlite3_wal_hook(
         db.sqliteConnection,
         { context, _, _, pages in

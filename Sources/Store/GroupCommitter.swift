@@ -14,6 +14,7 @@ final class GroupCommitter: Sendable {
   let path: String
   let tuning: Tuning
   let logger: Logger
+  let checkpointer: Checkpointer
   /// Left when the thread has drained the queue and closed the database.
   let finished = DispatchGroup()
   private static let threadKey = "cardatlas.store.writer"
@@ -24,9 +25,11 @@ final class GroupCommitter: Sendable {
     self.path = path
     self.tuning = tuning
     self.logger = logger
+    checkpointer = Checkpointer(path: path, logger: logger)
   }
 
   func start() {
+    checkpointer.start()
     finished.enter()
     let thread = Thread { [self] in
       Thread.current.threadDictionary[Self.threadKey] = self
@@ -45,8 +48,9 @@ final class GroupCommitter: Sendable {
     var batch: [PendingCommit] = []
     while queue.takeAll(into: &batch) {
       write(batch)
-      checkpointIfNeeded()
+      if wal.pages.load(ordering: .relaxed) >= tuning.checkpointPages { checkpointer.request() }
     }
+    checkpointer.stop()
     do {
       // TRUNCATE leaves an empty WAL: the file alone is the whole database.
       try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
@@ -95,17 +99,5 @@ final class GroupCommitter: Sendable {
       }
     }
     for commit in batch { commit.completion(result) }
-  }
-
-  /// Runs between rounds, so acknowledgements never wait for a checkpoint. (A checkpointer
-  /// thread of its own was tried: on two cores it slowed the writer more than it relieved it.)
-  private func checkpointIfNeeded() {
-    guard wal.pages.load(ordering: .relaxed) >= tuning.checkpointPages else { return }
-    do {
-      // PASSIVE never waits for readers; what it cannot copy now, a later round copies.
-      try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
-    } catch {
-      logger.warning("store: checkpoint of \(path) failed: \(StoreError.wrap(error, path: path))")
-    }
   }
 }
