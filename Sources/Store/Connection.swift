@@ -13,6 +13,10 @@ struct Tuning: Sendable {
   /// A checkpoint starts once the WAL holds this many pages (128 MiB of 1 KiB pages): a
   /// longer WAL holds more rewrites of the same pages, each copied once (32 MiB: 13% slower).
   var checkpointPages = 131_072
+  /// The writer copies the last of the WAL itself once at most this much is left (4 MiB).
+  var walTailPages = 4096
+  /// The writer checkpoints regardless once the WAL holds this many pages (512 MiB).
+  var maximumWalPages = 524_288
   /// How long a write waits for a lock held by another process before failing.
   var busyTimeout: TimeInterval = 5
 

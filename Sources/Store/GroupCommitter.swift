@@ -48,7 +48,7 @@ final class GroupCommitter: Sendable {
     var batch: [PendingCommit] = []
     while queue.takeAll(into: &batch) {
       write(batch)
-      if wal.pages.load(ordering: .relaxed) >= tuning.checkpointPages { checkpointer.request() }
+      checkpointIfNeeded()
     }
     checkpointer.stop()
     do {
@@ -99,5 +99,21 @@ final class GroupCommitter: Sendable {
       }
     }
     for commit in batch { commit.completion(result) }
+  }
+
+  /// Once the WAL is long, the checkpointer copies it beside the commits; the writer copies the
+  /// rest itself (holding the next round back) when little is left, so that the WAL restarts,
+  /// or when the WAL has grown to `maximumWalPages` despite the checkpointer, to bound the file.
+  private func checkpointIfNeeded() {
+    let pages = wal.pages.load(ordering: .relaxed)
+    guard pages >= tuning.checkpointPages else { return }
+    let rest = pages - checkpointer.copiedFrames.load(ordering: .relaxed)
+    guard pages >= tuning.maximumWalPages || (!checkpointer.isBusy && rest <= tuning.walTailPages)
+    else { return checkpointer.request() }
+    do {
+      try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+    } catch {
+      logger.warning("store: checkpoint of \(path) failed: \(StoreError.wrap(error, path: path))")
+    }
   }
 }
