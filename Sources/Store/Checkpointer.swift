@@ -16,15 +16,23 @@ final class Checkpointer: Sendable {
   private let path: String
   private let logger: Logger
   private let wake = DispatchSemaphore(value: 0)
-  /// A checkpoint is asked for and not yet done: later requests add nothing.
-  private let requested = Atomic<Bool>(false)
+  /// 0: idle; 1: a checkpoint asked for or running; 2: and another asked for since it began,
+  /// which then runs right after it, to copy what the writer added meanwhile (else frames
+  /// written just before the writer fell idle would wait for its next round).
+  private let state = Atomic<Int>(0)
   private let stopping = Atomic<Bool>(false)
   private let finished = DispatchGroup()
-  /// Frames the last checkpoint left copied, of the WAL as it then was.
-  let copiedFrames = Atomic<Int>(0)
+  /// The WAL's generation, which the writer counts up each time it sees the WAL restart.
+  let generation = Atomic<Int>(0)
+  /// The last checkpoint's generation (high 32 bits) and the frames it left copied (low 32).
+  private let lastCopied = Atomic<Int>(0)
 
-  /// Whether a checkpoint is asked for or running.
-  var isBusy: Bool { requested.load(ordering: .acquiring) }
+  /// Frames of the current WAL generation a checkpoint has copied (0 if none has run on it).
+  var copiedFrames: Int {
+    let last = lastCopied.load(ordering: .acquiring)
+    return last >> 32 == generation.load(ordering: .acquiring) & 0xFFFF_FFFF
+      ? last & 0xFFFF_FFFF : 0
+  }
 
   init(path: String, logger: Logger) {
     self.path = path
@@ -40,10 +48,15 @@ final class Checkpointer: Sendable {
 
   /// Asks for a checkpoint soon; returns at once.
   func request() {
-    if requested.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
-      .exchanged
-    {
-      wake.signal()
+    var current = state.load(ordering: .acquiring)
+    while current < 2 {
+      let (exchanged, found) = state.compareExchange(
+        expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
+      if exchanged {
+        if current == 0 { wake.signal() }
+        return
+      }
+      current = found
     }
   }
 
@@ -57,8 +70,9 @@ final class Checkpointer: Sendable {
   private func run() {
     defer { finished.leave() }
     var connection: DatabaseQueue?
+    var again = false
     while true {
-      wake.wait()
+      if !again { wake.wait() }
       if stopping.load(ordering: .acquiring) { break }
       do {
         if connection == nil {
@@ -67,14 +81,16 @@ final class Checkpointer: Sendable {
           configuration.busyMode = .timeout(5)
           connection = try DatabaseQueue(path: path, configuration: configuration)
         }
+        let walGeneration = generation.load(ordering: .acquiring) & 0xFFFF_FFFF
         let copied = try connection?.writeWithoutTransaction { db in
           try db.checkpoint(.passive).checkpointedFrameCount
         }
-        copiedFrames.store(copied ?? 0, ordering: .relaxed)
+        lastCopied.store(walGeneration << 32 | max(0, copied ?? 0), ordering: .releasing)
       } catch {
         logger.warning("store: checkpoint of \(path) failed: \(StoreError.wrap(error, path: path))")
       }
-      requested.store(false, ordering: .releasing)
+      // 2 → 1: run again; 1 → 0: done.
+      again = state.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue > 0
     }
     try? connection?.close()
   }

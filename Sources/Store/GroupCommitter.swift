@@ -46,9 +46,15 @@ final class GroupCommitter: Sendable {
 
   private func run() {
     var batch: [PendingCommit] = []
+    var lastPages = 0
     while queue.takeAll(into: &batch) {
       write(batch)
-      checkpointIfNeeded()
+      let pages = wal.pages.load(ordering: .relaxed)
+      // Fewer frames than after the last round: the WAL restarted, and what the checkpointer
+      // copied of the old one says nothing of the new.
+      if pages < lastPages { checkpointer.generation.add(1, ordering: .releasing) }
+      lastPages = pages
+      checkpointIfNeeded(pages)
     }
     checkpointer.stop()
     do {
@@ -104,12 +110,12 @@ final class GroupCommitter: Sendable {
   /// Once the WAL is long, the checkpointer copies it beside the commits; the writer copies the
   /// rest itself (holding the next round back) when little is left, so that the WAL restarts,
   /// or when the WAL has grown to `maximumWalPages` despite the checkpointer, to bound the file.
-  private func checkpointIfNeeded() {
-    let pages = wal.pages.load(ordering: .relaxed)
+  private func checkpointIfNeeded(_ pages: Int) {
     guard pages >= tuning.checkpointPages else { return }
-    let rest = pages - checkpointer.copiedFrames.load(ordering: .relaxed)
-    guard pages >= tuning.maximumWalPages || (!checkpointer.isBusy && rest <= tuning.walTailPages)
-    else { return checkpointer.request() }
+    let rest = pages - checkpointer.copiedFrames
+    guard pages >= tuning.maximumWalPages || rest <= tuning.walTailPages else {
+      return checkpointer.request()
+    }
     do {
       try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
     } catch {
