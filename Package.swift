@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "RESP", targets: ["RESP"]),
     .library(name: "Keyspace", targets: ["Keyspace"]),
     .library(name: "Commands", targets: ["Commands"]),
+    .library(name: "LoadGen", targets: ["LoadGen"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

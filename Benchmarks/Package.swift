@@ -40,6 +40,7 @@ let package = Package(
         .product(name: "Commands", package: "CardAtlas"),
         .product(name: "Keyspace", package: "CardAtlas"),
         .product(name: "RESP", package: "CardAtlas"),
+        .product(name: "LoadGen", package: "CardAtlas"),
       ],
       path: "Benchmarks/CommandBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]

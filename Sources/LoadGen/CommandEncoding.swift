@@ -1,8 +1,8 @@
 import NIOCore
 
 /// Requests as RESP multibulk frames, the form redis-benchmark and client libraries send.
-enum CommandEncoding {
-  static func write(_ arguments: [String], to buffer: inout ByteBuffer) {
+public enum CommandEncoding {
+  public static func write(_ arguments: [String], to buffer: inout ByteBuffer) {
     buffer.writeStaticString("*")
     buffer.writeString(String(arguments.count))
     buffer.writeStaticString("\r\n")
@@ -15,7 +15,7 @@ enum CommandEncoding {
     }
   }
 
-  static func encode(_ commands: [[String]]) -> ByteBuffer {
+  public static func encode(_ commands: [[String]]) -> ByteBuffer {
     var buffer = ByteBuffer()
     for command in commands { write(command, to: &buffer) }
     return buffer
@@ -24,7 +24,7 @@ enum CommandEncoding {
   /// A number in fixed notation with at most `decimals` decimals, trailing zeros dropped: the same
   /// text on every platform, never an exponent, which any server's number parser accepts.
   /// 7 decimals of a degree are about a centimetre.
-  static func number(_ value: Double, decimals: Int = 7) -> String {
+  public static func number(_ value: Double, decimals: Int = 7) -> String {
     precondition(value.isFinite, "cannot send a non-finite number")
     var scale: Double = 1
     for _ in 0..<decimals { scale *= 10 }

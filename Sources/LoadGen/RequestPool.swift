@@ -41,7 +41,7 @@ public struct PointSet: Sendable, Equatable {
 
 /// Requests encoded once, back to back, so that sending a window of them costs one slice of a
 /// buffer: the generator must cost far less than the server it loads.
-final class RequestPool: Sendable {
+public final class RequestPool: Sendable {
   /// The requests, from reader index 0.
   let bytes: ByteBuffer
   /// Where each request starts, and then where the last one ends.
@@ -118,7 +118,9 @@ final class RequestPool: Sendable {
 
   /// `count` GEOADD requests, each moving a random member up to 100 m from where the dataset put
   /// it: the first half by +d, the second half the same members by −d.
-  static func moves(_ count: Int, key: String, members: PointSet, seed: UInt64) -> [[String]] {
+  public static func moves(_ count: Int, key: String, members: PointSet, seed: UInt64)
+    -> [[String]]
+  {
     precondition(members.count > 0, "moves need members")
     var rng = SeededGenerator(seed: seed, stream: 0x4D4F_5645_53)  // "MOVES"
     let half = (count + 1) / 2

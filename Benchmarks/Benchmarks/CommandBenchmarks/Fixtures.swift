@@ -3,6 +3,7 @@ import Datasets
 import Foundation
 import Geodesy
 import Keyspace
+import LoadGen
 import NIOCore
 
 /// The data the command benchmarks run on: the keyspace `cardatlas bench load` fills (the same
@@ -33,9 +34,6 @@ enum Fixtures {
   /// The key `cardatlas bench load` loads and searches.
   static let key = "bench:points"
 
-  /// Where the fixed-centre searches search from (Tokyo).
-  static let centre = Coordinate(longitude: 139.6917, latitude: 35.6895)
-
   /// The generator over `data/cities.csv`, or why it could not be made (no data folder: set
   /// `CARDATLAS_DATA`). Setup closures call `requireData()` so that this surfaces as a benchmark
   /// error rather than a crash.
@@ -52,18 +50,19 @@ enum Fixtures {
 
   // MARK: Data
 
-  /// N points clustered around real cities, as `PointSet.realistic(count:seed:generator:)` draws
-  /// them.
-  static let generated: [Coordinate] = generator.realistic(count: pointCount, seed: seed)
+  /// N points clustered around real cities, as `cardatlas bench load --points N` sends them.
+  static let generated = PointSet.realistic(count: pointCount, seed: seed, generator: generator)
 
-  /// The points as the server holds them after `cardatlas bench load` has sent them with 7
-  /// decimals: the doubles it parses from its GEOADDs.
-  static let points: [Coordinate] = generated.map {
-    Coordinate(longitude: sent($0.longitude), latitude: sent($0.latitude))
+  /// The points as the server holds them after `cardatlas bench load` has sent them: the
+  /// doubles it parses from the text of its GEOADDs.
+  static let points: [Coordinate] = zip(generated.longitudes, generated.latitudes).map {
+    Coordinate(longitude: sent($0), latitude: sent($1))
   }
 
-  /// Search centres drawn like the points (`PointSet.queryCentres(count:seed:generator:)`).
-  static let centres: [Coordinate] = generator.queryPoints(count: requestCount, seed: seed)
+  static func sent(_ value: Double) -> Double { Double(CommandEncoding.number(value))! }
+
+  /// Search centres drawn like the points, as the load generator draws them.
+  static let centres = PointSet.queryCentres(count: requestCount, seed: seed, generator: generator)
 
   /// A command processor over a keyspace holding the N points as the GEO key `key` in database
   /// 0, members `p0`, `p1`, … in order, as `cardatlas bench load` names them. Filled the way the
@@ -94,76 +93,23 @@ enum Fixtures {
 
   /// `GEOSEARCH bench:points FROMLONLAT lon lat BYRADIUS r km ASC COUNT 10`, as
   /// `cardatlas bench load --workload radius` sends it, with `extra` options at the end.
-  static func search(from c: Coordinate, radiusKm: Int, extra: [String] = []) -> ByteBuffer {
+  static func search(longitude: Double, latitude: Double, radiusKm: Int, extra: [String] = [])
+    -> ByteBuffer
+  {
     encode(
       [
-        "GEOSEARCH", key, "FROMLONLAT", number(c.longitude), number(c.latitude), "BYRADIUS",
-        String(radiusKm), "km", "ASC", "COUNT", "10",
+        "GEOSEARCH", key, "FROMLONLAT", CommandEncoding.number(longitude),
+        CommandEncoding.number(latitude), "BYRADIUS", String(radiusKm), "km", "ASC", "COUNT", "10",
       ] + extra)
   }
 
-  /// `GEOADD bench:points lon lat p<i>` moves, as `cardatlas bench load --workload add` makes
-  /// them (`RequestPool.moves`, same seed and stream): random members each moved up to 100 m,
-  /// the first half by +d, the second half the same members by −d, so that cycling through the
-  /// pool always really moves members.
-  static let moves: [ByteBuffer] = {
-    var rng = SeededGenerator(seed: seed, stream: 0x4D4F_5645_53)  // "MOVES"
-    let half = (requestCount + 1) / 2
-    var firsts: [ByteBuffer] = []
-    var seconds: [ByteBuffer] = []
-    let metresPerDegree = 111_195.0
-    for _ in 0..<half {
-      let member = rng.nextInt(below: pointCount)
-      let distance = 100 * rng.nextDouble()
-      let bearing = 2 * Double.pi * rng.nextDouble()
-      let longitude = generated[member].longitude
-      let latitude = generated[member].latitude
-      let dLat = distance * cos(bearing) / metresPerDegree
-      let dLon = distance * sin(bearing) / (metresPerDegree * max(0.01, cos(latitude * .pi / 180)))
-      for sign in [1.0, -1.0] {
-        let lon = min(180, max(-180, longitude + sign * dLon))
-        let lat = min(85.05112878, max(-85.05112878, latitude + sign * dLat))
-        let request = encode(["GEOADD", key, number(lon), number(lat), "p\(member)"])
-        if sign > 0 { firsts.append(request) } else { seconds.append(request) }
-      }
-    }
-    return Array((firsts + seconds).prefix(requestCount))
-  }()
+  /// The moves `cardatlas bench load --workload add` sends (same seed and stream): random
+  /// members each moved up to 100 m, and half a pool later moved back.
+  static let moves: [ByteBuffer] = RequestPool.moves(
+    requestCount, key: key, members: generated, seed: seed
+  ).map(encode)
 
-  /// A RESP multibulk frame, as clients send commands (`CommandEncoding.write` in LoadGen).
-  static func encode(_ arguments: [String]) -> ByteBuffer {
-    var buffer = ByteBuffer()
-    buffer.writeString("*\(arguments.count)\r\n")
-    for argument in arguments {
-      buffer.writeString("$\(argument.utf8.count)\r\n\(argument)\r\n")
-    }
-    return buffer
-  }
-
-  /// A number as `cardatlas bench load` sends it (`CommandEncoding.number`): fixed notation, at
-  /// most 7 decimals, trailing zeros dropped.
-  static func number(_ value: Double) -> String {
-    let decimals = 7
-    let factor: UInt64 = 10_000_000
-    let units = UInt64((abs(value) * Double(factor)).rounded())
-    var text = units == 0 || value >= 0 ? "" : "-"
-    text += String(units / factor)
-    var fraction = units % factor
-    if fraction != 0 {
-      var digits = decimals
-      while fraction % 10 == 0 {
-        fraction /= 10
-        digits -= 1
-      }
-      let raw = String(fraction)
-      text += "." + String(repeating: "0", count: digits - raw.count) + raw
-    }
-    return text
-  }
-
-  /// The double a server parses from `number(value)`: the 7-decimal rounding, divided back
-  /// exactly as `Arguments.double` (and strtod) reads it.
-  static func sent(_ value: Double) -> Double { (value * 1e7).rounded() / 1e7 }
+  static func encode(_ arguments: [String]) -> ByteBuffer { CommandEncoding.encode([arguments]) }
 }
 
 /// The server-wide things a few commands (INFO, CLIENT, CONFIG, BACKUP) report or change: none
