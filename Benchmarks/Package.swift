@@ -19,9 +19,14 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
   ],
   targets: [
+    // The point count, seed and dataset generator both suites use.
+    .target(
+      name: "BenchmarkData", dependencies: [.product(name: "Datasets", package: "CardAtlas")],
+      path: "Benchmarks/BenchmarkData"),
     .executableTarget(
       name: "IndexBenchmarks",
       dependencies: [
+        "BenchmarkData",
         .product(name: "Benchmark", package: "package-benchmark"),
         .product(name: "SpatialIndex", package: "CardAtlas"),
         .product(name: "Datasets", package: "CardAtlas"),
@@ -33,6 +38,7 @@ let package = Package(
     .executableTarget(
       name: "CommandBenchmarks",
       dependencies: [
+        "BenchmarkData",
         .product(name: "Benchmark", package: "package-benchmark"),
         .product(name: "Datasets", package: "CardAtlas"),
         .product(name: "Geodesy", package: "CardAtlas"),

@@ -1,6 +1,6 @@
+import BenchmarkData
 import Commands
 import Datasets
-import Foundation
 import Geodesy
 import Keyspace
 import LoadGen
@@ -13,40 +13,19 @@ import NIOCore
 /// each benchmark in a process of its own, so a benchmark builds only what it touches; its setup
 /// closure touches it, so that no building is timed.
 enum Fixtures {
-  /// The number of points in the key: `CARDATLAS_BENCH_POINTS`, default 1,000,000.
-  static let pointCount: Int = {
-    let name = "CARDATLAS_BENCH_POINTS"
-    guard let text = ProcessInfo.processInfo.environment[name], !text.isEmpty else {
-      return 1_000_000
-    }
-    guard let n = Int(text.filter { $0 != "_" && $0 != "," }), n > 0 else {
-      fatalError("\(name) must be a positive whole number, got \"\(text)\"")
-    }
-    return n
-  }()
+  static var pointCount: Int { BenchmarkData.pointCount }
 
   /// Requests in each varied pool (search centres, moves); each benchmark cycles through its pool.
   static let requestCount = 10_000
 
-  /// The seed of the points, the centres and the moves (`cardatlas bench load` defaults to 1).
-  static let seed: UInt64 = 1
+  static var seed: UInt64 { BenchmarkData.seed }
 
   /// The key `cardatlas bench load` loads and searches.
   static let key = "bench:points"
 
-  /// The generator over `data/cities.csv`, or why it could not be made (no data folder: set
-  /// `CARDATLAS_DATA`). Setup closures call `requireData()` so that this surfaces as a benchmark
-  /// error rather than a crash.
-  static let generatorResult = Result { () throws(DatasetError) in try DatasetGenerator() }
+  static func requireData() throws { try BenchmarkData.requireData() }
 
-  static func requireData() throws { _ = try generatorResult.get() }
-
-  static var generator: DatasetGenerator {
-    switch generatorResult {
-    case .success(let generator): return generator
-    case .failure(let error): fatalError("\(error)")
-    }
-  }
+  static var generator: DatasetGenerator { BenchmarkData.generator }
 
   // MARK: Data
 

@@ -1,3 +1,4 @@
+import BenchmarkData
 import Datasets
 import Foundation
 import Geodesy
@@ -11,37 +12,16 @@ import SpatialIndex
 /// each benchmark in a process of its own, so a benchmark builds only what it touches; its setup
 /// closure touches it, so that no building is timed.
 enum Fixtures {
-  /// The number of points (and of circles): `CARDATLAS_BENCH_POINTS`, default 1,000,000.
-  static let pointCount: Int = {
-    let name = "CARDATLAS_BENCH_POINTS"
-    guard let text = ProcessInfo.processInfo.environment[name], !text.isEmpty else {
-      return 1_000_000
-    }
-    guard let n = Int(text.filter { $0 != "_" && $0 != "," }), n > 0 else {
-      fatalError("\(name) must be a positive whole number, got \"\(text)\"")
-    }
-    return n
-  }()
+  static var pointCount: Int { BenchmarkData.pointCount }
 
   /// Query points per query set; each benchmark cycles through its set.
   static let queryCount = 10_000
 
-  /// The seed of every dataset and query set (`cardatlas bench index` defaults to 1 as well).
-  static let seed: UInt64 = 1
+  static var seed: UInt64 { BenchmarkData.seed }
 
-  /// The generator over `data/cities.csv`, or why it could not be made (no data folder: set
-  /// `CARDATLAS_DATA`). Setup closures call `requireData()` so that this surfaces as a benchmark
-  /// error rather than a crash.
-  static let generatorResult = Result { () throws(DatasetError) in try DatasetGenerator() }
+  static func requireData() throws { try BenchmarkData.requireData() }
 
-  static func requireData() throws { _ = try generatorResult.get() }
-
-  static var generator: DatasetGenerator {
-    switch generatorResult {
-    case .success(let generator): return generator
-    case .failure(let error): fatalError("\(error)")
-    }
-  }
+  static var generator: DatasetGenerator { BenchmarkData.generator }
 
   // MARK: Points
 
