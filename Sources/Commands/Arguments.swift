@@ -88,6 +88,8 @@ func plainDecimal(_ text: UnsafeRawBufferPointer) -> Double? {
     if byte == UInt8(ascii: ".") && !point {
       point = true
     } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+      // Past 15 digits strtod decides (and the integer would soon overflow).
+      guard digits < 15 else { return nil }
       mantissa = mantissa * 10 + Int64(byte - UInt8(ascii: "0"))
       digits += 1
       if point { decimals += 1 }
@@ -96,7 +98,7 @@ func plainDecimal(_ text: UnsafeRawBufferPointer) -> Double? {
     }
     i += 1
   }
-  guard digits > 0, digits <= 15 else { return nil }
+  guard digits > 0 else { return nil }
   let value = Double(mantissa) / exactPowersOfTen[decimals]
   return negative ? -value : value
 }

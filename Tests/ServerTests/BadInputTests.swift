@@ -77,6 +77,14 @@ struct BadInputTests {
     #expect(
       try c.command("GEOADD", "k", "181", "1", "m").text
         == "-ERR invalid longitude,latitude pair 181.000000,1.000000\r\n")
+    // Thirty digits: read as strtod reads them (redis-server's replies), no overflow on the way.
+    #expect(
+      try c.command("GEOADD", "k", String(repeating: "9", count: 30), "1", "m").text
+        == "-ERR invalid longitude,latitude pair "
+        + "1000000000000000019884624838656.000000,1.000000\r\n")
+    #expect(
+      try c.command("GEOADD", "k", "0.000000000000000000000000001", "1", "tiny").text
+        == ":1\r\n")
     #expect(
       try c.command("GEOSEARCH", "k", "FROMLONLAT", "0", "90", "BYRADIUS", "1", "km").text
         == "-ERR invalid longitude,latitude pair 0.000000,90.000000\r\n")
