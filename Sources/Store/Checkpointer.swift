@@ -86,6 +86,8 @@ final class Checkpointer: Sendable {
           try db.checkpoint(.passive).checkpointedFrameCount
         }
         lastCopied.store(walGeneration << 32 | max(0, copied ?? 0), ordering: .releasing)
+      } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+        // The writer is copying the rest itself.
       } catch {
         logger.warning("store: checkpoint of \(path) failed: \(StoreError.wrap(error, path: path))")
       }

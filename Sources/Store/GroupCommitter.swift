@@ -118,6 +118,8 @@ final class GroupCommitter: Sendable {
     }
     do {
       try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+      // The checkpointer is copying: the next round tries again.
     } catch {
       logger.warning("store: checkpoint of \(path) failed: \(StoreError.wrap(error, path: path))")
     }
