@@ -1,4 +1,5 @@
 import Datasets
+import Dispatch
 import Histogram
 import NIOCore
 import NIOPosix
@@ -84,7 +85,7 @@ public struct LoadBenchmark: Sendable {
     log("loading \(grouped(points.count)) points into \(key) on \(server)")
     let client = try await RESPClient.connect(to: server, group: group)
     do {
-      let started = monotonicNanoseconds()
+      let started = DispatchTime.now().uptimeNanoseconds
       let deleted = try await client.send("DEL", key)
       if case .error(let text) = deleted {
         throw LoadGenError.setupFailed(server: "\(server)", reason: "DEL \(key) failed: \(text)")
@@ -110,7 +111,7 @@ public struct LoadBenchmark: Sendable {
         if case .error(let text) = replies[0] {
           throw LoadGenError.setupFailed(server: "\(server)", reason: "GEOADD failed: \(text)")
         }
-        let now = monotonicNanoseconds()
+        let now = DispatchTime.now().uptimeNanoseconds
         if let interval = configuration.progressInterval, Double(now - lastLog) >= interval * 1e9 {
           lastLog = now
           log("  \(grouped(next - inFlight.count * batch)) points")
@@ -122,7 +123,7 @@ public struct LoadBenchmark: Sendable {
           server: "\(server)",
           reason: "ZCARD \(key) answered \(cardinality) after loading \(points.count) points")
       }
-      let seconds = Double(monotonicNanoseconds() - started) / 1e9
+      let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
       log("  loaded in \(formatted(seconds, decimals: 2)) s")
       await client.close()
       return PointLoad(points: count, seconds: seconds)
@@ -150,17 +151,11 @@ public struct LoadBenchmark: Sendable {
       // Connections start spread over the pool, so they do not send the same requests together.
       let first = pool.count > config.pipeline ? index * (pool.count / config.clients) : 0
       let pipeline = config.pipeline
-      let bootstrap = ClientBootstrap(group: loop)
-        .channelOption(.socketOption(.tcp_nodelay), value: 1)
-        .connectTimeout(.seconds(10))
-        .channelInitializer { channel in
-          channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(
-              LoadConnectionHandler(
-                pool: pool, pipeline: pipeline, firstRequest: first, state: state, server: name,
-                promise: promise))
-          }
-        }
+      let bootstrap = ClientBootstrap.loadGenerator(group: loop) {
+        LoadConnectionHandler(
+          pool: pool, pipeline: pipeline, firstRequest: first, state: state, server: name,
+          promise: promise)
+      }
       connecting.append(bootstrap.connect(host: server.host, port: server.port))
     }
     var channels: [any Channel] = []
@@ -182,7 +177,7 @@ public struct LoadBenchmark: Sendable {
       throw LoadGenError.connectFailed(server: name, reason: "\(connectError)")
     }
 
-    let start = monotonicNanoseconds()
+    let start = DispatchTime.now().uptimeNanoseconds
     let deadline = config.duration.map { start + UInt64($0 * 1e9) }
     for channel in channels {
       channel.pipeline.fireUserInboundEventTriggered(LoadStart(deadline: deadline))
@@ -194,7 +189,7 @@ public struct LoadBenchmark: Sendable {
     let stall = UInt64(config.stallTimeout * 1e9)
     while state.stoppedConnections.load(ordering: .relaxed) < config.clients {
       try? await Task.sleep(nanoseconds: 20_000_000)
-      let now = monotonicNanoseconds()
+      let now = DispatchTime.now().uptimeNanoseconds
       let done = state.completed.load(ordering: .relaxed)
       if done != lastCount {
         lastCount = done

@@ -1,3 +1,4 @@
+import Dispatch
 import Histogram
 import NIOCore
 import RESP
@@ -92,11 +93,11 @@ final class LoadConnectionHandler: ChannelInboundHandler {
       return
     }
     deadline = start.deadline ?? .max
-    sendWindow(context: context, now: monotonicNanoseconds())
+    sendWindow(context: context, now: DispatchTime.now().uptimeNanoseconds)
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    let now = monotonicNanoseconds()
+    let now = DispatchTime.now().uptimeNanoseconds
     parser.append(unwrapInboundIn(data))
     guard !stopped else { return }
     var received = 0
@@ -138,7 +139,7 @@ final class LoadConnectionHandler: ChannelInboundHandler {
     let window = pool.window(from: cursor, count: count)
     cursor += count
     outstanding = count
-    windowStart = monotonicNanoseconds()
+    windowStart = DispatchTime.now().uptimeNanoseconds
     context.writeAndFlush(wrapOutboundOut(window), promise: nil)
   }
 

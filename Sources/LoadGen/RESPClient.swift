@@ -16,15 +16,9 @@ public final class RESPClient: Sendable {
   public static func connect(to server: ServerAddress, group: any EventLoopGroup) async throws
     -> RESPClient
   {
-    let bootstrap = ClientBootstrap(group: group)
-      .channelOption(.socketOption(.tcp_nodelay), value: 1)
-      .connectTimeout(.seconds(10))
-      .channelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandler(
-            RESPClientHandler(server: server.description))
-        }
-      }
+    let bootstrap = ClientBootstrap.loadGenerator(group: group) {
+      RESPClientHandler(server: server.description)
+    }
     do {
       let channel = try await bootstrap.connect(host: server.host, port: server.port).get()
       return RESPClient(server: server, channel: channel)
@@ -134,5 +128,23 @@ private final class RESPClientHandler: ChannelDuplexHandler {
   private func fail(_ error: LoadGenError) {
     while let request = waiting.popFirst() { request.promise.fail(error) }
     replies = []
+  }
+}
+
+extension ClientBootstrap {
+  /// A connection as every client of the load generator opens one: no Nagle delay (pipelined
+  /// requests go out at once), a bounded connect, and `handler` as its one handler.
+  static func loadGenerator(
+    group: any EventLoopGroup,
+    handler: @escaping @Sendable () -> some ChannelHandler
+  ) -> ClientBootstrap {
+    ClientBootstrap(group: group)
+      .channelOption(.socketOption(.tcp_nodelay), value: 1)
+      .connectTimeout(.seconds(10))
+      .channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHandler(handler())
+        }
+      }
   }
 }

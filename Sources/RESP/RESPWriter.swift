@@ -13,47 +13,34 @@ public struct RESPWriter {
   public var reply: RESPValue { .encoded(bytes) }
 
   /// `*n`: an array of `count` elements follows.
-  public mutating func arrayHeader(_ count: Int) {
-    bytes.append(UInt8(ascii: "*"))
-    appendDecimal(count)
-    bytes.append(13)
-    bytes.append(10)
-  }
+  public mutating func arrayHeader(_ count: Int) { line(UInt8(ascii: "*"), count) }
 
   public mutating func bulk(_ payload: UnsafeRawBufferPointer) {
-    bytes.append(UInt8(ascii: "$"))
-    appendDecimal(payload.count)
-    bytes.append(13)
-    bytes.append(10)
+    line(UInt8(ascii: "$"), payload.count)
     bytes.append(contentsOf: payload)
-    bytes.append(13)
-    bytes.append(10)
+    endLine()
   }
 
-  public mutating func bulk(_ text: String) {
-    var text = text
-    text.withUTF8 { bulk(UnsafeRawBufferPointer($0)) }
-  }
-
-  public mutating func integer(_ value: Int) {
-    bytes.append(UInt8(ascii: ":"))
-    appendDecimal(value)
-    bytes.append(13)
-    bytes.append(10)
-  }
+  public mutating func integer(_ value: Int) { line(UInt8(ascii: ":"), value) }
 
   /// A double already formatted: `,text` in RESP3, a bulk string in RESP2.
   public mutating func formattedDouble(_ text: UnsafeRawBufferPointer) {
     guard version == .resp3 else { return bulk(text) }
     bytes.append(UInt8(ascii: ","))
     bytes.append(contentsOf: text)
-    bytes.append(13)
-    bytes.append(10)
+    endLine()
   }
 
-  public mutating func formattedDouble(_ text: String) {
-    var text = text
-    text.withUTF8 { formattedDouble(UnsafeRawBufferPointer($0)) }
+  /// A type byte, a number and CRLF: the header line of arrays and bulk strings, and integers.
+  private mutating func line(_ type: UInt8, _ value: Int) {
+    bytes.append(type)
+    appendDecimal(value)
+    endLine()
+  }
+
+  private mutating func endLine() {
+    bytes.append(13)
+    bytes.append(10)
   }
 
   private mutating func appendDecimal(_ value: Int) {

@@ -74,10 +74,10 @@ import Testing
     writer.arrayHeader(3)
     Array("member\r\n".utf8).withUnsafeBytes { writer.bulk($0) }
     writer.arrayHeader(4)
-    writer.bulk("")
+    writer.bulk(UnsafeRawBufferPointer(start: nil, count: 0))
     writer.integer(0)
     writer.integer(Int.min)
-    writer.formattedDouble("-12.5")
+    Array("-12.5".utf8).withUnsafeBytes { writer.formattedDouble($0) }
     writer.integer(4_069_885_360_207_904)
     let tree = RESPValue.array([
       .bulkString(ByteBuffer(string: "member\r\n")),
