@@ -25,19 +25,28 @@ struct ChangeWriter {
   init(_ db: GRDB.Database) throws {
     self.db = db
     // A move of an existing member is an UPDATE: cheaper than an UPSERT, which first builds the
-    // row to insert and allocates it a rowid. Its WHERE skips a member that did not move (no
-    // R*Tree work); then changes() is 0, and the INSERT adds the member if it is new.
+    // row to insert and allocates it a rowid. Its WHERE skips a member that did not move; then
+    // changes() is 0, and the INSERT adds the member if it is new. The box centre stays while
+    // the member is within the slack of it (see Schema.spatialIndexTriggers); the expressions
+    // read the row's values from before the update.
+    let keepsBox = """
+      abs(?5 - index_longitude) <= \(Schema.indexSlack)
+        AND abs(?6 - index_latitude) <= \(Schema.indexSlack)
+      """
     geoMove = try db.cachedStatement(
       sql: """
         UPDATE geo_members SET score = ?4, longitude = ?5, latitude = ?6,
-          geom = MakePoint(?5, ?6, 4326)
+          geom = MakePoint(?5, ?6, 4326),
+          index_longitude = CASE WHEN \(keepsBox) THEN index_longitude ELSE ?5 END,
+          index_latitude = CASE WHEN \(keepsBox) THEN index_latitude ELSE ?6 END
         WHERE db = ?1 AND key = ?2 AND member = ?3
           AND (score <> ?4 OR longitude <> ?5 OR latitude <> ?6)
         """)
     geoInsert = try db.cachedStatement(
       sql: """
-        INSERT INTO geo_members (db, key, member, score, longitude, latitude, geom)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, MakePoint(?5, ?6, 4326))
+        INSERT INTO geo_members (
+          db, key, member, score, longitude, latitude, geom, index_longitude, index_latitude)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, MakePoint(?5, ?6, 4326), ?5, ?6)
         ON CONFLICT (db, key, member) DO NOTHING
         """)
     geoRemove = try db.cachedStatement(

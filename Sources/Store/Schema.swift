@@ -28,23 +28,26 @@ enum Schema {
   /// Half the side of a member's box in the spatial index, in degrees (about 550 m of latitude).
   static let indexMargin = 0.005
 
+  /// How far a member may move from its box's centre before the box is rebuilt: a little less
+  /// than `indexMargin`, so that rounding (the R*Tree stores 32-bit floats, rounded outwards)
+  /// can never leave a point outside its box.
+  static let indexSlack = 0.0049
+
   /// Keep the spatial index in step with geo_members inside the writing statement's transaction.
   ///
-  /// Each member's R*Tree entry is a loose box: its position when last indexed, ± `indexMargin`.
-  /// A move that stays inside the box (most moves of a tracked vehicle) costs an R*Tree lookup
-  /// instead of an R*Tree delete and insert, which dirty three or four more pages per move; on
-  /// 1M members this tripled durable moves per second (see docs/STORE.md). Every box always
+  /// Each member's R*Tree entry is a loose box: ± `indexMargin` around the row's
+  /// `index_longitude`, `index_latitude`, where the member was when last indexed. A move's
+  /// UPDATE keeps that centre while the member stays within `indexSlack` of it (most moves of a
+  /// tracked vehicle), and then this trigger does nothing: the move reads and writes only its
+  /// own row. A move farther, an insert or a delete rewrites the entry. Every box always
   /// contains its point, so a bounding-box search through the index never misses a member; as
-  /// with any R*Tree (which already rounds boxes outwards to 32-bit floats) its candidates are
-  /// then checked against the exact geometry.
-  ///
-  /// The boxes come from the longitude and latitude columns, which `geom` is built from, rather
-  /// than from `geom`: ST_X and ST_Y parse the geometry BLOB on each of up to eight calls.
+  /// with any R*Tree, its candidates are then checked against the exact geometry.
   ///
   /// These replace SpatiaLite's own eight triggers, which also check the geometry type against
   /// geometry_columns, prepare a statement per row (RTreeAlign) and stamp geometry_columns_time
   /// on every row. DELETE then INSERT (not INSERT OR REPLACE, which an UPSERT's conflict policy
-  /// would override) also repairs a missing entry.
+  /// would override) also repairs a missing entry. A NULL centre (rows from schema v1) counts as
+  /// out of the box: the member's next move rebuilds its entry.
   static let spatialIndexTriggers = [
     """
     CREATE TRIGGER geo_members_geom_insert AFTER INSERT ON geo_members BEGIN
@@ -54,6 +57,29 @@ enum Schema {
         NEW.latitude - \(indexMargin), NEW.latitude + \(indexMargin));
     END
     """,
+    """
+    CREATE TRIGGER geo_members_geom_update AFTER UPDATE OF index_longitude, index_latitude
+    ON geo_members
+    WHEN NEW.index_longitude IS NOT OLD.index_longitude
+      OR NEW.index_latitude IS NOT OLD.index_latitude
+    BEGIN
+      DELETE FROM \(rtree) WHERE pkid = NEW.fid;
+      INSERT INTO \(rtree) (pkid, xmin, xmax, ymin, ymax) VALUES (NEW.fid,
+        NEW.index_longitude - \(indexMargin), NEW.index_longitude + \(indexMargin),
+        NEW.index_latitude - \(indexMargin), NEW.index_latitude + \(indexMargin));
+    END
+    """,
+    """
+    CREATE TRIGGER geo_members_geom_delete AFTER DELETE ON geo_members BEGIN
+      DELETE FROM \(rtree) WHERE pkid = OLD.fid;
+    END
+    """,
+  ]
+
+  /// Schema v1's triggers, kept as they were so that its migration still builds v1: the box was
+  /// checked against the R*Tree entry itself on every move, an R*Tree lookup per move.
+  private static let v1Triggers = [
+    spatialIndexTriggers[0],
     """
     CREATE TRIGGER geo_members_geom_update AFTER UPDATE OF geom ON geo_members
     WHEN NOT EXISTS (
@@ -67,11 +93,7 @@ enum Schema {
         NEW.latitude - \(indexMargin), NEW.latitude + \(indexMargin));
     END
     """,
-    """
-    CREATE TRIGGER geo_members_geom_delete AFTER DELETE ON geo_members BEGIN
-      DELETE FROM \(rtree) WHERE pkid = OLD.fid;
-    END
-    """,
+    spatialIndexTriggers[2],
   ]
 
   static func dropTriggers(on table: String, _ db: GRDB.Database) throws {
@@ -130,6 +152,17 @@ enum Schema {
           """)
       try spatiaLite("AddGeometryColumn('geo_members', 'geom', 4326, 'POINT', 'XY', 1)", db)
       try spatiaLite("CreateSpatialIndex('geo_members', 'geom')", db)
+      try dropTriggers(on: "geo_members", db)
+      for sql in v1Triggers { try db.execute(sql: sql) }
+    }
+    // v2: each row keeps the centre of its R*Tree box, so that a move within it needs no R*Tree
+    // lookup. v1 rows get NULL, which their next move replaces.
+    migrator.registerMigration("v2") { db in
+      try db.execute(
+        sql: """
+          ALTER TABLE geo_members ADD COLUMN index_longitude REAL;
+          ALTER TABLE geo_members ADD COLUMN index_latitude REAL;
+          """)
       try dropTriggers(on: "geo_members", db)
       for sql in spatialIndexTriggers { try db.execute(sql: sql) }
     }

@@ -12,7 +12,7 @@ import Testing
       let store = try openStore(dir + "/var")
       #expect(FileManager.default.fileExists(atPath: dir + "/var/cardatlas.sqlite"))
       try store.read { db in
-        #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") == ["v1"])
+        #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") == ["v1", "v2"])
         for table in ["strings", "geo_members", "idx_geo_members_geom", "spatial_ref_sys"] {
           #expect(try db.tableExists(table), "\(table)")
         }
@@ -39,7 +39,7 @@ import Testing
       let migrations = try reopened.read { db in
         try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
       }
-      #expect(migrations == ["v1"])
+      #expect(migrations == ["v1", "v2"])
       #expect(
         try reopened.loadAll() == [
           move("fleet", "a", 2.35, 48.85), .setString(db: 0, key: bytes("s"), value: bytes("v")),

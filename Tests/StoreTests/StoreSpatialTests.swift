@@ -132,6 +132,75 @@ import Testing
     }
   }
 
+  /// Steps each shorter than the box's slack, all one way: the member leaves the box it was
+  /// indexed with, and its entry must follow. Checked after every step.
+  @Test func driftingMembersStayInsideTheirBoxes() async throws {
+    try await withTemporaryDirectory { dir in
+      let store = try openStore(dir)
+      defer { store.close() }
+      let steps = [(0.002, 0.0), (0.0, -0.003), (0.0017, 0.0017), (-0.0049, 0.0049)]
+      var positions = (0..<4).map { i in (Double(i) * 10 + 0.5, 20.5) }
+      try await store.commit(positions.indices.map { move("k", "m\($0)", positions[$0].0, 20.5) })
+      for _ in 0..<12 {
+        var changes: [Change] = []
+        for (i, step) in steps.enumerated() {
+          positions[i].0 += step.0
+          positions[i].1 += step.1
+          changes.append(move("k", "m\(i)", positions[i].0, positions[i].1))
+        }
+        try await store.commit(changes)
+        try Self.checkIndexInvariant(store)
+      }
+      for (x, y) in positions {
+        try Self.checkBoxQuery(store, (x - 0.00001, y - 0.00001, x + 0.00001, y + 0.00001))
+      }
+    }
+  }
+
+  /// A file written by schema v1 (no box centres in the rows) opens, migrates, loads, and its
+  /// members' moves rebuild their entries.
+  @Test func aVersion1FileMigratesAndItsMovesKeepTheIndex() async throws {
+    try await withTemporaryDirectory { dir in
+      let path = (dir as NSString).appendingPathComponent(Schema.fileName)
+      do {
+        let pool = try DatabasePool(
+          path: path, configuration: Connection.configuration(tuning: .default, wal: WalSize()))
+        try Schema.migrator.migrate(pool, upTo: "v1")
+        try await pool.write { db in
+          for i in 0..<100 {
+            try db.execute(
+              sql: """
+                INSERT INTO geo_members (db, key, member, score, longitude, latitude, geom)
+                VALUES (0, CAST('k' AS BLOB), CAST(?1 AS BLOB), ?2, ?3, ?4, MakePoint(?3, ?4, 4326))
+                """, arguments: ["m\(i)", Double(i), Double(i) - 50, 10.0])
+          }
+        }
+        try pool.close()
+      }
+      let store = try openStore(dir)
+      defer { store.close() }
+      let columns = try store.read { db in try db.columns(in: "geo_members").map(\.name) }
+      #expect(columns.contains("index_longitude") && columns.contains("index_latitude"))
+      let loaded = try store.loadAll()
+      #expect(loaded.count == 100)
+      try Self.checkIndexInvariant(store)
+      // Small moves (inside the old boxes) and long ones.
+      try await store.commit(
+        (0..<100).map { i in
+          i % 2 == 0
+            ? move("k", "m\(i)", Double(i) - 50 + 0.001, 10.001)
+            : move("k", "m\(i)", Double(i) - 50 + 0.3, 10.3)
+        })
+      try Self.checkIndexInvariant(store)
+      try Self.checkBoxQuery(store, (-60, 9, 60, 11))
+      try Self.checkBoxQuery(store, (-50.01, 9.99, -49.99, 10.01))
+      let nulls = try store.read { db in
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM geo_members WHERE index_longitude IS NULL")
+      }
+      #expect(nulls == 0)
+    }
+  }
+
   @Test func flushDatabaseAndFlushAllKeepTheIndexConsistent() async throws {
     try await withTemporaryDirectory { dir in
       let store = try openStore(dir)
