@@ -12,7 +12,8 @@ import Testing
       let store = try openStore(dir + "/var")
       #expect(FileManager.default.fileExists(atPath: dir + "/var/cardatlas.sqlite"))
       try store.read { db in
-        #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") == ["v1", "v2"])
+        #expect(
+          try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") == ["v1", "v2"])
         for table in ["strings", "geo_members", "idx_geo_members_geom", "spatial_ref_sys"] {
           #expect(try db.tableExists(table), "\(table)")
         }
