@@ -26,13 +26,14 @@ let package = Package(
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
     .target(name: "Geodesy"),
-    // Prefetch and spin-wait hints for the index (Swift has no intrinsics for them).
-    .target(name: "CPUHints"),
+    // What the index needs from C: prefetch and spin-wait hints (Swift has no intrinsics for
+    // them) and a vector test of 16 boxes (Swift's SIMD comparisons compile to lane loops).
+    .target(name: "IndexIntrinsics"),
     // The in-memory dynamic index: radius, kNN, box, circles, clusters.
     // Its hot loops work on raw buffers owned by final classes; the runtime exclusivity checks on
     // those classes' properties cost more than the queries themselves.
     .target(
-      name: "SpatialIndex", dependencies: ["Geodesy", "CPUHints"],
+      name: "SpatialIndex", dependencies: ["Geodesy", "IndexIntrinsics"],
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
     // Seeded realistic datasets: points clustered around real cities, and a uniform control.
     .target(name: "Datasets", dependencies: ["Geodesy"]),

@@ -54,6 +54,8 @@ extension GeoSearcher {
     foundKeys.count = 0
     kBound.reset(k: k)
     var bound = limit
+    let qf = FloatQuery(q)
+    var bounds = SIMD16<Float>()
 
     @inline(__always) func offer(_ c2: Double, _ ref: Ref) {
       guard c2 <= bound else { return }
@@ -73,16 +75,22 @@ extension GeoSearcher {
     guard tree.mayMatch(tree.root, filter) else { return }
 
     // Dive: the child with the smallest bound at each level, down to a leaf. The children
-    // passed over are set aside, and queued once the leaf has made the bound tight, so the
-    // search goes on from them without revisiting the path.
+    // passed over (those within the limit) are set aside, and queued once the leaf has made the
+    // bound tight, so the search goes on from them without revisiting the path.
     var passed = 0
     var dive = tree.root
     var level = tree.top
     while level > 0 {
+      let first = tree.firstChild(of: dive, level: level)
+      var lanes = tree.boxes.bounds(group: first, qf, limit: bound, into: &bounds)
       var best = -1
       var bestBound = Double.infinity
-      for c in tree.children(of: dive, level: level) where tree.mayMatchBoxed(c, filter) {
-        let lb = tree.lowerBound(node: c, q)
+      while lanes != 0 {
+        let j = lanes.trailingZeroBitCount
+        lanes &= lanes - 1
+        let c = first + j
+        guard tree.mayMatchBoxed(c, filter) else { continue }
+        let lb = Double(bounds[j])
         if lb < bestBound {
           if best >= 0 {
             queue.setAside(bestBound, Ref(ref: Int32(best), level: Int32(level - 1)), at: &passed)
@@ -110,12 +118,15 @@ extension GeoSearcher {
         continue
       }
       let level = Int(entry.level)
-      for c in tree.children(of: g, level: level) where tree.mayMatchBoxed(c, filter) {
-        let lb = tree.lowerBound(node: c, q)
-        if lb <= bound {
-          tree.prefetch(node: c, level: level - 1)
-          queue.push(lb, Ref(ref: Int32(c), level: entry.level - 1))
-        }
+      let first = tree.firstChild(of: g, level: level)
+      var lanes = tree.boxes.bounds(group: first, qf, limit: bound, into: &bounds)
+      while lanes != 0 {
+        let j = lanes.trailingZeroBitCount
+        lanes &= lanes - 1
+        let c = first + j
+        guard tree.mayMatchBoxed(c, filter) else { continue }
+        tree.prefetch(node: c, level: level - 1)
+        queue.push(Double(bounds[j]), Ref(ref: Int32(c), level: entry.level - 1))
       }
     }
     // Keep only what is still within the final bound.

@@ -11,6 +11,8 @@ extension GeoSearcher {
     let q = UnitVector(longitude: longitude, latitude: latitude)
     let from = index.sphere.distances(fromLongitude: longitude, latitude: latitude)
     let limit = Self.widen(index.sphere.chordSquared(forDistance: radius))
+    let qf = FloatQuery(q)
+    var bounds = SIMD16<Float>()
     var stack = takeStack()
     reading { tree, overflow in
       for i in overflow.items.indices {
@@ -39,8 +41,12 @@ extension GeoSearcher {
           continue
         }
         let level = Int(entry.level)
-        for c in tree.children(of: g, level: level)
-        where tree.mayMatchBoxed(c, filter) && tree.lowerBound(node: c, q) <= limit {
+        let first = tree.firstChild(of: g, level: level)
+        var lanes = tree.boxes.bounds(group: first, qf, limit: limit, into: &bounds)
+        while lanes != 0 {
+          let c = first + lanes.trailingZeroBitCount
+          lanes &= lanes - 1
+          guard tree.mayMatchBoxed(c, filter) else { continue }
           tree.prefetch(node: c, level: level - 1)
           stack.append(Ref(ref: Int32(c), level: entry.level - 1))
         }

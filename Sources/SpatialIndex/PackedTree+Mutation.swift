@@ -84,7 +84,7 @@ extension PackedTree {
   /// there leaves them as they are.
   private func strictlyInside(slot s: Int, leaf: Int) -> Bool {
     let ll = bbox + leaf * 4
-    let b = box3 + leaf * 6
+    let b = view.boxes[leaf]
     let lon = lonlat[s * 2]
     let lat = lonlat[s * 2 + 1]
     return lon > ll[0] && lat > ll[1] && lon < ll[2] && lat < ll[3]
@@ -94,7 +94,7 @@ extension PackedTree {
 
   /// Whether a unit vector lies inside a leaf's 3-D box as the box rounds it.
   private func inside3D(_ v: UnitVector, leaf: Int) -> Bool {
-    let b = box3 + leaf * 6
+    let b = view.boxes[leaf]
     return down(v.x) >= b[0] && down(v.y) >= b[1] && down(v.z) >= b[2] && up(v.x) <= b[3]
       && up(v.y) <= b[4] && up(v.z) <= b[5]
   }
@@ -125,7 +125,7 @@ extension PackedTree {
     var index = leaf
     for level in 0...top {
       let g = levelStart[level] + index
-      let b = box3 + g * 6
+      let b = view.boxes[g]
       let ll = bbox + g * 4
       let grows =
         lo.0 < b[0] || lo.1 < b[1] || lo.2 < b[2] || hi.0 > b[3] || hi.1 > b[4] || hi.2 > b[5]

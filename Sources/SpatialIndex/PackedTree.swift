@@ -4,7 +4,9 @@ import Geodesy
 ///
 /// Items live in leaf slots, 16 to a leaf, packed at the front of their leaf; every leaf is built
 /// with at least one free slot so inserts and moves find room nearby. Nodes are stored level by
-/// level in flat arrays and their children are found by arithmetic, not pointers. Each node keeps
+/// level in flat arrays and their children are found by arithmetic, not pointers. Each level starts
+/// at a multiple of 16, so that the children of a node are one aligned group of 16 (the last
+/// group of a level padded with empty nodes). Each node keeps
 /// a 3-D box over its items' unit vectors (Float, rounded outward: exact lower bounds for
 /// great-circle search), a longitude/latitude box (Double, always tight, for viewports and
 /// clustering), the count and fixed-point coordinate sums of its items (clustering), their largest
@@ -19,7 +21,8 @@ final class PackedTree: @unchecked Sendable {
 
   let leafCount: Int
   let slotCapacity: Int
-  /// Global index of each level's first node; level 0 holds the leaves, the last level the root.
+  /// Global index of each level's first node (a multiple of 16); level 0 holds the leaves, the
+  /// last level the root.
   let levelStart: [Int]
   let levelSize: [Int]
   let nodeCount: Int
@@ -34,6 +37,8 @@ final class PackedTree: @unchecked Sendable {
   let ids: UnsafeMutablePointer<UInt32>
 
   // Nodes, by global node index.
+  /// 3-D boxes, by group of 16 siblings: each group holds its 16 min x, then 16 min y, … then
+  /// 16 max z (`BoxGroups`), so that a search bounds all the children of a node at once.
   let box3: UnsafeMutablePointer<Float>
   let bbox: UnsafeMutablePointer<Double>
   let count: UnsafeMutablePointer<UInt32>
@@ -66,7 +71,7 @@ final class PackedTree: @unchecked Sendable {
     var total = 0
     for s in sizes {
       starts.append(total)
-      total += s
+      total = (total + s + Self.fanout - 1) & ~(Self.fanout - 1)
     }
     levelSize = sizes
     levelStart = starts
@@ -78,7 +83,9 @@ final class PackedTree: @unchecked Sendable {
     attrs = .allocate(capacity: slotCapacity)
     ids = .allocate(capacity: slotCapacity)
     ids.initialize(repeating: Self.none, count: slotCapacity)
+    // Padding nodes stay empty: inverted boxes fail every bound.
     box3 = .allocate(capacity: nodeCount * 6)
+    for g in 0..<nodeCount { BoxGroups(box3).setEmpty(g) }
     bbox = .allocate(capacity: nodeCount * 4)
     count = .allocate(capacity: nodeCount)
     count.initialize(repeating: 0, count: nodeCount)
@@ -86,16 +93,19 @@ final class PackedTree: @unchecked Sendable {
     maxRadius = .allocate(capacity: nodeCount)
     anyBits = .allocate(capacity: nodeCount)
     everyBits = .allocate(capacity: nodeCount)
-    levelTable = .allocate(capacity: sizes.count * 2)
+    levelTable = .allocate(capacity: sizes.count * 3)
     for level in 0..<sizes.count {
       levelTable[level] = starts[level]
       levelTable[sizes.count + level] =
         level == 0 ? 0 : starts[level - 1] - (starts[level] << Self.shift)
+      levelTable[2 * sizes.count + level] = starts[level] + sizes[level]
     }
     view = TreeView(
-      xyz: xyz, lonlat: lonlat, radius: radius, attrs: attrs, ids: ids, box3: box3, bbox: bbox,
-      count: count, sums: sums, maxRadius: maxRadius, anyBits: anyBits, everyBits: everyBits,
-      levelStart: levelTable, childOffset: levelTable + sizes.count, top: sizes.count - 1)
+      xyz: xyz, lonlat: lonlat, radius: radius, attrs: attrs, ids: ids,
+      boxes: BoxGroups(box3), bbox: bbox, count: count, sums: sums, maxRadius: maxRadius,
+      anyBits: anyBits, everyBits: everyBits, levelStart: levelTable,
+      childOffset: levelTable + sizes.count, levelEnd: levelTable + 2 * sizes.count,
+      top: sizes.count - 1)
 
     var maxID = -1
     for item in items { maxID = max(maxID, Int(item.id)) }
@@ -274,7 +284,7 @@ final class PackedTree: @unchecked Sendable {
     var any: UInt32 = 0
     var every: UInt32 = ~0
     for c in view.children(of: levelStart[level] + index, level: level) where count[c] > 0 {
-      let b = box3 + c * 6
+      let b = view.boxes[c]
       lo = (min(lo.0, b[0]), min(lo.1, b[1]), min(lo.2, b[2]))
       hi = (max(hi.0, b[3]), max(hi.1, b[4]), max(hi.2, b[5]))
       let ll = bbox + c * 4
@@ -300,7 +310,7 @@ final class PackedTree: @unchecked Sendable {
     _ g: Int, lo: (Float, Float, Float), hi: (Float, Float, Float),
     lonLat: (Double, Double, Double, Double), radius r: Float, any: UInt32, every: UInt32
   ) -> Bool {
-    let b = box3 + g * 6
+    let b = view.boxes[g]
     let ll = bbox + g * 4
     let changed =
       b[0] != lo.0 || b[1] != lo.1 || b[2] != lo.2 || b[3] != hi.0 || b[4] != hi.1

@@ -1,4 +1,4 @@
-import CPUHints
+import IndexIntrinsics
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
-import CPUHints
 import Geodesy
+import IndexIntrinsics
 
 /// The raw buffers of a `PackedTree`, as a plain struct: what the query loops read, with no
 /// reference counting and no exclusivity checks in the way.
@@ -9,16 +9,18 @@ struct TreeView {
   let radius: UnsafeMutablePointer<Float>
   let attrs: UnsafeMutablePointer<UInt32>
   let ids: UnsafeMutablePointer<UInt32>
-  let box3: UnsafeMutablePointer<Float>
+  let boxes: BoxGroups
   let bbox: UnsafeMutablePointer<Double>
   let count: UnsafeMutablePointer<UInt32>
   let sums: UnsafeMutablePointer<Int64>
   let maxRadius: UnsafeMutablePointer<Float>
   let anyBits: UnsafeMutablePointer<UInt32>
   let everyBits: UnsafeMutablePointer<UInt32>
-  /// Per level: the global index of its first node, and `firstChild - 16 × node` for its nodes.
+  /// Per level: the global index of its first node, `firstChild - 16 × node` for its nodes, and
+  /// the global index after its last node (padding nodes follow, up to the next multiple of 16).
   let levelStart: UnsafeMutablePointer<Int>
   let childOffset: UnsafeMutablePointer<Int>
+  let levelEnd: UnsafeMutablePointer<Int>
   let top: Int
 
   var root: Int { levelStart[top] }
@@ -27,8 +29,12 @@ struct TreeView {
   @inline(__always)
   func children(of g: Int, level: Int) -> Range<Int> {
     let first = g << PackedTree.shift + childOffset[level]
-    return first..<min(first + PackedTree.fanout, levelStart[level])
+    return first..<min(first + PackedTree.fanout, levelEnd[level - 1])
   }
+
+  /// The first child of node `g` at `level` ≥ 1: the start of its children's box group.
+  @inline(__always)
+  func firstChild(of g: Int, level: Int) -> Int { g << PackedTree.shift + childOffset[level] }
 
   /// Item slots of leaf `g`.
   @inline(__always)
@@ -67,13 +73,7 @@ struct TreeView {
 
   /// Squared chord distance from `q` to node `g`'s 3-D box: no item under it is nearer.
   @inline(__always)
-  func lowerBound(node g: Int, _ q: UnitVector) -> Double {
-    let b = box3 + g * 6
-    let dx = max(0, max(Double(b[0]) - q.x, q.x - Double(b[3])))
-    let dy = max(0, max(Double(b[1]) - q.y, q.y - Double(b[4])))
-    let dz = max(0, max(Double(b[2]) - q.z, q.z - Double(b[5])))
-    return dx * dx + dy * dy + dz * dz
-  }
+  func lowerBound(node g: Int, _ q: UnitVector) -> Double { boxes.lowerBound(node: g, q) }
 
   /// Starts loading what visiting node `g` will read first.
   @inline(__always)
@@ -81,7 +81,7 @@ struct TreeView {
     if level == 0 {
       cprefetch(xyz + (g << PackedTree.shift) * 3)
     } else {
-      cprefetch(box3 + (g << PackedTree.shift + childOffset[level]) * 6)
+      boxes.prefetch(group: firstChild(of: g, level: level))
     }
   }
 

@@ -1,0 +1,70 @@
+#ifndef INDEX_INTRINSICS_H
+#define INDEX_INTRINSICS_H
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/// Hints the CPU to load the cache line at `address` before the index reads it.
+static inline void cprefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
+
+/// Tells the CPU this thread is spinning on a lock, so it yields resources to its sibling.
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/// Lower bounds on the squared chord from the point (x, y, z) to 16 boxes, written to `out`;
+/// returns bit j set when bound j is below `limit`. The boxes are 6 rows of 16 floats: min x,
+/// min y, min z, max x, max y, max z. Inverted (empty) boxes get infinity.
+///
+/// Computed in float, and made conservative: `slack` is taken off each axis distance (float's
+/// rounding of the point and of the differences), and the sum is multiplied by `shrink` (the
+/// rounding of the squares and adds), so no bound exceeds the exact one. In C because Swift's
+/// SIMD comparisons and max compile to loops over the lanes.
+static inline unsigned box16_bounds(
+  const float *boxes, float x, float y, float z, float slack, float shrink, float limit,
+  float *out) {
+#if defined(__SSE2__)
+  const __m128 vx = _mm_set1_ps(x), vy = _mm_set1_ps(y), vz = _mm_set1_ps(z);
+  const __m128 vs = _mm_set1_ps(slack), vk = _mm_set1_ps(shrink), vl = _mm_set1_ps(limit);
+  const __m128 zero = _mm_setzero_ps();
+  unsigned mask = 0;
+  for (int j = 0; j < 16; j += 4) {
+    __m128 dx = _mm_max_ps(_mm_sub_ps(_mm_loadu_ps(boxes + j), vx),
+                           _mm_sub_ps(vx, _mm_loadu_ps(boxes + 48 + j)));
+    __m128 dy = _mm_max_ps(_mm_sub_ps(_mm_loadu_ps(boxes + 16 + j), vy),
+                           _mm_sub_ps(vy, _mm_loadu_ps(boxes + 64 + j)));
+    __m128 dz = _mm_max_ps(_mm_sub_ps(_mm_loadu_ps(boxes + 32 + j), vz),
+                           _mm_sub_ps(vz, _mm_loadu_ps(boxes + 80 + j)));
+    dx = _mm_max_ps(_mm_sub_ps(dx, vs), zero);
+    dy = _mm_max_ps(_mm_sub_ps(dy, vs), zero);
+    dz = _mm_max_ps(_mm_sub_ps(dz, vs), zero);
+    __m128 d = _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
+    d = _mm_mul_ps(d, vk);
+    _mm_storeu_ps(out + j, d);
+    mask |= (unsigned)_mm_movemask_ps(_mm_cmplt_ps(d, vl)) << j;
+  }
+  return mask;
+#else
+  unsigned mask = 0;
+  for (int j = 0; j < 16; j++) {
+    float ax = boxes[j] - x, bx = x - boxes[48 + j];
+    float ay = boxes[16 + j] - y, by = y - boxes[64 + j];
+    float az = boxes[32 + j] - z, bz = z - boxes[80 + j];
+    float dx = (ax > bx ? ax : bx) - slack, dy = (ay > by ? ay : by) - slack;
+    float dz = (az > bz ? az : bz) - slack;
+    dx = dx > 0 ? dx : 0;
+    dy = dy > 0 ? dy : 0;
+    dz = dz > 0 ? dz : 0;
+    out[j] = (dx * dx + dy * dy + dz * dz) * shrink;
+    if (out[j] < limit) mask |= 1u << j;
+  }
+  return mask;
+#endif
+}
+
+#endif
