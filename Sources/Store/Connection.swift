@@ -17,6 +17,9 @@ struct Tuning: Sendable {
   var walTailPages = 4096
   /// The writer checkpoints regardless once the WAL holds this many pages (512 MiB).
   var maximumWalPages = 524_288
+  /// The WAL file is cut back to this size when it restarts (a checkpoint's worth and a quarter:
+  /// 160 MiB).
+  var walFileLimit = 160 << 20
   /// How long a write waits for a lock held by another process before failing.
   var busyTimeout: TimeInterval = 5
 
@@ -47,6 +50,11 @@ enum Connection {
       try db.execute(sql: "PRAGMA page_size = \(tuning.pageSize)")
       try db.execute(sql: "PRAGMA cache_size = -\(tuning.writerCacheKiB)")
       try db.execute(sql: "PRAGMA temp_store = MEMORY")
+      // When the WAL restarts, cut a file grown past the usual cycle (a bulk load can grow it to
+      // 512 MiB): frames written over old blocks that the OS no longer caches make each commit
+      // read those blocks from disk first (a frame, 24 + 1,024 bytes, covers part of a 4 KiB
+      // block). Within the limit the file is reused: its blocks were written one cycle ago.
+      try db.execute(sql: "PRAGMA journal_size_limit = \(tuning.walFileLimit)")
       // Registering a WAL hook replaces SQLite's autocheckpoint, which would run inside COMMIT
       // and delay every acknowledgement of that round: the `Checkpointer` thread runs them.
       sqlite3_wal_hook(

@@ -190,6 +190,33 @@ import Testing
     }
   }
 
+  /// A WAL grown long (a bulk load) is cut back when it restarts, so that later commits append
+  /// frames instead of writing over old blocks, which the OS may have to read back from disk.
+  @Test func aWalGrownPastItsLimitIsCutWhenItRestarts() async throws {
+    try await withTemporaryDirectory { dir in
+      var tuning = Tuning.default
+      tuning.checkpointPages = 256
+      tuning.walTailPages = 64
+      tuning.maximumWalPages = 1 << 20
+      tuning.walFileLimit = 256 << 10
+      let store = try openStore(dir, fsync: .batch, tuning: tuning)
+      defer { store.close() }
+      try await store.commit((0..<20_000).map { move("fleet", "m\($0)", 1, 1) })
+      let grown = fileSize(store.path + "-wal")
+      #expect(grown > 2 << 20)
+      // Small writes go on while the checkpointer copies the rest; the first round after it has
+      // finished restarts the WAL.
+      var size = grown
+      for round in 0..<500 where size >= grown {
+        try await store.commit([move("fleet", "m\(round)", 2, 2)])
+        size = fileSize(store.path + "-wal")
+        try await Task.sleep(for: .milliseconds(10))
+      }
+      #expect(size <= Int64(tuning.walFileLimit), "WAL \(size) bytes, grown to \(grown)")
+      #expect(try store.loadAll().count == 20_000)
+    }
+  }
+
   @Test func closeDrainsTheQueueIsIdempotentAndRefusesLaterWork() async throws {
     try await withTemporaryDirectory { dir in
       let store = try openStore(dir)
