@@ -101,7 +101,6 @@ extension GeoCommands {
       if flags.contains(.geosearchStore) { request.storeKey = args.bytes(1) }
     }
     if let error = parseOptions(args, from: base, set, flags, &request) { return .failure(error) }
-    let name = args.string(0)
     if request.storeKey != nil && (request.withDist || request.withHash || request.withCoord) {
       let what =
         flags.contains(.geosearchStore) ? "GEOSEARCHSTORE" : "STORE option in GEORADIUS"
@@ -113,11 +112,13 @@ extension GeoCommands {
       if request.center == nil && request.fromMember == nil {
         return .failure(
           RedisReplyError(
-            "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for \(name)"))
+            "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for \(args.string(0))"
+          ))
       }
       if request.shape == nil {
         return .failure(
-          RedisReplyError("ERR exactly one of BYRADIUS and BYBOX can be specified for \(name)"))
+          RedisReplyError(
+            "ERR exactly one of BYRADIUS and BYBOX can be specified for \(args.string(0))"))
       }
     }
     if request.any && request.count == 0 {

@@ -157,7 +157,7 @@ private struct ReplyScanner {
       return .integer(value)
     case UInt8(ascii: "$"):
       guard let line = try line() else { return nil }
-      if slice(line).elementsEqual([UInt8(ascii: "?")]) { return try streamedString() }
+      if isStreamed(line) { return try streamedString() }
       let length = try declaredLength(line, allowingNull: true)
       if length < 0 { return .null }
       guard let payload = try payload(length) else { return nil }
@@ -206,7 +206,7 @@ private struct ReplyScanner {
     case UInt8(ascii: "*"), UInt8(ascii: "~"), UInt8(ascii: ">"):
       guard let line = try line() else { return nil }
       let items: [RESPValue]?
-      if slice(line).elementsEqual([UInt8(ascii: "?")]) {
+      if isStreamed(line) {
         guard let streamed = try streamedElements(depth: depth, pairs: false) else { return nil }
         items = streamed
       } else {
@@ -224,7 +224,7 @@ private struct ReplyScanner {
     case UInt8(ascii: "%"), UInt8(ascii: "|"):
       guard let line = try line() else { return nil }
       let flat: [RESPValue]?
-      if slice(line).elementsEqual([UInt8(ascii: "?")]) {
+      if isStreamed(line) {
         guard let streamed = try streamedElements(depth: depth, pairs: true) else { return nil }
         flat = streamed
       } else {
@@ -350,6 +350,11 @@ private struct ReplyScanner {
   }
 
   private func slice(_ range: Range<Int>) -> Slice<UnsafeRawBufferPointer> { bytes[range] }
+
+  /// Whether a header line is RESP3's `?`: a streamed string or aggregate follows.
+  private func isStreamed(_ line: Range<Int>) -> Bool {
+    line.count == 1 && bytes[line.lowerBound] == UInt8(ascii: "?")
+  }
 
   private func text(_ range: Range<Int>) -> String {
     String(decoding: bytes[range], as: UTF8.self)
