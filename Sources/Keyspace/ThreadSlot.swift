@@ -12,7 +12,7 @@ import Synchronization
 enum ThreadSlot {
   static let count = 64
   private static let next = Atomic<Int>(0)
-  private nonisolated(unsafe) static let key: pthread_key_t = {
+  private static let key: pthread_key_t = {
     var key = pthread_key_t()
     pthread_key_create(&key, nil)
     return key

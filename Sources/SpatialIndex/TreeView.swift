@@ -25,16 +25,16 @@ struct TreeView {
 
   var root: Int { levelStart[top] }
 
-  /// Global indices of the children of node `g` at `level` ≥ 1.
-  @inline(__always)
-  func children(of g: Int, level: Int) -> Range<Int> {
-    let first = g << PackedTree.shift + childOffset[level]
-    return first..<min(first + PackedTree.fanout, levelEnd[level - 1])
-  }
-
   /// The first child of node `g` at `level` ≥ 1: the start of its children's box group.
   @inline(__always)
   func firstChild(of g: Int, level: Int) -> Int { g << PackedTree.shift + childOffset[level] }
+
+  /// Global indices of the children of node `g` at `level` ≥ 1.
+  @inline(__always)
+  func children(of g: Int, level: Int) -> Range<Int> {
+    let first = firstChild(of: g, level: level)
+    return first..<min(first + PackedTree.fanout, levelEnd[level - 1])
+  }
 
   /// Item slots of leaf `g`.
   @inline(__always)

@@ -97,24 +97,12 @@ struct ChangeWriter {
         }
       }
     case .geoRemove(let dbIndex, let key, let member):
-      let s = geoRemove.sqliteStatement
-      sqlite3_bind_int64(s, 1, Int64(dbIndex))
       try key.withUnsafeBytes { k in
-        try member.withUnsafeBytes { m in
-          bindBlob(s, 2, k)
-          bindBlob(s, 3, m)
-          _ = try step(geoRemove)
-        }
+        try member.withUnsafeBytes { m in _ = try step(geoRemove, dbIndex, k, m) }
       }
     case .setString(let dbIndex, let key, let value):
-      let s = setString.sqliteStatement
-      sqlite3_bind_int64(s, 1, Int64(dbIndex))
       try key.withUnsafeBytes { k in
-        try value.withUnsafeBytes { v in
-          bindBlob(s, 2, k)
-          bindBlob(s, 3, v)
-          _ = try step(setString)
-        }
+        try value.withUnsafeBytes { v in _ = try step(setString, dbIndex, k, v) }
       }
     case .deleteKey(let dbIndex, let key):
       // A key lives in one table, but deleting from both is what makes a type change safe.
@@ -146,13 +134,15 @@ struct ChangeWriter {
     }
   }
 
-  /// Steps a statement bound with (db) or (db, key); true if it produced a row.
+  /// Steps a statement bound with (db), (db, key) or (db, key, blob); true if it produced a row.
   private func step(
-    _ statement: Statement, _ dbIndex: Int, _ key: UnsafeRawBufferPointer? = nil
+    _ statement: Statement, _ dbIndex: Int, _ key: UnsafeRawBufferPointer? = nil,
+    _ blob: UnsafeRawBufferPointer? = nil
   ) throws -> Bool {
     let s = statement.sqliteStatement
     sqlite3_bind_int64(s, 1, Int64(dbIndex))
     if let key { bindBlob(s, 2, key) }
+    if let blob { bindBlob(s, 3, blob) }
     return try step(statement)
   }
 

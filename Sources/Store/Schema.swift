@@ -33,6 +33,17 @@ enum Schema {
   /// can never leave a point outside its box.
   static let indexSlack = 0.0049
 
+  /// The trigger statements that give member `NEW.fid` a fresh R*Tree entry: a box of
+  /// ± `indexMargin` around the given centre (column expressions of the row).
+  private static func rewriteEntry(longitude: String, latitude: String) -> String {
+    """
+      DELETE FROM \(rtree) WHERE pkid = NEW.fid;
+      INSERT INTO \(rtree) (pkid, xmin, xmax, ymin, ymax) VALUES (NEW.fid,
+        \(longitude) - \(indexMargin), \(longitude) + \(indexMargin),
+        \(latitude) - \(indexMargin), \(latitude) + \(indexMargin));
+    """
+  }
+
   /// Keep the spatial index in step with geo_members inside the writing statement's transaction.
   ///
   /// Each member's R*Tree entry is a loose box: ± `indexMargin` around the row's
@@ -51,10 +62,7 @@ enum Schema {
   static let spatialIndexTriggers = [
     """
     CREATE TRIGGER geo_members_geom_insert AFTER INSERT ON geo_members BEGIN
-      DELETE FROM \(rtree) WHERE pkid = NEW.fid;
-      INSERT INTO \(rtree) (pkid, xmin, xmax, ymin, ymax) VALUES (NEW.fid,
-        NEW.longitude - \(indexMargin), NEW.longitude + \(indexMargin),
-        NEW.latitude - \(indexMargin), NEW.latitude + \(indexMargin));
+    \(rewriteEntry(longitude: "NEW.longitude", latitude: "NEW.latitude"))
     END
     """,
     """
@@ -63,10 +71,7 @@ enum Schema {
     WHEN NEW.index_longitude IS NOT OLD.index_longitude
       OR NEW.index_latitude IS NOT OLD.index_latitude
     BEGIN
-      DELETE FROM \(rtree) WHERE pkid = NEW.fid;
-      INSERT INTO \(rtree) (pkid, xmin, xmax, ymin, ymax) VALUES (NEW.fid,
-        NEW.index_longitude - \(indexMargin), NEW.index_longitude + \(indexMargin),
-        NEW.index_latitude - \(indexMargin), NEW.index_latitude + \(indexMargin));
+    \(rewriteEntry(longitude: "NEW.index_longitude", latitude: "NEW.index_latitude"))
     END
     """,
     """
@@ -87,10 +92,7 @@ enum Schema {
         AND xmin <= NEW.longitude AND xmax >= NEW.longitude
         AND ymin <= NEW.latitude AND ymax >= NEW.latitude)
     BEGIN
-      DELETE FROM \(rtree) WHERE pkid = NEW.fid;
-      INSERT INTO \(rtree) (pkid, xmin, xmax, ymin, ymax) VALUES (NEW.fid,
-        NEW.longitude - \(indexMargin), NEW.longitude + \(indexMargin),
-        NEW.latitude - \(indexMargin), NEW.latitude + \(indexMargin));
+    \(rewriteEntry(longitude: "NEW.longitude", latitude: "NEW.latitude"))
     END
     """,
     spatialIndexTriggers[2],
