@@ -39,15 +39,30 @@ extension SortedSet {
     if sort == .ascending, count > 0, !any, let nearest = nearestFirst(search, cells, count) {
       return nearest
     }
-    var found = everyMatch(search, cells)
+    var found = everyMatch(search, cells).map(\.match)
     if count > 0 && any && found.count > count { found.removeLast(found.count - count) }
-    switch sort {
-    case .none: break
-    case .ascending: found.sort { $0.match.distance < $1.match.distance }
-    case .descending: found.sort { $0.match.distance > $1.match.distance }
+    guard sort != .none else {
+      if count > 0 && found.count > count { found.removeLast(found.count - count) }
+      return found
     }
-    if count > 0 && found.count > count { found.removeLast(found.count - count) }
-    return found.map(\.match)
+    let descending = sort == .descending
+    if count == 0 || found.count <= count {
+      // All of them: glibc's qsort, a stable merge sort, so equal distances keep scan order.
+      found = found.enumerated().sorted { a, b in
+        if a.element.distance != b.element.distance {
+          return (a.element.distance < b.element.distance) != descending
+        }
+        return a.offset < b.offset
+      }.map(\.element)
+    } else {
+      // The first `count`: Redis's partial quicksort, which leaves equal distances as it will.
+      redisPartialSort(&found, first: count) { a, b in
+        let order = a.distance < b.distance ? -1 : (a.distance == b.distance ? 0 : 1)
+        return descending ? -order : order
+      }
+      found.removeLast(found.count - count)
+    }
+    return found
   }
 
   /// Every member inside the shape, once per scanned cell holding it, in Redis's scan order.
@@ -67,12 +82,17 @@ extension SortedSet {
         found.append((match, position))
       }
     }
-    found.sort { a, b in
-      if a.cell != b.cell { return a.cell < b.cell }
-      if a.match.score != b.match.score { return a.match.score < b.match.score }
-      return names.precedes(a.match.slot, b.match.slot)
-    }
+    found.sort(by: scansBefore)
     return found
+  }
+
+  /// Redis's scan order: by cell, then as the sorted set orders (score, then name).
+  private func scansBefore(_ a: (match: GeoMatch, cell: Int), _ b: (match: GeoMatch, cell: Int))
+    -> Bool
+  {
+    if a.cell != b.cell { return a.cell < b.cell }
+    if a.match.score != b.match.score { return a.match.score < b.match.score }
+    return names.precedes(a.match.slot, b.match.slot)
   }
 
   /// The `count` nearest matches straight from a best-first search, when they are certain:
@@ -89,8 +109,11 @@ extension SortedSet {
     var out: [GeoMatch] = []
     out.reserveCapacity(min(count, hits.count))
     for hit in hits.prefix(count) {
-      guard let match = self.match(hit, search),
-        cells.contains(where: { $0.contains(score: Self.geohash(score: match.score)) })
+      guard let match = self.match(hit, search) else { return nil }
+      let hash = Self.geohash(score: match.score)
+      // In no scanned cell, Redis misses it; in two, Redis lists it twice.
+      guard let cell = cells.firstIndex(where: { $0.contains(score: hash) }),
+        !cells[(cell + 1)...].contains(where: { $0.contains(score: hash) })
       else { return nil }
       out.append(match)
     }
@@ -100,6 +123,8 @@ extension SortedSet {
       return nil
     }
     out.sort { $0.distance < $1.distance }
+    // Equal distances come in an order only Redis's whole scan and sort decide.
+    for i in out.indices.dropFirst() where out[i].distance == out[i - 1].distance { return nil }
     return out
   }
 
