@@ -226,7 +226,9 @@ extension GeoCommands {
     let search = RedisGeoArea.Search(
       longitude: center.longitude, latitude: center.latitude, shape: shape,
       conversion: request.conversion)
-    return set.search(search, sort: request.sort, count: request.count, any: request.any)
+    return set.search(
+      search, sort: request.sort, count: request.count, any: request.any,
+      distances: request.withDist || request.storeDist)
   }
 
   /// The reply, encoded straight into bytes, names read from the set in place: the map's hot

@@ -2,8 +2,8 @@ import Geodesy
 import SpatialIndex
 
 /// One GEOSEARCH answer: a member (by its slot in the set searched: `SortedSet.member(_:)` and
-/// `withMember` name it), its distance in metres from the centre, its score, and the position
-/// decoded from that score. Names are read only when a reply is written, straight from the set.
+/// `withMember` name it), its distance in metres from the centre (NaN when the search was asked
+/// for none), its score, and the position decoded from that score. Names are read only when a reply is written, straight from the set.
 public struct GeoMatch: Sendable, Hashable {
   public var slot: UInt32
   public var distance: Double
@@ -32,12 +32,18 @@ extension SortedSet {
   /// the same order: the index finds the members inside the shape, and each is placed by the
   /// cell that holds it and its score. `count` 0 means no limit; with `any`, the first `count`
   /// in scan order are kept, as Redis stops scanning once it has them.
+  ///
+  /// Without `distances`, the matches' `distance` may be NaN: the nearest are then ordered and
+  /// placed inside the circle by their chords wherever no rounding could change the outcome,
+  /// and only Redis's haversine for members in doubt would be computed.
   public func search(
-    _ search: RedisGeoArea.Search, sort: GeoSortOrder, count: Int, any: Bool
+    _ search: RedisGeoArea.Search, sort: GeoSortOrder, count: Int, any: Bool,
+    distances: Bool = true
   ) -> [GeoMatch] {
     let cells = RedisGeoArea.cells(for: search)
-    if sort == .ascending, count > 0, !any, let nearest = nearestFirst(search, cells, count) {
-      return nearest
+    if sort == .ascending, count > 0, !any {
+      if !distances, let nearest = nearestByChord(search, cells, count) { return nearest }
+      if let nearest = nearestFirst(search, cells, count) { return nearest }
     }
     var found = everyMatch(search, cells).map(\.match)
     if count > 0 && any && found.count > count { found.removeLast(found.count - count) }
@@ -125,6 +131,46 @@ extension SortedSet {
     out.sort { $0.distance < $1.distance }
     // Equal distances come in an order only Redis's whole scan and sort decide.
     for i in out.indices.dropFirst() where out[i].distance == out[i - 1].distance { return nil }
+    return out
+  }
+
+  /// `nearestFirst` without a single haversine, for replies that show no distance: nil as soon
+  /// as the chords leave a member's inclusion or place in doubt (then the haversines decide).
+  /// Chords grow with the distance at least as fast, relatively, so two chords apart by more
+  /// than a 1e-8 margin are two distances apart by more than Redis's rounding; `distance` is NaN.
+  private func nearestByChord(
+    _ search: RedisGeoArea.Search, _ cells: [RedisGeoArea.Cell], _ count: Int
+  ) -> [GeoMatch]? {
+    guard case .circle(let r) = search.shape else { return nil }
+    let radius = r * search.conversion
+    // Far from the centre's antipode, where the haversine itself loses precision.
+    guard radius <= Sphere.redis.maximumDistance / 2 else { return nil }
+    let hits = withSearcher { searcher in
+      searcher.nearestChords(
+        longitude: search.longitude, latitude: search.latitude, k: count + 1,
+        within: Self.widened(radius))
+    }
+    let sure = radius * (1 - 1e-8) - 1e-6
+    let inside = sure > 0 ? Sphere.redis.chordSquared(forDistance: sure) : -1
+    var out: [GeoMatch] = []
+    out.reserveCapacity(min(count, hits.count))
+    var previous = 0.0
+    for (i, hit) in hits.enumerated() {
+      let chord = hit.chordSquared.squareRoot()
+      if i > 0 && chord <= previous * (1 + 1e-8) + 1e-12 { return nil }
+      if i == count { break }
+      guard hit.chordSquared <= inside else { return nil }
+      let score = score(slot: hit.id)
+      let hash = Self.geohash(score: score)
+      guard let cell = cells.firstIndex(where: { $0.contains(score: hash) }),
+        !cells[(cell + 1)...].contains(where: { $0.contains(score: hash) })
+      else { return nil }
+      out.append(
+        GeoMatch(
+          slot: hit.id, distance: .nan, score: score, longitude: hit.longitude,
+          latitude: hit.latitude))
+      previous = chord
+    }
     return out
   }
 

@@ -38,6 +38,49 @@ extension GeoSearcher {
     return give(out)
   }
 
+  /// The `k` items nearest by chord within `maxDistance` metres (widened by the rounding margin),
+  /// nearest first, ties by id, without measuring any in metres: for callers that need the
+  /// haversine of only the few whose order or inclusion the chords leave in doubt.
+  public func nearestChords(
+    longitude: Double, latitude: Double, k: Int, within maxDistance: Double,
+    filter: Filter = .all
+  ) -> [ChordHit] {
+    var out = chordHits
+    chordHits = []
+    out.removeAll(keepingCapacity: true)
+    guard k > 0, maxDistance >= 0 else { return out }
+    let q = UnitVector(longitude: longitude, latitude: latitude)
+    let limit = Self.widen(index.sphere.chordSquared(forDistance: maxDistance))
+    var queue = self.queue
+    var kBound = self.kBound
+    var found = self.found
+    var foundKeys = self.foundKeys
+    reading { tree, overflow in
+      Self.bestFirst(
+        tree, overflow, q: q, k: k, limit: limit, filter: filter, queue: &queue, kBound: &kBound,
+        found: &found, foundKeys: &foundKeys)
+      for i in 0..<found.count {
+        let ref = found[i]
+        let item =
+          ref.level == Ref.itemInTree ? tree.item(at: Int(ref.ref)) : overflow.items[Int(ref.ref)]
+        out.append(
+          ChordHit(
+            id: item.id, longitude: item.longitude, latitude: item.latitude,
+            chordSquared: foundKeys[i]))
+      }
+    }
+    self.queue = queue
+    self.kBound = kBound
+    self.found = found
+    self.foundKeys = foundKeys
+    out.sort {
+      $0.chordSquared < $1.chordSquared || ($0.chordSquared == $1.chordSquared && $0.id < $1.id)
+    }
+    if out.count > k { out.removeLast(out.count - k) }
+    chordHits = out
+    return out
+  }
+
   /// Best-first search over nodes by their chord bound. Items are not queued: each one nearer
   /// than the current bound (the k-th smallest chord offered so far, plus margin) is kept in
   /// `found`; at the end those still within the final bound are the candidates, so the exact
@@ -133,9 +176,11 @@ extension GeoSearcher {
     var kept = 0
     for i in 0..<found.count where foundKeys[i] <= bound {
       found[kept] = found[i]
+      foundKeys[kept] = foundKeys[i]
       kept += 1
     }
     found.count = kept
+    foundKeys.count = kept
   }
 
   /// The `count` nearest items within `radius` metres when `sorted`; else every one, unordered.

@@ -18,6 +18,7 @@ public final class GeoSearcher: SpatialQuerying {
   var foundKeys = ScratchBuffer<Double>()
   var stack = ScratchBuffer<Ref>()
   var hits = [Hit]()
+  var chordHits = [ChordHit]()
   var cells = CellAccumulator()
 
   init(index: GeoIndex) { self.index = index }

@@ -101,6 +101,22 @@ public struct Hit: Hashable, Sendable {
   }
 }
 
+/// An item found by `GeoSearcher.nearestChords`: placed by its squared chord on the unit sphere
+/// from the centre (monotonic in the distance), not measured in metres.
+public struct ChordHit: Hashable, Sendable {
+  public var id: ItemID
+  public var longitude: Double
+  public var latitude: Double
+  public var chordSquared: Double
+
+  public init(id: ItemID, longitude: Double, latitude: Double, chordSquared: Double) {
+    self.id = id
+    self.longitude = longitude
+    self.latitude = latitude
+    self.chordSquared = chordSquared
+  }
+}
+
 /// A map viewport in degrees. `minLongitude > maxLongitude` means it crosses the antimeridian.
 public struct GeoBox: Hashable, Sendable {
   public var minLongitude: Double

@@ -97,6 +97,9 @@ struct GeoSearchOracleTests {
       let nearest = set.search(search, sort: .ascending, count: k, any: false)
       let expected = all.map(\.distance).sorted().prefix(k)
       #expect(nearest.map(\.distance) == Array(expected))
+      // Without distances, chords may decide: the same members, in the same order.
+      let unmeasured = set.search(search, sort: .ascending, count: k, any: false, distances: false)
+      #expect(unmeasured.map(\.slot) == nearest.map(\.slot))
       let farthest = set.search(search, sort: .descending, count: 0, any: false)
       #expect(farthest.map(\.distance) == all.map(\.distance).sorted(by: >))
     }

@@ -15,6 +15,43 @@ import Testing
     #expect(agreement.failures.isEmpty, "\(agreement.failures.joined(separator: "\n"))")
   }
 
+  @Test(
+    "nearest by chord: the k smallest chords within the limit, ties by id",
+    arguments: [UInt64(7), 8])
+  func nearestChordsAgreeWithBruteForce(seed: UInt64) throws {
+    let items =
+      TestData.items(count: 3000, seed: seed)
+      + (0..<20).map {
+        Item(id: ItemID(3000 + $0), longitude: 2.35, latitude: 48.85)
+      }
+    let searcher = try GeoIndex(items: items).makeSearcher()
+    var rng = SeededGenerator(seed: seed &* 31)
+    for q in 0..<300 {
+      let c = q % 5 == 0 ? Coordinate(longitude: 2.35, latitude: 48.85) : TestData.queryPoint(&rng)
+      let k = 1 + rng.nextInt(below: 30)
+      let within = [1_000.0, 100_000, 5_000_000, 30_000_000][q % 4]
+      let centre = UnitVector(longitude: c.longitude, latitude: c.latitude)
+      let limit = Sphere.earth.chordSquared(forDistance: within)
+      var ranked: [(id: ItemID, c2: Double)] = []
+      for item in items {
+        let c2 = UnitVector(longitude: item.longitude, latitude: item.latitude)
+          .chordSquared(to: centre)
+        if c2 <= limit { ranked.append((item.id, c2)) }
+      }
+      ranked.sort { $0.c2 < $1.c2 || ($0.c2 == $1.c2 && $0.id < $1.id) }
+      let expected = ranked.prefix(k)
+      let got = searcher.nearestChords(
+        longitude: c.longitude, latitude: c.latitude, k: k, within: within)
+      // The limit is widened by the rounding margin: at most members on its very edge differ.
+      #expect(got.prefix(expected.count).map(\.id) == expected.map { $0.id })
+      #expect(got.count >= expected.count && got.count <= k)
+      for hit in got.dropFirst(expected.count) {
+        #expect(hit.chordSquared <= GeoSearcher.widen(limit))
+      }
+      #expect(zip(got, expected).allSatisfy { $0.chordSquared == $1.c2 })
+    }
+  }
+
   @Test func emptyIndexAnswersNothing() throws {
     let s = try GeoIndex().makeSearcher()
     #expect(s.nearest(longitude: 0, latitude: 0, k: 5).isEmpty)
