@@ -10,19 +10,26 @@ import RESP
 
 /// A command's arguments as they arrived, with Redis's ways of reading them.
 public struct Arguments: Sendable {
-  public let values: [ByteBuffer]
+  let command: RESPCommand
 
-  public init(_ values: [ByteBuffer]) { self.values = values }
+  public init(_ command: RESPCommand) { self.command = command }
 
-  public var count: Int { values.count }
+  public init(_ values: [ByteBuffer]) { command = RESPCommand(values) }
 
-  public func bytes(_ i: Int) -> Bytes { Array(values[i].readableBytesView) }
+  public var count: Int { command.count }
 
-  public func string(_ i: Int) -> String { String(buffer: values[i]) }
+  /// Argument `i` as a buffer sharing the received bytes, for replies that echo it.
+  public func buffer(_ i: Int) -> ByteBuffer { command[i] }
+
+  public func bytes(_ i: Int) -> Bytes { command.withUnsafeBytes(i) { Array($0) } }
+
+  public func string(_ i: Int) -> String {
+    command.withUnsafeBytes(i) { String(decoding: $0, as: UTF8.self) }
+  }
 
   /// Whether argument `i` is `word`, ignoring ASCII case (`strcasecmp`).
   public func `is`(_ i: Int, _ word: StaticString) -> Bool {
-    values[i].withUnsafeReadableBytes { bytes in
+    command.withUnsafeBytes(i) { bytes in
       guard bytes.count == word.utf8CodeUnitCount else { return false }
       let expected = word.utf8Start
       for j in 0..<bytes.count where lowercase(bytes[j]) != lowercase(expected[j]) {
@@ -34,12 +41,12 @@ public struct Arguments: Sendable {
 
   /// The argument as a keyword, for matching command and option names.
   func keyword(_ i: Int) -> Keyword {
-    values[i].withUnsafeReadableBytes { Keyword(lowercasing: $0) }
+    command.withUnsafeBytes(i) { Keyword(lowercasing: $0) }
   }
 
   /// The argument lower-cased, for names looked up by text (INFO sections, CONFIG parameters).
   public func lowercased(_ i: Int) -> String {
-    values[i].withUnsafeReadableBytes { bytes in
+    command.withUnsafeBytes(i) { bytes in
       String(unsafeUninitializedCapacity: bytes.count) { out in
         for j in 0..<bytes.count { out[j] = lowercase(bytes[j]) }
         return bytes.count
@@ -49,7 +56,7 @@ public struct Arguments: Sendable {
 
   /// `getDoubleFromObject`: strtod over the whole argument, no leading space, no NaN.
   public func double(_ i: Int) -> Double? {
-    values[i].withUnsafeReadableBytes { view -> Double? in
+    command.withUnsafeBytes(i) { view -> Double? in
       if let exact = plainDecimal(view) { return exact }
       guard let first = view.first, !isCSpace(first), view.count < 5120 else { return nil }
       return withUnsafeTemporaryAllocation(of: CChar.self, capacity: view.count + 1) { text in
@@ -67,7 +74,7 @@ public struct Arguments: Sendable {
 
   /// `string2ll` over the whole argument.
   public func integer(_ i: Int) -> Int? {
-    values[i].withUnsafeReadableBytes { parseRedisInteger($0) }
+    command.withUnsafeBytes(i) { parseRedisInteger($0) }
   }
 }
 

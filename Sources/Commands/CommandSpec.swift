@@ -65,7 +65,8 @@ struct Invocation {
 
   /// Runs a read under the shared lock.
   func read<T>(_ body: (Database) throws -> T) rethrows -> T {
-    try keyspace.read { try body($0[session.db]) }
+    let db = session.db
+    return try keyspace.read { try body($0[db]) }
   }
 
   /// Runs a write under the exclusive lock and keeps its changes for the store.

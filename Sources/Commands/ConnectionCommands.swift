@@ -8,11 +8,11 @@ enum ConnectionCommands {
     CommandSpec("ping", arity: -1) { call in
       switch call.arguments.count {
       case 1: return .simpleString("PONG")
-      case 2: return .bulkString(call.arguments.values[1])
+      case 2: return .bulkString(call.arguments.buffer(1))
       default: return .error(RedisError.arity("ping"))
       }
     },
-    CommandSpec("echo", arity: 2) { call in .bulkString(call.arguments.values[1]) },
+    CommandSpec("echo", arity: 2) { call in .bulkString(call.arguments.buffer(1)) },
     CommandSpec("quit", arity: -1, flags: .noAuth) { call in
       call.close = true
       return .simpleString("OK")

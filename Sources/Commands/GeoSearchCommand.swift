@@ -34,10 +34,12 @@ extension GeoCommands {
     // Peek at the options for a store key: a storing search runs under the write lock.
     let stores = flags.contains(.geosearchStore) || storeOption(call.arguments, flags)
     if !stores {
+      let args = call.arguments
+      let resp3 = call.resp3
       return call.read { db in
-        switch parse(call.arguments, db, key, flags) {
+        switch parse(args, db, key, flags) {
         case .failure(let error): return .error(error.message)
-        case .success(let (request, set)): return reply(request, set, resp3: call.resp3)
+        case .success(let (request, set)): return reply(request, set, resp3: resp3)
         }
       }
     }

@@ -19,18 +19,18 @@ public enum RedisError {
     var length = 0
     var i = 1
     while i < arguments.count && length < 128 {
-      let text = arguments.values[i].readableBytesView.prefix(128 - length)
+      let text = arguments.buffer(i).readableBytesView.prefix(128 - length)
       let quoted = "'" + String(decoding: text, as: UTF8.self) + "' "
       args += quoted
       length += text.count + 3
       i += 1
     }
-    let name = String(decoding: arguments.values[0].readableBytesView.prefix(128), as: UTF8.self)
+    let name = String(decoding: arguments.buffer(0).readableBytesView.prefix(128), as: UTF8.self)
     return sanitize("ERR unknown command '\(name)', with args beginning with: \(args)")
   }
 
   public static func unknownSubcommand(_ arguments: Arguments) -> String {
-    let sub = String(decoding: arguments.values[1].readableBytesView.prefix(128), as: UTF8.self)
+    let sub = String(decoding: arguments.buffer(1).readableBytesView.prefix(128), as: UTF8.self)
     return sanitize(
       "ERR unknown subcommand '\(sub)'. Try \(arguments.string(0).uppercased()) HELP.")
   }

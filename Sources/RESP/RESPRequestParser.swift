@@ -29,10 +29,10 @@ public struct RESPRequestParser: Sendable {
     buffer.appendStream(bytes)
   }
 
-  /// The next complete command's arguments (slices of the received bytes, never empty), or nil
-  /// until more bytes arrive. After it throws, the connection must be closed: it throws the same
-  /// error again on every later call.
-  public mutating func next() throws(RESPProtocolError) -> [ByteBuffer]? {
+  /// The next complete command (never without arguments), or nil until more bytes arrive. After
+  /// it throws, the connection must be closed: it throws the same error again on every later
+  /// call.
+  public mutating func next() throws(RESPProtocolError) -> RESPCommand? {
     if let failure { throw failure }
     if remainingArguments == 0, bulkLength == nil, let command = nextWholeCommand() {
       return command
@@ -44,7 +44,7 @@ public struct RESPRequestParser: Sendable {
         }
         if first != UInt8(ascii: "*") {
           guard let words = try readInlineCommand() else { return nil }
-          if !words.isEmpty { return words }
+          if !words.isEmpty { return RESPCommand(words) }
           continue
         }
         guard let line = try readHeaderLine(tooBig: .tooBigMultibulkCount) else { return nil }
@@ -68,7 +68,8 @@ public struct RESPRequestParser: Sendable {
     }
   }
 
-  private mutating func readArguments() throws(RESPProtocolError) -> [ByteBuffer]? {
+  /// The rest of a command that arrived in pieces, its arguments then copied into one buffer.
+  private mutating func readArguments() throws(RESPProtocolError) -> RESPCommand? {
     while remainingArguments > 0 {
       if bulkLength == nil {
         guard let line = try readHeaderLine(tooBig: .tooBigBulkCount) else { return nil }
@@ -88,14 +89,16 @@ public struct RESPRequestParser: Sendable {
       bulkLength = nil
       remainingArguments -= 1
     }
-    return arguments
+    let command = RESPCommand(arguments)
+    arguments.removeAll(keepingCapacity: true)
+    return command
   }
 
   /// The next command when the buffer starts with all of it and it is plainly well formed,
   /// read in one pass over the bytes without slicing its header lines; else nil, and the general
   /// path below reads it (and reports what is wrong with it, if anything). Pipelined clients
   /// send whole commands, so almost every command is read here.
-  private mutating func nextWholeCommand() -> [ByteBuffer]? {
+  private mutating func nextWholeCommand() -> RESPCommand? {
     var spans = self.spans
     self.spans = []
     spans.removeAll(keepingCapacity: true)
@@ -118,15 +121,10 @@ public struct RESPRequestParser: Sendable {
       }
       return i
     }
+    // Kept for the next command: once the caller lets this one go, its storage is reused.
     defer { self.spans = spans }
     guard let consumed else { return nil }
-    arguments.removeAll(keepingCapacity: true)
-    let start = buffer.readerIndex
-    for j in stride(from: 0, to: spans.count, by: 2) {
-      arguments.append(buffer.getSlice(at: start + spans[j], length: spans[j + 1])!)
-    }
-    buffer.moveReaderIndex(forwardBy: consumed)
-    return arguments
+    return RESPCommand(bytes: buffer.readSlice(length: consumed)!, spans: spans)
   }
 
   /// A header's number (the digits from `from` up to `\r`, as `string2ll` takes them, at most 18

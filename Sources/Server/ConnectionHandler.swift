@@ -113,17 +113,17 @@ final class ConnectionHandler: ChannelInboundHandler {
         context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
         return
       }
-      let arguments: [ByteBuffer]
+      let command: RESPCommand
       do {
         guard let next = try parser.next() else { return }
-        arguments = next
+        command = next
       } catch {
         state.statistics.recordProtocolError(shard: shard)
         enqueue(.error(error.message), close: true, context: context)
         closing = true
         return
       }
-      run(arguments, context: context)
+      run(command, context: context)
       // Hand large replies to the channel now: its writability then reflects them, and a client
       // that pipelines big queries without reading stops being served instead of holding the
       // event loop (and every other connection on it) while its replies pile up here.
@@ -133,10 +133,10 @@ final class ConnectionHandler: ChannelInboundHandler {
 
   private static let flushThreshold = 64 * 1024
 
-  private func run(_ arguments: [ByteBuffer], context: ChannelHandlerContext) {
+  private func run(_ command: RESPCommand, context: ChannelHandlerContext) {
     guard var session else { return }
     let started = DispatchTime.now().uptimeNanoseconds
-    let outcome = processor.execute(Arguments(arguments), session: &session)
+    let outcome = processor.execute(Arguments(command), session: &session)
     self.session = session
     let finished = DispatchTime.now().uptimeNanoseconds
     let elapsed = finished - started
