@@ -47,16 +47,16 @@ public final class CommandProcessor: Sendable {
       }
       entry = sub
     }
-    let spec = entry.spec
+    // Read through the entry: a copy of the spec would retain each of its fields.
     var outcome: Outcome
-    if !spec.acceptsArgumentCount(arguments.count) {
-      outcome = Outcome(reply: .error(RedisError.arity(spec.name)))
-    } else if !session.authenticated && !spec.flags.contains(.noAuth) {
+    if !entry.spec.acceptsArgumentCount(arguments.count) {
+      outcome = Outcome(reply: .error(RedisError.arity(entry.spec.name)))
+    } else if !session.authenticated && !entry.spec.flags.contains(.noAuth) {
       outcome = Outcome(reply: .error(RedisError.noAuth))
     } else {
       var invocation = Invocation(
         arguments: arguments, session: session, keyspace: keyspace, environment: environment)
-      outcome = Outcome(reply: spec.run(&invocation))
+      outcome = Outcome(reply: entry.spec.run(&invocation))
       outcome.changes = invocation.changes
       outcome.close = invocation.close
       outcome.deferred = invocation.deferred

@@ -141,40 +141,41 @@ extension GeoCommands {
     var fromLocation = false
     var byRadius = false
     var byBox = false
+    let name = optionNames
     var i = base
     while i < args.count {
       let remaining = args.count - i - 1
       let word = args.keyword(i)
-      if word == .withdist {
+      if word == name.withdist {
         request.withDist = true
-      } else if word == .withhash {
+      } else if word == name.withhash {
         request.withHash = true
-      } else if word == .withcoord {
+      } else if word == name.withcoord {
         request.withCoord = true
-      } else if word == .any {
+      } else if word == name.any {
         request.any = true
-      } else if word == .asc {
+      } else if word == name.asc {
         request.sort = .ascending
-      } else if word == .desc {
+      } else if word == name.desc {
         request.sort = .descending
-      } else if word == .count && remaining >= 1 {
+      } else if word == name.count && remaining >= 1 {
         guard let count = args.integer(i + 1) else {
           return RedisReplyError(RedisError.notInteger)
         }
         guard count > 0 else { return RedisReplyError("ERR COUNT must be > 0") }
         request.count = count
         i += 1
-      } else if word == .store && remaining >= 1 && storable {
+      } else if word == name.store && remaining >= 1 && storable {
         request.storeKey = args.bytes(i + 1)
         request.storeDist = false
         i += 1
-      } else if word == .storedist && remaining >= 1 && storable {
+      } else if word == name.storedist && remaining >= 1 && storable {
         request.storeKey = args.bytes(i + 1)
         request.storeDist = true
         i += 1
-      } else if word == .storedist && flags.contains(.geosearchStore) {
+      } else if word == name.storedist && flags.contains(.geosearchStore) {
         request.storeDist = true
-      } else if word == .frommember && remaining >= 1 && geosearch && !fromLocation {
+      } else if word == name.frommember && remaining >= 1 && geosearch && !fromLocation {
         if let set {
           guard let score = set.score(of: args.bytes(i + 1)) else {
             return RedisReplyError("ERR could not decode requested zset member")
@@ -184,14 +185,14 @@ extension GeoCommands {
         request.fromMember = args.bytes(i + 1)
         fromMember = true
         i += 1
-      } else if word == .fromlonlat && remaining >= 2 && geosearch && !fromMember {
+      } else if word == name.fromlonlat && remaining >= 2 && geosearch && !fromMember {
         switch coordinate(args, i + 1) {
         case .failure(let error): return error
         case .success(let at): request.center = at
         }
         fromLocation = true
         i += 2
-      } else if word == .byradius && remaining >= 2 && geosearch && !byBox {
+      } else if word == name.byradius && remaining >= 2 && geosearch && !byBox {
         switch distance(args, i + 1) {
         case .failure(let error): return error
         case .success(let (radius, conversion)):
@@ -200,7 +201,7 @@ extension GeoCommands {
         }
         byRadius = true
         i += 2
-      } else if word == .bybox && remaining >= 3 && geosearch && !byRadius {
+      } else if word == name.bybox && remaining >= 3 && geosearch && !byRadius {
         guard let width = args.double(i + 1) else {
           return RedisReplyError("ERR need numeric width")
         }
@@ -278,18 +279,22 @@ extension GeoCommands {
   }
 }
 
-extension Keyword {
-  fileprivate static let withdist = Keyword("withdist")
-  fileprivate static let withhash = Keyword("withhash")
-  fileprivate static let withcoord = Keyword("withcoord")
-  fileprivate static let any = Keyword("any")
-  fileprivate static let asc = Keyword("asc")
-  fileprivate static let desc = Keyword("desc")
-  fileprivate static let count = Keyword("count")
-  fileprivate static let store = Keyword("store")
-  fileprivate static let storedist = Keyword("storedist")
-  fileprivate static let frommember = Keyword("frommember")
-  fileprivate static let fromlonlat = Keyword("fromlonlat")
-  fileprivate static let byradius = Keyword("byradius")
-  fileprivate static let bybox = Keyword("bybox")
+/// The option names, fetched once per request: every static constant read costs a check that
+/// it is initialised, and a search compares each option word with up to a dozen names.
+private struct OptionNames {
+  let withdist = Keyword("withdist")
+  let withhash = Keyword("withhash")
+  let withcoord = Keyword("withcoord")
+  let any = Keyword("any")
+  let asc = Keyword("asc")
+  let desc = Keyword("desc")
+  let count = Keyword("count")
+  let store = Keyword("store")
+  let storedist = Keyword("storedist")
+  let frommember = Keyword("frommember")
+  let fromlonlat = Keyword("fromlonlat")
+  let byradius = Keyword("byradius")
+  let bybox = Keyword("bybox")
 }
+
+private let optionNames = OptionNames()

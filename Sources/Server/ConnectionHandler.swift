@@ -50,7 +50,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     guard let client = state.connect(address: address ?? "?") else {
       var buffer = context.channel.allocator.buffer(capacity: 64)
       buffer.writeString("-ERR max number of clients reached\r\n")
-      context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in context.close(promise: nil)
+      let channel = context.channel
+      context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in
+        channel.close(promise: nil)
       }
       closing = true
       return
@@ -228,11 +230,12 @@ final class ConnectionHandler: ChannelInboundHandler {
     let bytes = output
     output = context.channel.allocator.buffer(capacity: 0)
     let draining = self.draining
+    let channel = context.channel
     context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in
       if draining {
-        Self.linger(context: context)
+        Self.linger(channel)
       } else {
-        context.close(promise: nil)
+        channel.close(promise: nil)
       }
     }
   }
@@ -242,10 +245,10 @@ final class ConnectionHandler: ChannelInboundHandler {
   /// replies still on their way to it. So the output is shut (the client reads every reply,
   /// then the end), and what the client still sends is read and dropped (`closing` drops it)
   /// until it closes too, or for at most `lingerTime`.
-  private static func linger(context: ChannelHandlerContext) {
-    context.close(mode: .output, promise: nil)
-    context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
-    context.eventLoop.scheduleTask(in: lingerTime) { context.close(promise: nil) }
+  private static func linger(_ channel: Channel) {
+    channel.close(mode: .output, promise: nil)
+    channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+    channel.eventLoop.scheduleTask(in: lingerTime) { channel.close(promise: nil) }
   }
 
   private static let lingerTime = TimeAmount.seconds(1)

@@ -19,7 +19,7 @@ struct InfoReport {
 
   func text(sections requested: [String]) -> String {
     var names = requested
-    if names.isEmpty || names.contains { ["all", "everything", "default"].contains($0) } {
+    if names.isEmpty || names.contains(where: { ["all", "everything", "default"].contains($0) }) {
       names = Self.allSections
     }
     let wanted = Self.allSections.filter { names.contains($0) }
