@@ -115,12 +115,9 @@ extension SortedSet {
     var out: [GeoMatch] = []
     out.reserveCapacity(min(count, hits.count))
     for hit in hits.prefix(count) {
-      guard let match = self.match(hit, search) else { return nil }
-      let hash = Self.geohash(score: match.score)
-      // In no scanned cell, Redis misses it; in two, Redis lists it twice.
-      guard let cell = cells.firstIndex(where: { $0.contains(score: hash) }),
-        !cells[(cell + 1)...].contains(where: { $0.contains(score: hash) })
-      else { return nil }
+      guard let match = self.match(hit, search), Self.scannedOnce(match.score, cells) else {
+        return nil
+      }
       out.append(match)
     }
     if hits.count > count, let last = out.last,
@@ -161,10 +158,7 @@ extension SortedSet {
       if i == count { break }
       guard hit.chordSquared <= inside else { return nil }
       let score = score(slot: hit.id)
-      let hash = Self.geohash(score: score)
-      guard let cell = cells.firstIndex(where: { $0.contains(score: hash) }),
-        !cells[(cell + 1)...].contains(where: { $0.contains(score: hash) })
-      else { return nil }
+      guard Self.scannedOnce(score, cells) else { return nil }
       out.append(
         GeoMatch(
           slot: hit.id, distance: .nan, score: score, longitude: hit.longitude,
@@ -172,6 +166,14 @@ extension SortedSet {
       previous = chord
     }
     return out
+  }
+
+  /// Whether exactly one scanned cell holds the score: in none, Redis misses the member; in
+  /// two, Redis lists it twice. Either way only the exhaustive path answers as Redis does.
+  private static func scannedOnce(_ score: Double, _ cells: [RedisGeoArea.Cell]) -> Bool {
+    let hash = geohash(score: score)
+    guard let cell = cells.firstIndex(where: { $0.contains(score: hash) }) else { return false }
+    return !cells[(cell + 1)...].contains { $0.contains(score: hash) }
   }
 
   private func match(_ hit: Hit, _ search: RedisGeoArea.Search) -> GeoMatch? {

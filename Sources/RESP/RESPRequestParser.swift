@@ -54,8 +54,7 @@ public struct RESPRequestParser: Sendable {
         // `*0` and `*-1` are empty commands, which Redis skips.
         if count > 0 {
           remainingArguments = count
-          // The caller has let go of the last command by now, so its array is reused.
-          arguments.removeAll(keepingCapacity: true)
+          // Emptied when the last command was copied out, so its storage is reused.
           arguments.reserveCapacity(min(count, 16))
         }
       }

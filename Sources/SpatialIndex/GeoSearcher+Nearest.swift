@@ -7,32 +7,16 @@ extension GeoSearcher {
   ) -> [Hit] {
     var out = takeHits()
     guard k > 0, maxDistance >= 0 else { return give(out) }
-    let q = UnitVector(longitude: longitude, latitude: latitude)
-    let limit = Self.widen(index.sphere.chordSquared(forDistance: maxDistance))
     let from = index.sphere.distances(fromLongitude: longitude, latitude: latitude)
-    var queue = self.queue
-    var kBound = self.kBound
-    var found = self.found
-    var foundKeys = self.foundKeys
-    reading { tree, overflow in
-      Self.bestFirst(
-        tree, overflow, q: q, k: k, limit: limit, filter: filter, queue: &queue, kBound: &kBound,
-        found: &found, foundKeys: &foundKeys)
-      for i in 0..<found.count {
-        let ref = found[i]
-        let item =
-          ref.level == Ref.itemInTree ? tree.item(at: Int(ref.ref)) : overflow.items[Int(ref.ref)]
-        let d = from.distance(longitude: item.longitude, latitude: item.latitude)
-        if d <= maxDistance {
-          out.append(
-            Hit(id: item.id, longitude: item.longitude, latitude: item.latitude, distance: d))
-        }
+    forEachCandidate(
+      longitude: longitude, latitude: latitude, k: k, within: maxDistance, filter: filter
+    ) { item, _ in
+      let d = from.distance(longitude: item.longitude, latitude: item.latitude)
+      if d <= maxDistance {
+        out.append(
+          Hit(id: item.id, longitude: item.longitude, latitude: item.latitude, distance: d))
       }
     }
-    self.queue = queue
-    self.kBound = kBound
-    self.found = found
-    self.foundKeys = foundKeys
     out.sort(by: Self.byDistance)
     if out.count > k { out.removeLast(out.count - k) }
     return give(out)
@@ -49,6 +33,30 @@ extension GeoSearcher {
     chordHits = []
     out.removeAll(keepingCapacity: true)
     guard k > 0, maxDistance >= 0 else { return out }
+    forEachCandidate(
+      longitude: longitude, latitude: latitude, k: k, within: maxDistance, filter: filter
+    ) { item, chordSquared in
+      out.append(
+        ChordHit(
+          id: item.id, longitude: item.longitude, latitude: item.latitude,
+          chordSquared: chordSquared))
+    }
+    out.sort {
+      $0.chordSquared < $1.chordSquared || ($0.chordSquared == $1.chordSquared && $0.id < $1.id)
+    }
+    if out.count > k { out.removeLast(out.count - k) }
+    chordHits = out
+    return out
+  }
+
+  /// Runs the best-first search for the `k` nearest within `maxDistance` (widened by the
+  /// rounding margin) and hands `visit` each candidate it keeps, with its squared chord, under
+  /// the read lock. The candidates are a superset of the k nearest, in no order.
+  @inline(__always)
+  private func forEachCandidate(
+    longitude: Double, latitude: Double, k: Int, within maxDistance: Double, filter: Filter,
+    _ visit: (Item, Double) -> Void
+  ) {
     let q = UnitVector(longitude: longitude, latitude: latitude)
     let limit = Self.widen(index.sphere.chordSquared(forDistance: maxDistance))
     var queue = self.queue
@@ -63,22 +71,13 @@ extension GeoSearcher {
         let ref = found[i]
         let item =
           ref.level == Ref.itemInTree ? tree.item(at: Int(ref.ref)) : overflow.items[Int(ref.ref)]
-        out.append(
-          ChordHit(
-            id: item.id, longitude: item.longitude, latitude: item.latitude,
-            chordSquared: foundKeys[i]))
+        visit(item, foundKeys[i])
       }
     }
     self.queue = queue
     self.kBound = kBound
     self.found = found
     self.foundKeys = foundKeys
-    out.sort {
-      $0.chordSquared < $1.chordSquared || ($0.chordSquared == $1.chordSquared && $0.id < $1.id)
-    }
-    if out.count > k { out.removeLast(out.count - k) }
-    chordHits = out
-    return out
   }
 
   /// Best-first search over nodes by their chord bound. Items are not queued: each one nearer
