@@ -23,6 +23,11 @@ public struct Arguments: Sendable {
 
   public func bytes(_ i: Int) -> Bytes { command.withUnsafeBytes(i) { Array($0) } }
 
+  /// Runs `body` with argument `i`'s bytes in place.
+  public func withBytes<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try command.withUnsafeBytes(i, body)
+  }
+
   public func string(_ i: Int) -> String {
     command.withUnsafeBytes(i) { String(decoding: $0, as: UTF8.self) }
   }

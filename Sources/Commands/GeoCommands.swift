@@ -64,7 +64,18 @@ enum GeoCommands {
 
   /// The sorted set at `key`, nil when missing, or WRONGTYPE.
   static func sortedSet(_ db: Database, _ key: Bytes) -> Result<SortedSet?, RedisReplyError> {
-    switch db[key] {
+    sortedSet(db[key])
+  }
+
+  /// The sorted set at the key in argument `i`, looked up in place.
+  static func sortedSet(_ db: Database, _ args: Arguments, _ i: Int)
+    -> Result<SortedSet?, RedisReplyError>
+  {
+    sortedSet(args.withBytes(i) { db[$0] })
+  }
+
+  private static func sortedSet(_ value: Value?) -> Result<SortedSet?, RedisReplyError> {
+    switch value {
     case nil: return .success(nil)
     case .sortedSet(let set): return .success(set)
     case .string: return .failure(RedisReplyError(RedisError.wrongType))
@@ -137,7 +148,7 @@ enum GeoCommands {
       return .error(RedisError.syntax)
     }
     return call.read { db -> RESPValue in
-      switch sortedSet(db, args.bytes(1)) {
+      switch sortedSet(db, args, 1) {
       case .failure(let error): return .error(error.message)
       case .success(nil): return .null
       case .success(let set?):
@@ -174,7 +185,7 @@ enum GeoCommands {
   ) -> RESPValue {
     let args = call.arguments
     return call.read { db -> RESPValue in
-      switch sortedSet(db, args.bytes(1)) {
+      switch sortedSet(db, args, 1) {
       case .failure(let error): return .error(error.message)
       case .success(let set):
         return .array(

@@ -30,14 +30,13 @@ extension GeoCommands {
   }
 
   static func search(_ call: inout Invocation, source: Int, _ flags: SearchFlags) -> RESPValue {
-    let key = call.arguments.bytes(source)
     // Peek at the options for a store key: a storing search runs under the write lock.
     let stores = flags.contains(.geosearchStore) || storeOption(call.arguments, flags)
     if !stores {
       let args = call.arguments
       let resp3 = call.resp3
       return call.read { db in
-        switch parse(args, db, key, flags) {
+        switch parse(args, db, source, flags) {
         case .failure(let error): return .error(error.message)
         case .success(let (request, set)): return reply(request, set, resp3: resp3)
         }
@@ -46,7 +45,7 @@ extension GeoCommands {
     let db = call.db
     let args = call.arguments
     return call.write { writer -> RESPValue in
-      switch parse(args, writer.database(db), key, flags) {
+      switch parse(args, writer.database(db), source, flags) {
       case .failure(let error): return .error(error.message)
       case .success(let (request, set)): return store(request, set, db: db, writer: &writer)
       }
@@ -63,10 +62,10 @@ extension GeoCommands {
 
   /// Reads the arguments in Redis's order, reporting the first error Redis would.
   private static func parse(
-    _ args: Arguments, _ db: Database, _ key: Bytes, _ flags: SearchFlags
+    _ args: Arguments, _ db: Database, _ source: Int, _ flags: SearchFlags
   ) -> Result<(Request, SortedSet?), RedisReplyError> {
     let set: SortedSet?
-    switch sortedSet(db, key) {
+    switch sortedSet(db, args, source) {
     case .failure(let error): return .failure(error)
     case .success(let found): set = found
     }

@@ -43,7 +43,7 @@ enum KeyCommands {
     let all = pattern == [UInt8(ascii: "*")]
     return .array(
       call.read { db in
-        db.entries.keys.filter { all || globMatches(pattern, $0) }
+        db.keys.filter { all || globMatches(pattern, $0) }
           .map { .bulkString(ByteBuffer(bytes: $0)) }
       })
   }
@@ -73,7 +73,7 @@ enum KeyCommands {
       i += 2
     }
     let (next, found) = call.read { db -> (UInt64, [Bytes]) in
-      let sorted = db.entries.keys.sorted { $0.lexicographicallyPrecedes($1) }
+      let sorted = db.keys.sorted { $0.lexicographicallyPrecedes($1) }
       let start = Int(min(cursor, UInt64(sorted.count)))
       let end = min(sorted.count, start + count)
       let page = sorted[start..<end].filter { key in

@@ -75,6 +75,14 @@ public enum RedisGeoArea {
   /// the neighbours Redis zeroes or skips as repeats (`geohashCalculateAreasByShapeWGS84`,
   /// `membersOfAllNeighbors`). A cell may still appear twice, as in Redis.
   public static func cells(for search: Search) -> [Cell] {
+    var out: [Cell] = []
+    cells(for: search, into: &out)
+    return out
+  }
+
+  /// `cells(for:)` written over `out`, whose storage a caller may reuse from search to search.
+  public static func cells(for search: Search, into out: inout [Cell]) {
+    out.removeAll(keepingCapacity: true)
     let bounds = boundingBox(search)
     let radius: Double
     switch search.shape {
@@ -105,7 +113,6 @@ public enum RedisGeoArea {
       if area.maxLongitude > bounds.maxLongitude { zeroed |= 1 << 3 | 1 << 7 | 1 << 5 }
     }
     // Like Redis, compare with the last scanned cell only once it is not the centre.
-    var out: [Cell] = []
     out.reserveCapacity(9)
     var last = 0
     for i in 0..<9 where zeroed & (1 << i) == 0 {
@@ -114,7 +121,6 @@ public enum RedisGeoArea {
       out.append(cell)
       last = i
     }
-    return out
   }
 
   /// `geohashEstimateStepsByRadius`.

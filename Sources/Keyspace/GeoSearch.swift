@@ -40,9 +40,14 @@ extension SortedSet {
     _ search: RedisGeoArea.Search, sort: GeoSortOrder, count: Int, any: Bool,
     distances: Bool = true
   ) -> [GeoMatch] {
-    let cells = RedisGeoArea.cells(for: search)
+    let (cells, nearest) = withScratch { scratch -> ([RedisGeoArea.Cell], [GeoMatch]?) in
+      RedisGeoArea.cells(for: search, into: &scratch.cells)
+      let cells = scratch.cells
+      guard sort == .ascending, count > 0, !any, !distances else { return (cells, nil) }
+      return (cells, nearestByChord(search, cells, count, scratch))
+    }
+    if let nearest { return nearest }
     if sort == .ascending, count > 0, !any {
-      if !distances, let nearest = nearestByChord(search, cells, count) { return nearest }
       if let nearest = nearestFirst(search, cells, count) { return nearest }
     }
     var found = everyMatch(search, cells).map(\.match)
@@ -136,21 +141,22 @@ extension SortedSet {
   /// Chords grow with the distance at least as fast, relatively, so two chords apart by more
   /// than a 1e-8 margin are two distances apart by more than Redis's rounding; `distance` is NaN.
   private func nearestByChord(
-    _ search: RedisGeoArea.Search, _ cells: [RedisGeoArea.Cell], _ count: Int
+    _ search: RedisGeoArea.Search, _ cells: [RedisGeoArea.Cell], _ count: Int,
+    _ scratch: SearchScratch
   ) -> [GeoMatch]? {
     guard case .circle(let r) = search.shape else { return nil }
     let radius = r * search.conversion
     // Far from the centre's antipode, where the haversine itself loses precision.
     guard radius <= Sphere.redis.maximumDistance / 2 else { return nil }
-    let hits = withSearcher { searcher in
-      searcher.nearestChords(
-        longitude: search.longitude, latitude: search.latitude, k: count + 1,
-        within: Self.widened(radius))
-    }
+    let hits = scratch.searcher.nearestChords(
+      longitude: search.longitude, latitude: search.latitude, k: count + 1,
+      within: Self.widened(radius))
     let sure = radius * (1 - 1e-8) - 1e-6
     let inside = sure > 0 ? Sphere.redis.chordSquared(forDistance: sure) : -1
-    var out: [GeoMatch] = []
-    out.reserveCapacity(min(count, hits.count))
+    var out = scratch.matches
+    scratch.matches = []
+    out.removeAll(keepingCapacity: true)
+    defer { scratch.matches = out }
     var previous = 0.0
     for (i, hit) in hits.enumerated() {
       let chord = hit.chordSquared.squareRoot()
@@ -172,8 +178,9 @@ extension SortedSet {
   /// two, Redis lists it twice. Either way only the exhaustive path answers as Redis does.
   private static func scannedOnce(_ score: Double, _ cells: [RedisGeoArea.Cell]) -> Bool {
     let hash = geohash(score: score)
-    guard let cell = cells.firstIndex(where: { $0.contains(score: hash) }) else { return false }
-    return !cells[(cell + 1)...].contains { $0.contains(score: hash) }
+    var holding = 0
+    for i in cells.indices where cells[i].contains(score: hash) { holding += 1 }
+    return holding == 1
   }
 
   private func match(_ hit: Hit, _ search: RedisGeoArea.Search) -> GeoMatch? {

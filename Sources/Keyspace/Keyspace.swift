@@ -48,7 +48,7 @@ public final class Keyspace: @unchecked Sendable {
     var entries: [(member: Bytes, score: Double)] = []
     func finish() {
       guard let (db, key) = current, !entries.isEmpty else { return }
-      databases[db].entries[key] = .sortedSet(SortedSet(entries: entries))
+      databases[db].entries[Key(key)] = .sortedSet(SortedSet(entries: entries))
       entries = []
     }
     try lock.withWriteLock {
@@ -87,15 +87,17 @@ public final class Keyspace: @unchecked Sendable {
 
     /// Replaces whatever `key` holds with a string.
     public mutating func setString(db: Int, key: Bytes, value: Bytes) {
-      if case .sortedSet = keyspace.databases[db].entries[key] { delete(db: db, key: key) }
-      keyspace.databases[db].entries[key] = .string(value)
+      if case .sortedSet = keyspace.databases[db].entries[Key(key)] { delete(db: db, key: key) }
+      keyspace.databases[db].entries[Key(key)] = .string(value)
       changes.append(.setString(db: db, key: key, value: value))
     }
 
     /// Deletes a key; returns whether it existed.
     @discardableResult
     public mutating func delete(db: Int, key: Bytes) -> Bool {
-      guard keyspace.databases[db].entries.removeValue(forKey: key) != nil else { return false }
+      guard keyspace.databases[db].entries.removeValue(forKey: Key(key)) != nil else {
+        return false
+      }
       changes.append(.deleteKey(db: db, key: key))
       return true
     }
@@ -103,9 +105,9 @@ public final class Keyspace: @unchecked Sendable {
     /// The sorted set at `key`, created empty if the key is missing. The caller has checked
     /// that the key does not hold another type.
     public mutating func sortedSet(db: Int, key: Bytes) -> SortedSet {
-      if case .sortedSet(let set) = keyspace.databases[db].entries[key] { return set }
+      if case .sortedSet(let set) = keyspace.databases[db].entries[Key(key)] { return set }
       let set = SortedSet()
-      keyspace.databases[db].entries[key] = .sortedSet(set)
+      keyspace.databases[db].entries[Key(key)] = .sortedSet(set)
       return set
     }
 
@@ -130,14 +132,14 @@ public final class Keyspace: @unchecked Sendable {
     public mutating func remove(db: Int, key: Bytes, set: SortedSet, member: Bytes) -> Bool {
       guard set.remove(member) else { return false }
       changes.append(.geoRemove(db: db, key: key, member: member))
-      if set.count == 0 { keyspace.databases[db].entries[key] = nil }
+      if set.count == 0 { keyspace.databases[db].entries[Key(key)] = nil }
       return true
     }
 
     /// Drops an empty sorted set that a write created but did not fill.
     public mutating func dropIfEmpty(db: Int, key: Bytes) {
-      if case .sortedSet(let set) = keyspace.databases[db].entries[key], set.count == 0 {
-        keyspace.databases[db].entries[key] = nil
+      if case .sortedSet(let set) = keyspace.databases[db].entries[Key(key)], set.count == 0 {
+        keyspace.databases[db].entries[Key(key)] = nil
       }
     }
 
@@ -154,10 +156,10 @@ public final class Keyspace: @unchecked Sendable {
     mutating func apply(_ change: Change) {
       switch change {
       case .geoUpsert(let db, let key, let member, let score, _, _):
-        if case .string = keyspace.databases[db].entries[key] { delete(db: db, key: key) }
+        if case .string = keyspace.databases[db].entries[Key(key)] { delete(db: db, key: key) }
         upsert(db: db, key: key, set: sortedSet(db: db, key: key), member: member, score: score)
       case .geoRemove(let db, let key, let member):
-        if case .sortedSet(let set) = keyspace.databases[db].entries[key] {
+        if case .sortedSet(let set) = keyspace.databases[db].entries[Key(key)] {
           remove(db: db, key: key, set: set, member: member)
         }
       case .setString(let db, let key, let value): setString(db: db, key: key, value: value)
@@ -171,9 +173,15 @@ public final class Keyspace: @unchecked Sendable {
 
 /// One numbered database: its keys. Guarded by the keyspace's lock.
 public final class Database: @unchecked Sendable {
-  public internal(set) var entries: [Bytes: Value] = [:]
+  var entries: [Key: Value] = [:]
 
   public var count: Int { entries.count }
 
-  public subscript(key: Bytes) -> Value? { entries[key] }
+  public subscript(key: Bytes) -> Value? { entries[Key(key)] }
+
+  /// The value at a key given as bytes in place (say, a command's argument).
+  public subscript(key: UnsafeRawBufferPointer) -> Value? { entries[Key(key)] }
+
+  /// Every key, in no particular order.
+  public var keys: [Bytes] { entries.keys.map(\.bytes) }
 }

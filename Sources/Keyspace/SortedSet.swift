@@ -16,8 +16,8 @@ public final class SortedSet: @unchecked Sendable {
   let index: GeoIndex
   /// Searchers reuse their scratch buffers. Each thread with a `ThreadSlot` keeps its own here
   /// (only that thread reads or writes its slot); other threads borrow from the pool.
-  private let ownSearchers: UnsafeMutablePointer<GeoSearcher?> = {
-    let slots = UnsafeMutablePointer<GeoSearcher?>.allocate(capacity: ThreadSlot.count)
+  private let ownScratch: UnsafeMutablePointer<SearchScratch?> = {
+    let slots = UnsafeMutablePointer<SearchScratch?>.allocate(capacity: ThreadSlot.count)
     slots.initialize(repeating: nil, count: ThreadSlot.count)
     return slots
   }()
@@ -164,29 +164,44 @@ public final class SortedSet: @unchecked Sendable {
   func score(slot: ItemID) -> Double { scores[Int(slot)] }
 
   deinit {
-    ownSearchers.deinitialize(count: ThreadSlot.count)
-    ownSearchers.deallocate()
+    ownScratch.deinitialize(count: ThreadSlot.count)
+    ownScratch.deallocate()
   }
 
   func withSearcher<T>(_ body: (GeoSearcher) -> T) -> T {
-    if let slot = ThreadSlot.current {
-      if let searcher = ownSearchers[slot] { return body(searcher) }
-      let searcher = index.makeSearcher()
-      ownSearchers[slot] = searcher
-      return body(searcher)
-    }
-    let searcher = searchers.withLock { $0.take() }.searcher ?? index.makeSearcher()
-    defer { searchers.withLock { $0.free.append(searcher) } }
-    return body(searcher)
+    withScratch { body($0.searcher) }
   }
 
-  /// Idle searchers. A searcher is used by one thread at a time: taken, used, put back.
+  /// Runs `body` with scratch space no other thread uses meanwhile.
+  func withScratch<T>(_ body: (SearchScratch) -> T) -> T {
+    if let slot = ThreadSlot.current {
+      if let scratch = ownScratch[slot] { return body(scratch) }
+      let scratch = SearchScratch(index.makeSearcher())
+      ownScratch[slot] = scratch
+      return body(scratch)
+    }
+    let scratch = searchers.withLock { $0.take() }.scratch ?? SearchScratch(index.makeSearcher())
+    defer { searchers.withLock { $0.free.append(scratch) } }
+    return body(scratch)
+  }
+
+  /// What a search reuses: a searcher, and buffers for its cells and matches (handed to the
+  /// caller and kept: once the caller lets go of one, the next search writes over it in place).
+  final class SearchScratch {
+    let searcher: GeoSearcher
+    var cells: [RedisGeoArea.Cell] = []
+    var matches: [GeoMatch] = []
+
+    init(_ searcher: GeoSearcher) { self.searcher = searcher }
+  }
+
+  /// Idle scratch spaces. Each is used by one thread at a time: taken, used, put back.
   private struct Searchers: @unchecked Sendable {
-    var free: [GeoSearcher] = []
+    var free: [SearchScratch] = []
 
-    struct Taken: @unchecked Sendable { let searcher: GeoSearcher? }
+    struct Taken: @unchecked Sendable { let scratch: SearchScratch? }
 
-    mutating func take() -> Taken { Taken(searcher: free.popLast()) }
+    mutating func take() -> Taken { Taken(scratch: free.popLast()) }
   }
 }
 

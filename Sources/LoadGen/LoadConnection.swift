@@ -100,19 +100,22 @@ final class LoadConnectionHandler: ChannelInboundHandler {
     let now = DispatchTime.now().uptimeNanoseconds
     parser.append(unwrapInboundIn(data))
     guard !stopped else { return }
-    var received = 0
+    let received: Int
     do {
-      while outstanding > 0, let reply = try parser.skip() {
-        outstanding -= 1
-        received += 1
-        // Anything slower than the histogram's range (an hour) counts as its top.
-        if !histogram.record(now &- windowStart) { histogram.record(Self.highestLatency) }
-        if case .error(let text) = reply { noteError(text) }
-      }
+      received = try parser.skip(upTo: outstanding) { noteError($0) }
     } catch {
       fail(context: context, reason: "\(error)")
       return
     }
+    // Every reply of the window waited since it was sent. Anything slower than the histogram's
+    // range (an hour) counts as its top.
+    if received > 0 {
+      let latency = now &- windowStart
+      if !histogram.record(latency, count: UInt64(received)) {
+        histogram.record(Self.highestLatency, count: UInt64(received))
+      }
+    }
+    outstanding -= received
     replies += received
     state.completed.add(received, ordering: .relaxed)
     if outstanding == 0 {

@@ -65,19 +65,63 @@ public struct RESPReplyParser: Sendable {
   }
 
   /// Steps over the next complete reply without building it (only an error's text is read), or
-  /// returns nil until more bytes arrive: what a load generator needs, for a fraction of `next()`'s
-  /// cost. After it throws, it throws the same error on every later call.
+  /// returns nil until more bytes arrive. After it throws, it throws the same error on every
+  /// later call.
   public mutating func skip() throws(RESPReplyError) -> RESPReplySummary? {
-    guard let first = buffer.readableBytesView.first else { return nil }
-    // Error text is wanted, and an attribute may precede an error.
-    if first == UInt8(ascii: "-") || first == UInt8(ascii: "!") || first == UInt8(ascii: "|") {
-      switch try step(build: true) {
-      case nil: return nil
-      case .error(let text): return .error(text)
-      default: return .value
+    var error: String?
+    guard try skip(upTo: 1, onError: { error = $0 }) == 1 else { return nil }
+    return error.map { .error($0) } ?? .value
+  }
+
+  /// Steps over up to `limit` complete replies in one pass without building them, handing each
+  /// error reply's text to `onError`; returns how many it stepped over (0 until more bytes
+  /// arrive): what a load generator needs, for a fraction of `next()`'s cost. After it throws, it
+  /// throws the same error on every later call.
+  public mutating func skip(upTo limit: Int, onError: (String) -> Void) throws(RESPReplyError)
+    -> Int
+  {
+    if let failure { throw failure }
+    guard limit > 0, buffer.readableBytes > 0, buffer.readableBytes != incompleteAt else {
+      return 0
+    }
+    let limits = Limits(
+      maxBulkLength: maxBulkLength, maxAggregateLength: maxAggregateLength, maxDepth: maxDepth)
+    let outcome: Result<(count: Int, end: Int), RESPReplyError> = buffer.withUnsafeReadableBytes {
+      raw in
+      var scanner = ReplyScanner(bytes: raw, limits: limits, build: false)
+      var count = 0
+      var end = 0
+      do throws(RESPReplyError) {
+        while count < limit, end < raw.count {
+          // Error text is wanted, and an attribute may precede an error: those are built.
+          switch raw[end] {
+          case UInt8(ascii: "-"), UInt8(ascii: "!"), UInt8(ascii: "|"):
+            var builder = ReplyScanner(bytes: raw, limits: limits, build: true)
+            builder.index = end
+            guard let value = try builder.value(depth: 0) else { return .success((count, end)) }
+            if case .error(let text) = value { onError(text) }
+            scanner.index = builder.index
+          default:
+            guard try scanner.skipValue(depth: 0) else { return .success((count, end)) }
+          }
+          count += 1
+          end = scanner.index
+        }
+        return .success((count, end))
+      } catch {
+        return .failure(error)
       }
     }
-    return try step(build: false) == nil ? nil : .value
+    switch outcome {
+    case .success(let (count, end)):
+      buffer.moveReaderIndex(forwardBy: end)
+      incompleteAt = count < limit ? buffer.readableBytes : -1
+      return count
+    case .failure(let error):
+      failure = error
+      buffer = ByteBuffer()
+      throw error
+    }
   }
 
   private mutating func step(build: Bool) throws(RESPReplyError) -> RESPValue? {
@@ -133,6 +177,54 @@ private struct ReplyScanner {
     self.bytes = bytes
     self.limits = limits
     self.build = build
+  }
+
+  /// Steps over one value without building it; false when the bytes end first. RESP2's types
+  /// are framed here, the rarer RESP3 ones by `value(depth:)`.
+  mutating func skipValue(depth: Int) throws(RESPReplyError) -> Bool {
+    guard depth <= limits.maxDepth else {
+      throw RESPReplyError("aggregates nested deeper than \(limits.maxDepth)")
+    }
+    guard index < bytes.count else { return false }
+    switch bytes[index] {
+    case UInt8(ascii: "+"), UInt8(ascii: "-"):
+      index += 1
+      return try line() != nil
+    case UInt8(ascii: "$"):
+      index += 1
+      let length: Int
+      if let plain = plainHeaderNumber() {
+        guard plain <= limits.maxBulkLength else {
+          throw RESPReplyError("string of \(plain) bytes is too long")
+        }
+        length = plain
+      } else {
+        guard let line = try line() else { return false }
+        if isStreamed(line) { return try streamedString() != nil }
+        length = try declaredLength(line, allowingNull: true)
+        if length < 0 { return true }
+      }
+      return try payload(length) != nil
+    case UInt8(ascii: "*"):
+      index += 1
+      let count: Int
+      if let plain = plainHeaderNumber() {
+        guard plain <= limits.maxAggregateLength else {
+          throw RESPReplyError("aggregate of \(plain) elements is too long")
+        }
+        count = plain
+      } else {
+        guard let line = try line() else { return false }
+        if isStreamed(line) { return try streamedElements(depth: depth, pairs: false) != nil }
+        count = try declaredCount(line, allowingNull: true)
+      }
+      for _ in 0..<max(count, 0) {
+        guard try skipValue(depth: depth + 1) else { return false }
+      }
+      return true
+    default:
+      return try value(depth: depth) != nil
+    }
   }
 
   mutating func value(depth: Int) throws(RESPReplyError) -> RESPValue? {
@@ -300,6 +392,32 @@ private struct ReplyScanner {
         throw RESPReplyError("streamed string is too long")
       }
     }
+  }
+
+  /// A header's number when it is plain (1 to 18 digits, no sign, no leading zero) and its CRLF
+  /// is there, both consumed: the common case, read in one pass. Nil, with nothing consumed, for
+  /// anything else, which the general path then reads (or rejects).
+  @inline(__always)
+  private mutating func plainHeaderNumber() -> Int? {
+    let start = index
+    var i = start
+    var value = 0
+    while i < bytes.count {
+      let byte = bytes[i]
+      if byte == cr {
+        let digits = i - start
+        guard digits > 0, digits <= 18, i + 1 < bytes.count, bytes[i + 1] == lf,
+          bytes[start] != UInt8(ascii: "0") || digits == 1
+        else { return nil }
+        index = i + 2
+        return value
+      }
+      let digit = byte &- UInt8(ascii: "0")
+      guard digit < 10 else { return nil }
+      value = value &* 10 &+ Int(digit)
+      i += 1
+    }
+    return nil
   }
 
   /// The rest of a line up to its CRLF, which is consumed; nil until the CRLF is there.

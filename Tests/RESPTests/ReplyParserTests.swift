@@ -189,6 +189,60 @@ private func replyError(_ input: String) -> String? {
         == [.value, .error("WRONGTYPE Operation"), .value])
   }
 
+  @Test func skipsManyRepliesInOnePass() throws {
+    let stream = Self.everyType.map(\.wire).joined()
+    let errors = Self.everyType.filter { $0.value.hasPrefix("-") }.map {
+      String($0.value.dropFirst())
+    }
+    for chunk in [1, 7, Int.max] {
+      var parser = RESPReplyParser()
+      var seen: [String] = []
+      var skipped = 0
+      let bytes = Array(stream.utf8)
+      var start = 0
+      while start < bytes.count {
+        let end = min(bytes.count, start + min(chunk, bytes.count))
+        parser.append(ByteBuffer(bytes: bytes[start..<end]))
+        start = end
+        // At most three at a time: the rest wait for the next call.
+        while case let n = try parser.skip(upTo: 3, onError: { seen.append($0) }), n > 0 {
+          #expect(n <= 3)
+          skipped += n
+        }
+      }
+      #expect(skipped == Self.everyType.count, "chunks of \(chunk)")
+      #expect(seen == errors, "chunks of \(chunk)")
+      #expect(parser.bufferedByteCount == 0)
+    }
+  }
+
+  @Test func skippingChecksHeadersAsReadingDoes() throws {
+    func skipError(_ input: String, _ parser: RESPReplyParser = RESPReplyParser()) -> String? {
+      var parser = parser
+      parser.append(ByteBuffer(string: input))
+      do {
+        _ = try parser.skip(upTo: 10) { _ in }
+        return nil
+      } catch {
+        return error.message
+      }
+    }
+    #expect(skipError("$01\r\nx\r\n") == "invalid length '01'")
+    #expect(skipError("$-2\r\n") == "invalid length '-2'")
+    #expect(skipError("*1x\r\n") == "invalid aggregate length '1x'")
+    #expect(skipError("$3\r\nabcd\r\n") == "string payload not followed by CRLF")
+    #expect(
+      skipError("$11\r\n", RESPReplyParser(maxBulkLength: 10)) == "string of 11 bytes is too long")
+    #expect(
+      skipError("*6\r\n", RESPReplyParser(maxAggregateLength: 5))
+        == "aggregate of 6 elements is too long")
+    // Nulls, empty strings and a 0 count take the general path or the plain one alike.
+    var parser = RESPReplyParser()
+    parser.append(ByteBuffer(string: "$-1\r\n*-1\r\n$0\r\n\r\n*0\r\n*2\r\n$1\r\na\r\n$-1\r\n"))
+    #expect(try parser.skip(upTo: 10) { _ in } == 5)
+    #expect(parser.bufferedByteCount == 0)
+  }
+
   @Test func rejectsMalformedReplies() {
     #expect(replyError("?\r\n") == "unknown type byte '?'")
     #expect(replyError(":12a\r\n") == "invalid integer '12a'")
