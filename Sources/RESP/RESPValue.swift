@@ -32,7 +32,7 @@ public enum RESPValue: Sendable {
   case push([RESPValue])
   /// A reply already encoded for the connection's protocol, written as it is: hot paths build
   /// their bytes directly (`RESPWriter`) instead of a tree of values.
-  case encoded([UInt8])
+  case encoded(ByteBuffer)
 
   public func write(to buffer: inout ByteBuffer, protocol version: RESPProtocolVersion) {
     let resp3 = version == .resp3
@@ -61,7 +61,7 @@ public enum RESPValue: Sendable {
       } else {
         buffer.writeBulkString(formatRedisDouble(value))
       }
-    case .encoded(let bytes): buffer.writeBytes(bytes)
+    case .encoded(let bytes): buffer.writeImmutableBuffer(bytes)
     case .formattedDouble(let text):
       if resp3 { buffer.writeLine(prefix: ",", text) } else { buffer.writeBulkString(text) }
     case .boolean(let value):

@@ -39,9 +39,14 @@ public final class GeoSearcher: SpatialQuerying {
   /// Runs `body` under the read lock with the tree's buffers and the overflow items.
   @inline(__always)
   func reading<T>(_ body: (TreeView, borrowing Overflow) -> T) -> T {
+    let index = self.index
     index.lock.lockForReading()
     defer { index.lock.unlockAfterReading() }
-    return body(index.state.tree.view, index.state.overflow)
+    // Through a pointer, the overflow is lent in place: read as a property, it was copied,
+    // and its three buffers retained and released, on every query.
+    return withUnsafeMutablePointer(to: &index.state) { state in
+      body(state.pointee.tree.view, state.pointee.overflow)
+    }
   }
 
   /// Takes the hit buffer out of `self`, emptied, for a query to fill.

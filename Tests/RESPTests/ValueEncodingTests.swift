@@ -92,4 +92,28 @@ import Testing
     writer.reply.write(to: &written, protocol: version)
     #expect(String(buffer: written) == String(buffer: expected))
   }
+
+  /// Integers and lengths of every digit count, and payloads past the initial capacity.
+  @Test func writerMatchesValuesAtEveryWidth() {
+    var numbers: [Int] = [0, Int.max, Int.min, Int.min + 1]
+    var power = 1
+    for _ in 0..<18 {
+      power *= 10
+      numbers += [power - 1, power, -(power - 1), -power]
+    }
+    var writer = RESPWriter(protocol: .resp2, capacity: 1)
+    var tree: [RESPValue] = []
+    for (i, n) in numbers.enumerated() {
+      writer.integer(n)
+      tree.append(.integer(n))
+      let payload = [UInt8](repeating: UInt8(i), count: i * 37)
+      payload.withUnsafeBytes { writer.bulk($0) }
+      tree.append(.bulkString(ByteBuffer(bytes: payload)))
+    }
+    var expected = ByteBuffer()
+    for value in tree { value.write(to: &expected, protocol: .resp2) }
+    var written = ByteBuffer()
+    writer.reply.write(to: &written, protocol: .resp2)
+    #expect(written == expected)
+  }
 }
