@@ -15,9 +15,9 @@ enum SortedSetCommands {
   static func score(_ value: Double) -> RESPValue { .double(value) }
 
   static func zcard(_ call: inout Invocation) -> RESPValue {
-    let key = call.arguments.bytes(1)
+    let args = call.arguments
     return call.read { db in
-      switch GeoCommands.sortedSet(db, key) {
+      switch GeoCommands.sortedSet(db, args, 1) {
       case .failure(let error): return .error(error.message)
       case .success(let set): return .integer(set?.count ?? 0)
       }
@@ -25,10 +25,10 @@ enum SortedSetCommands {
   }
 
   static func zscore(_ call: inout Invocation) -> RESPValue {
-    let key = call.arguments.bytes(1)
-    let member = call.arguments.bytes(2)
+    let args = call.arguments
+    let member = args.bytes(2)
     return call.read { db in
-      switch GeoCommands.sortedSet(db, key) {
+      switch GeoCommands.sortedSet(db, args, 1) {
       case .failure(let error): return .error(error.message)
       case .success(let set):
         guard let value = set?.score(of: member) else { return .null }
@@ -110,11 +110,10 @@ enum SortedSetCommands {
       }
       ranks = (start, stop)
     }
-    let key = args.bytes(1)
     let resp3 = call.resp3
     return call.read { db -> RESPValue in
       let set: SortedSet
-      switch GeoCommands.sortedSet(db, key) {
+      switch GeoCommands.sortedSet(db, args, 1) {
       case .failure(let error): return .error(error.message)
       case .success(nil): return .array([])
       case .success(let found?): set = found

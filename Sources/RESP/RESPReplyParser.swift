@@ -194,10 +194,7 @@ private struct ReplyScanner {
       index += 1
       let length: Int
       if let plain = plainHeaderNumber() {
-        guard plain <= limits.maxBulkLength else {
-          throw RESPReplyError("string of \(plain) bytes is too long")
-        }
-        length = plain
+        length = try allowedLength(plain)
       } else {
         guard let line = try line() else { return false }
         if isStreamed(line) { return try streamedString() != nil }
@@ -209,10 +206,7 @@ private struct ReplyScanner {
       index += 1
       let count: Int
       if let plain = plainHeaderNumber() {
-        guard plain <= limits.maxAggregateLength else {
-          throw RESPReplyError("aggregate of \(plain) elements is too long")
-        }
-        count = plain
+        count = try allowedCount(plain)
       } else {
         guard let line = try line() else { return false }
         if isStreamed(line) { return try streamedElements(depth: depth, pairs: false) != nil }
@@ -452,15 +446,25 @@ private struct ReplyScanner {
     guard let length = parseRedisInteger(slice(line)),
       length >= 0 || (allowingNull && length == -1)
     else { throw RESPReplyError("invalid length '\(text(line))'") }
+    return try allowedLength(length)
+  }
+
+  private func declaredCount(_ line: Range<Int>, allowingNull: Bool) throws(RESPReplyError) -> Int {
+    guard let count = parseRedisInteger(slice(line)), count >= 0 || (allowingNull && count == -1)
+    else { throw RESPReplyError("invalid aggregate length '\(text(line))'") }
+    return try allowedCount(count)
+  }
+
+  /// A string's declared length, if within the limit.
+  private func allowedLength(_ length: Int) throws(RESPReplyError) -> Int {
     guard length <= limits.maxBulkLength else {
       throw RESPReplyError("string of \(length) bytes is too long")
     }
     return length
   }
 
-  private func declaredCount(_ line: Range<Int>, allowingNull: Bool) throws(RESPReplyError) -> Int {
-    guard let count = parseRedisInteger(slice(line)), count >= 0 || (allowingNull && count == -1)
-    else { throw RESPReplyError("invalid aggregate length '\(text(line))'") }
+  /// An aggregate's declared count, if within the limit.
+  private func allowedCount(_ count: Int) throws(RESPReplyError) -> Int {
     guard count <= limits.maxAggregateLength else {
       throw RESPReplyError("aggregate of \(count) elements is too long")
     }
