@@ -9,7 +9,7 @@ import RESP
 #endif
 
 /// A command's arguments as they arrived, with Redis's ways of reading them.
-public struct Arguments: Sendable {
+public struct Arguments: ArgumentReading, Sendable {
   let command: RESPCommand
 
   public init(_ command: RESPCommand) { self.command = command }
@@ -21,20 +21,52 @@ public struct Arguments: Sendable {
   /// Argument `i` as a buffer sharing the received bytes, for replies that echo it.
   public func buffer(_ i: Int) -> ByteBuffer { command[i] }
 
-  public func bytes(_ i: Int) -> Bytes { command.withUnsafeBytes(i) { Array($0) } }
-
   /// Runs `body` with argument `i`'s bytes in place.
   public func withBytes<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
     try command.withUnsafeBytes(i, body)
   }
 
+  /// Runs `body` with every argument readable in place: a parser that reads many arguments
+  /// reaches the received bytes once instead of once per argument.
+  func withView<R>(_ body: (ArgumentView) throws -> R) rethrows -> R {
+    try command.withUnsafeArguments { bytes, spans in
+      try body(ArgumentView(bytes: bytes, spans: spans))
+    }
+  }
+}
+
+/// The arguments in place, valid only inside `Arguments.withView`.
+struct ArgumentView: ArgumentReading {
+  let bytes: UnsafeRawBufferPointer
+  /// Per argument: its offset into `bytes`, then its length.
+  let spans: UnsafeBufferPointer<Int>
+
+  var count: Int { spans.count / 2 }
+
+  func withBytes<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    let offset = spans[2 * i]
+    return try body(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + spans[2 * i + 1]]))
+  }
+}
+
+/// Redis's ways of reading arguments, for the arguments however they are held.
+public protocol ArgumentReading {
+  var count: Int { get }
+
+  /// Runs `body` with argument `i`'s bytes in place.
+  func withBytes<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+}
+
+extension ArgumentReading {
+  public func bytes(_ i: Int) -> Bytes { withBytes(i) { Array($0) } }
+
   public func string(_ i: Int) -> String {
-    command.withUnsafeBytes(i) { String(decoding: $0, as: UTF8.self) }
+    withBytes(i) { String(decoding: $0, as: UTF8.self) }
   }
 
   /// Whether argument `i` is `word`, ignoring ASCII case (`strcasecmp`).
   public func `is`(_ i: Int, _ word: StaticString) -> Bool {
-    command.withUnsafeBytes(i) { bytes in
+    withBytes(i) { bytes in
       guard bytes.count == word.utf8CodeUnitCount else { return false }
       let expected = word.utf8Start
       for j in 0..<bytes.count where lowercase(bytes[j]) != lowercase(expected[j]) {
@@ -46,12 +78,12 @@ public struct Arguments: Sendable {
 
   /// The argument as a keyword, for matching command and option names.
   func keyword(_ i: Int) -> Keyword {
-    command.withUnsafeBytes(i) { Keyword(lowercasing: $0) }
+    withBytes(i) { Keyword(lowercasing: $0) }
   }
 
   /// The argument lower-cased, for names looked up by text (INFO sections, CONFIG parameters).
   public func lowercased(_ i: Int) -> String {
-    command.withUnsafeBytes(i) { bytes in
+    withBytes(i) { bytes in
       String(unsafeUninitializedCapacity: bytes.count) { out in
         for j in 0..<bytes.count { out[j] = lowercase(bytes[j]) }
         return bytes.count
@@ -61,7 +93,7 @@ public struct Arguments: Sendable {
 
   /// `getDoubleFromObject`: strtod over the whole argument, no leading space, no NaN.
   public func double(_ i: Int) -> Double? {
-    command.withUnsafeBytes(i) { view -> Double? in
+    withBytes(i) { view -> Double? in
       if let exact = plainDecimal(view) { return exact }
       guard let first = view.first, !isCSpace(first), view.count < 5120 else { return nil }
       return withUnsafeTemporaryAllocation(of: CChar.self, capacity: view.count + 1) { text in
@@ -79,7 +111,7 @@ public struct Arguments: Sendable {
 
   /// `string2ll` over the whole argument.
   public func integer(_ i: Int) -> Int? {
-    command.withUnsafeBytes(i) { parseRedisInteger($0) }
+    withBytes(i) { parseRedisInteger($0) }
   }
 }
 

@@ -28,7 +28,7 @@ enum GeoCommands {
   ]
 
   /// The unit's metres, or nil (`extractUnitOrReply`).
-  static func unit(_ args: Arguments, _ i: Int) -> Double? {
+  static func unit(_ args: some ArgumentReading, _ i: Int) -> Double? {
     if args.is(i, "m") { return 1 }
     if args.is(i, "km") { return 1000 }
     if args.is(i, "ft") { return 0.3048 }
@@ -39,7 +39,9 @@ enum GeoCommands {
   static let unitError = "ERR unsupported unit provided. please use M, KM, FT, MI"
 
   /// `extractLongLatOrReply`: a longitude and latitude Redis can store.
-  static func coordinate(_ args: Arguments, _ i: Int) -> Result<Coordinate, RedisReplyError> {
+  static func coordinate(_ args: some ArgumentReading, _ i: Int) -> Result<
+    Coordinate, RedisReplyError
+  > {
     guard let longitude = args.double(i), let latitude = args.double(i + 1) else {
       return .failure(RedisReplyError(RedisError.notFloat))
     }
@@ -53,7 +55,9 @@ enum GeoCommands {
   }
 
   /// `extractDistanceOrReply`: a radius and its unit.
-  static func distance(_ args: Arguments, _ i: Int) -> Result<(Double, Double), RedisReplyError> {
+  static func distance(_ args: some ArgumentReading, _ i: Int) -> Result<
+    (Double, Double), RedisReplyError
+  > {
     guard let radius = args.double(i) else {
       return .failure(RedisReplyError("ERR need numeric radius"))
     }
@@ -68,7 +72,7 @@ enum GeoCommands {
   }
 
   /// The sorted set at the key in argument `i`, looked up in place.
-  static func sortedSet(_ db: Database, _ args: Arguments, _ i: Int)
+  static func sortedSet(_ db: Database, _ args: some ArgumentReading, _ i: Int)
     -> Result<SortedSet?, RedisReplyError>
   {
     sortedSet(args.withBytes(i) { db[$0] })
@@ -86,32 +90,10 @@ enum GeoCommands {
 
   static func geoadd(_ call: inout Invocation) -> RESPValue {
     let args = call.arguments
-    var nx = false
-    var xx = false
-    var ch = false
-    var first = 2
-    while first < args.count {
-      if args.is(first, "nx") {
-        nx = true
-      } else if args.is(first, "xx") {
-        xx = true
-      } else if args.is(first, "ch") {
-        ch = true
-      } else {
-        break
-      }
-      first += 1
-    }
-    let remaining = args.count - first
-    guard remaining % 3 == 0, !(xx && nx), remaining > 0 else { return .error(RedisError.syntax) }
-    var points: [(Bytes, Double)] = []
-    for i in stride(from: first, to: args.count, by: 3) {
-      switch coordinate(args, i) {
-      case .failure(let error): return .error(error.message)
-      case .success(let at):
-        let score = RedisGeohash.score(longitude: at.longitude, latitude: at.latitude)!
-        points.append((args.bytes(i + 2), Double(score)))
-      }
+    let parsed: GeoAdd
+    switch args.withView(GeoAdd.parse) {
+    case .failure(let error): return .error(error.message)
+    case .success(let request): parsed = request
     }
     let key = args.bytes(1)
     let db = call.db
@@ -121,18 +103,57 @@ enum GeoCommands {
       case .failure(let error): return .error(error.message)
       case .success(let set): existing = set
       }
-      if existing == nil && xx { return .integer(0) }
+      if existing == nil && parsed.xx { return .integer(0) }
       let set = existing ?? writer.sortedSet(db: db, key: key)
       var added = 0
       var updated = 0
-      for (member, score) in points {
+      for (member, score) in parsed.points {
         let known = set.score(of: member) != nil
-        if (nx && known) || (xx && !known) { continue }
+        if (parsed.nx && known) || (parsed.xx && !known) { continue }
         let result = writer.upsert(db: db, key: key, set: set, member: member, score: score)
         if result.added { added += 1 } else if result.changed { updated += 1 }
       }
       writer.dropIfEmpty(db: db, key: key)
-      return .integer(ch ? added + updated : added)
+      return .integer(parsed.ch ? added + updated : added)
+    }
+  }
+
+  /// GEOADD's options and points, read as `geoaddCommand` reads them.
+  private struct GeoAdd {
+    var nx = false
+    var xx = false
+    var ch = false
+    var points: [(Bytes, Double)] = []
+
+    static func parse(_ args: ArgumentView) -> Result<GeoAdd, RedisReplyError> {
+      var request = GeoAdd()
+      var first = 2
+      while first < args.count {
+        if args.is(first, "nx") {
+          request.nx = true
+        } else if args.is(first, "xx") {
+          request.xx = true
+        } else if args.is(first, "ch") {
+          request.ch = true
+        } else {
+          break
+        }
+        first += 1
+      }
+      let remaining = args.count - first
+      guard remaining % 3 == 0, !(request.xx && request.nx), remaining > 0 else {
+        return .failure(RedisReplyError(RedisError.syntax))
+      }
+      request.points.reserveCapacity(remaining / 3)
+      for i in stride(from: first, to: args.count, by: 3) {
+        switch coordinate(args, i) {
+        case .failure(let error): return .failure(error)
+        case .success(let at):
+          let score = RedisGeohash.score(longitude: at.longitude, latitude: at.latitude)!
+          request.points.append((args.bytes(i + 2), Double(score)))
+        }
+      }
+      return .success(request)
     }
   }
 

@@ -36,7 +36,7 @@ extension GeoCommands {
       let args = call.arguments
       let resp3 = call.resp3
       return call.read { db in
-        switch parse(args, db, source, flags) {
+        switch args.withView({ parse($0, db, source, flags) }) {
         case .failure(let error): return .error(error.message)
         case .success(let (request, set)): return reply(request, set, resp3: resp3)
         }
@@ -45,7 +45,7 @@ extension GeoCommands {
     let db = call.db
     let args = call.arguments
     return call.write { writer -> RESPValue in
-      switch parse(args, writer.database(db), source, flags) {
+      switch args.withView({ parse($0, writer.database(db), source, flags) }) {
       case .failure(let error): return .error(error.message)
       case .success(let (request, set)): return store(request, set, db: db, writer: &writer)
       }
@@ -62,7 +62,7 @@ extension GeoCommands {
 
   /// Reads the arguments in Redis's order, reporting the first error Redis would.
   private static func parse(
-    _ args: Arguments, _ db: Database, _ source: Int, _ flags: SearchFlags
+    _ args: ArgumentView, _ db: Database, _ source: Int, _ flags: SearchFlags
   ) -> Result<(Request, SortedSet?), RedisReplyError> {
     let set: SortedSet?
     switch sortedSet(db, args, source) {
@@ -131,7 +131,7 @@ extension GeoCommands {
 
   /// The optional arguments, as `georadiusGeneric`'s loop reads them.
   private static func parseOptions(
-    _ args: Arguments, from base: Int, _ set: SortedSet?, _ flags: SearchFlags,
+    _ args: ArgumentView, from base: Int, _ set: SortedSet?, _ flags: SearchFlags,
     _ request: inout Request
   ) -> RedisReplyError? {
     let geosearch = flags.contains(.geosearch)
@@ -235,27 +235,37 @@ extension GeoCommands {
 
   /// The reply, encoded straight into bytes, names read from the set in place: the map's hot
   /// path returns thousands of these a second and a tree of values per member costs more than
-  /// the search.
+  /// the search. A reply of names alone (the common one) reserves its room once.
   private static func reply(_ request: Request, _ set: SortedSet?, resp3: Bool) -> RESPValue {
     guard let set else { return .array([]) }
     let found = matches(request, set)
     let fields =
       1 + (request.withDist ? 1 : 0) + (request.withHash ? 1 : 0) + (request.withCoord ? 1 : 0)
-    var out = RESPWriter(
-      protocol: resp3 ? .resp3 : .resp2, capacity: 16 + found.count * (32 + fields * 24))
-    out.arrayHeader(found.count)
-    for match in found {
-      if fields > 1 { out.arrayHeader(fields) }
-      set.withMember(match) { out.bulk($0) }
-      if request.withDist { withFixedPoint4(match.distance / request.conversion) { out.bulk($0) } }
-      if request.withHash { out.integer(Int(match.score)) }
-      if request.withCoord {
-        out.arrayHeader(2)
-        withHumanDouble(match.longitude) { out.formattedDouble($0) }
-        withHumanDouble(match.latitude) { out.formattedDouble($0) }
+    return ReplyBuffers.reply(protocol: resp3 ? .resp3 : .resp2) { out in
+      guard fields > 1 else {
+        var room = RESPWriter.headerRoom
+        for match in found { room += RESPWriter.bulkRoom(set.memberLength(match)) }
+        out.reserving(room) { cursor in
+          cursor.arrayHeader(found.count)
+          for match in found { set.withMember(match) { cursor.bulk($0) } }
+        }
+        return
+      }
+      out.arrayHeader(found.count)
+      for match in found {
+        out.arrayHeader(fields)
+        set.withMember(match) { out.bulk($0) }
+        if request.withDist {
+          withFixedPoint4(match.distance / request.conversion) { out.bulk($0) }
+        }
+        if request.withHash { out.integer(Int(match.score)) }
+        if request.withCoord {
+          out.arrayHeader(2)
+          withHumanDouble(match.longitude) { out.formattedDouble($0) }
+          withHumanDouble(match.latitude) { out.formattedDouble($0) }
+        }
       }
     }
-    return out.reply
   }
 
   /// STORE / STOREDIST / GEOSEARCHSTORE: replace the destination with the results.

@@ -77,6 +77,9 @@ final class MemberTable {
     try body(UnsafeRawBufferPointer(bytes(Int(slot))))
   }
 
+  /// The length of the name at `slot`.
+  func length(_ slot: UInt32) -> Int { Int(lengths[Int(slot)]) }
+
   /// Whether the name at `a` sorts before the one at `b` (memcmp, then shorter first).
   func precedes(_ a: UInt32, _ b: UInt32) -> Bool {
     bytes(Int(a)).lexicographicallyPrecedes(bytes(Int(b)))

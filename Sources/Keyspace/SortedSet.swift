@@ -161,6 +161,9 @@ public final class SortedSet: @unchecked Sendable {
   {
     try names.withName(match.slot, body)
   }
+  /// The length of a search result's member name.
+  public func memberLength(_ match: GeoMatch) -> Int { names.length(match.slot) }
+
   func score(slot: ItemID) -> Double { scores[Int(slot)] }
 
   deinit {

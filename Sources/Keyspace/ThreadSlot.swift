@@ -9,8 +9,8 @@ import Synchronization
 /// A small number for the calling thread, given on first use: the event-loop threads that run
 /// queries each get their own slot in per-set arrays, so they share no lock to find their
 /// scratch space. Threads past `count` get nil and use a shared pool instead.
-enum ThreadSlot {
-  static let count = 64
+public enum ThreadSlot {
+  public static let count = 64
   private static let next = Atomic<Int>(0)
   private static let key: pthread_key_t = {
     var key = pthread_key_t()
@@ -19,7 +19,7 @@ enum ThreadSlot {
   }()
 
   /// This thread's slot, in 0..<count, or nil when all are taken.
-  static var current: Int? {
+  public static var current: Int? {
     if let stored = pthread_getspecific(key) {
       let slot = Int(bitPattern: stored) - 1
       return slot < count ? slot : nil

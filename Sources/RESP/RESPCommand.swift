@@ -46,4 +46,15 @@ public struct RESPCommand: Sendable, RandomAccessCollection {
       try body(UnsafeRawBufferPointer(rebasing: raw[offset..<offset + length]))
     }
   }
+
+  /// Runs `body` with all the arguments' bytes in place and, per argument, their offset into
+  /// those bytes then their length: one access to the buffer for a parser that reads many.
+  @inlinable
+  public func withUnsafeArguments<R>(
+    _ body: (UnsafeRawBufferPointer, UnsafeBufferPointer<Int>) throws -> R
+  ) rethrows -> R {
+    try bytes.withUnsafeReadableBytes { raw in
+      try spans.withUnsafeBufferPointer { try body(raw, $0) }
+    }
+  }
 }

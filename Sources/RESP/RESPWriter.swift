@@ -2,9 +2,11 @@ import NIOCore
 
 /// One reply's bytes, written by hand: for hot paths where a tree of `RESPValue`s per element
 /// (and a String per number) costs more than the work behind the reply. Each element is written
-/// in one step into room reserved for all of it, rather than a byte or a run at a time.
+/// in one step into room reserved for all of it, rather than a byte or a run at a time; a reply
+/// whose size is known in advance reserves once for all of its elements (`reserving`).
 public struct RESPWriter {
-  private var buffer: ByteBuffer
+  /// The bytes written so far.
+  public private(set) var buffer: ByteBuffer
   public let version: RESPProtocolVersion
 
   public init(protocol version: RESPProtocolVersion, capacity: Int) {
@@ -12,78 +14,121 @@ public struct RESPWriter {
     buffer = ByteBufferAllocator().buffer(capacity: capacity)
   }
 
+  /// A writer over `buffer`, emptied: its storage is reused when nothing else holds it.
+  public init(protocol version: RESPProtocolVersion, reusing buffer: consuming ByteBuffer) {
+    self.version = version
+    var buffer = consume buffer
+    buffer.clear()
+    self.buffer = buffer
+  }
+
   /// The reply, to be written as it is.
   public var reply: RESPValue { .encoded(buffer) }
 
   /// `*n`: an array of `count` elements follows.
-  public mutating func arrayHeader(_ count: Int) { line(UInt8(ascii: "*"), count) }
-
-  public mutating func bulk(_ payload: UnsafeRawBufferPointer) {
-    buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: payload.count + Self.headerRoom) {
-      out in
-      var i = Self.header(UInt8(ascii: "$"), payload.count, into: out)
-      if let source = payload.baseAddress {
-        (out.baseAddress! + i).copyMemory(from: source, byteCount: payload.count)
-      }
-      i += payload.count
-      out[i] = 13
-      out[i + 1] = 10
-      return i + 2
-    }
+  public mutating func arrayHeader(_ count: Int) {
+    reserving(Self.headerRoom) { $0.arrayHeader(count) }
   }
 
-  public mutating func integer(_ value: Int) { line(UInt8(ascii: ":"), value) }
+  public mutating func bulk(_ payload: UnsafeRawBufferPointer) {
+    reserving(Self.bulkRoom(payload.count)) { $0.bulk(payload) }
+  }
+
+  public mutating func integer(_ value: Int) {
+    reserving(Self.headerRoom) { $0.integer(value) }
+  }
 
   /// A double already formatted: `,text` in RESP3, a bulk string in RESP2.
   public mutating func formattedDouble(_ text: UnsafeRawBufferPointer) {
-    guard version == .resp3 else { return bulk(text) }
-    buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: text.count + 3) { out in
-      out[0] = UInt8(ascii: ",")
-      if let source = text.baseAddress {
-        (out.baseAddress! + 1).copyMemory(from: source, byteCount: text.count)
-      }
-      out[text.count + 1] = 13
-      out[text.count + 2] = 10
-      return text.count + 3
-    }
+    reserving(Self.bulkRoom(text.count)) { $0.formattedDouble(text) }
   }
 
-  /// A type byte, a number and CRLF: the header line of arrays and bulk strings, and integers.
-  private mutating func line(_ type: UInt8, _ value: Int) {
-    buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.headerRoom) {
-      Self.header(type, value, into: $0)
+  /// Runs `body` with a cursor over `room` bytes reserved at the end of the reply; what it
+  /// writes there is kept. Writing more than `room` bytes traps.
+  public mutating func reserving(_ room: Int, _ body: (inout Cursor) -> Void) {
+    let version = version
+    buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: room) { out in
+      var cursor = Cursor(out: UnsafeMutableRawBufferPointer(rebasing: out[..<room]), version)
+      body(&cursor)
+      return cursor.written
     }
   }
 
   /// Room for a header: the type byte, a sign, 19 digits, CRLF.
-  private static let headerRoom = 24
+  public static let headerRoom = 24
 
-  /// Writes a header at the start of `out`; returns its length.
-  private static func header(_ type: UInt8, _ value: Int, into out: UnsafeMutableRawBufferPointer)
-    -> Int
-  {
-    out[0] = type
-    var i = 1
-    if value < 0 {
-      out[1] = UInt8(ascii: "-")
-      i = 2
+  /// Room for a bulk string (or a formatted double) of `count` bytes.
+  public static func bulkRoom(_ count: Int) -> Int { headerRoom + count + 2 }
+
+  /// Writes elements into reserved room, checking each against what is left.
+  public struct Cursor {
+    private let out: UnsafeMutableRawBufferPointer
+    private let version: RESPProtocolVersion
+    public private(set) var written = 0
+
+    fileprivate init(out: UnsafeMutableRawBufferPointer, _ version: RESPProtocolVersion) {
+      self.out = out
+      self.version = version
     }
-    var rest = value.magnitude
-    var digits = 1
-    var probe = rest
-    while probe >= 10 {
-      probe /= 10
-      digits += 1
+
+    public mutating func arrayHeader(_ count: Int) { line(UInt8(ascii: "*"), count) }
+
+    public mutating func integer(_ value: Int) { line(UInt8(ascii: ":"), value) }
+
+    public mutating func bulk(_ payload: UnsafeRawBufferPointer) {
+      line(UInt8(ascii: "$"), payload.count)
+      text(payload)
     }
-    var end = i + digits
-    while end > i {
-      end -= 1
-      out[end] = UInt8(truncatingIfNeeded: rest % 10) + UInt8(ascii: "0")
-      rest /= 10
+
+    /// A double already formatted: `,text` in RESP3, a bulk string in RESP2.
+    public mutating func formattedDouble(_ payload: UnsafeRawBufferPointer) {
+      guard version == .resp3 else { return bulk(payload) }
+      precondition(written + 1 <= out.count, "RESPWriter: more written than reserved")
+      out[written] = UInt8(ascii: ",")
+      written += 1
+      text(payload)
     }
-    i += digits
-    out[i] = 13
-    out[i + 1] = 10
-    return i + 2
+
+    /// The payload, then CRLF.
+    private mutating func text(_ payload: UnsafeRawBufferPointer) {
+      precondition(
+        payload.count + 2 <= out.count - written, "RESPWriter: more written than reserved")
+      if let source = payload.baseAddress {
+        (out.baseAddress! + written).copyMemory(from: source, byteCount: payload.count)
+      }
+      written += payload.count
+      out[written] = 13
+      out[written + 1] = 10
+      written += 2
+    }
+
+    /// A type byte, a number and CRLF: the header line of arrays and bulk strings, and integers.
+    private mutating func line(_ type: UInt8, _ value: Int) {
+      precondition(
+        RESPWriter.headerRoom <= out.count - written, "RESPWriter: more written than reserved")
+      out[written] = type
+      var i = written + 1
+      if value < 0 {
+        out[i] = UInt8(ascii: "-")
+        i += 1
+      }
+      var rest = value.magnitude
+      var digits = 1
+      var probe = rest
+      while probe >= 10 {
+        probe /= 10
+        digits += 1
+      }
+      var end = i + digits
+      while end > i {
+        end -= 1
+        out[end] = UInt8(truncatingIfNeeded: rest % 10) + UInt8(ascii: "0")
+        rest /= 10
+      }
+      i += digits
+      out[i] = 13
+      out[i + 1] = 10
+      written = i + 2
+    }
   }
 }

@@ -116,4 +116,29 @@ import Testing
     writer.reply.write(to: &written, protocol: .resp2)
     #expect(written == expected)
   }
+
+  /// Elements written into room reserved once are the bytes the element-by-element API writes,
+  /// and a reused buffer starts empty.
+  @Test(arguments: [RESPProtocolVersion.resp2, .resp3])
+  func reservedRoomMatchesElements(version: RESPProtocolVersion) {
+    var elementwise = RESPWriter(protocol: version, capacity: 1)
+    var stale = ByteBuffer(string: "stale bytes")
+    stale.moveReaderIndex(forwardBy: 3)
+    var reserved = RESPWriter(protocol: version, reusing: stale)
+    let names = ["", "a", String(repeating: "n", count: 200), "member\r\n"]
+    var room = RESPWriter.headerRoom * 2 + RESPWriter.bulkRoom(4)
+    for name in names { room += RESPWriter.bulkRoom(name.utf8.count) }
+    elementwise.arrayHeader(names.count + 2)
+    for name in names { Array(name.utf8).withUnsafeBytes { elementwise.bulk($0) } }
+    elementwise.integer(-42)
+    Array("-1.5".utf8).withUnsafeBytes { elementwise.formattedDouble($0) }
+    reserved.reserving(room) { cursor in
+      cursor.arrayHeader(names.count + 2)
+      for name in names { Array(name.utf8).withUnsafeBytes { cursor.bulk($0) } }
+      cursor.integer(-42)
+      Array("-1.5".utf8).withUnsafeBytes { cursor.formattedDouble($0) }
+    }
+    #expect(reserved.buffer == elementwise.buffer)
+    #expect(reserved.buffer.readableBytes < room)
+  }
 }
