@@ -81,6 +81,8 @@ public enum RedisGeoArea {
   }
 
   /// `cells(for:)` written over `out`, whose storage a caller may reuse from search to search.
+  /// Cells are handled by their row and column in the grid rather than interleaved: Redis's
+  /// neighbour moves are plus or minus one along an axis, wrapping at the grid's edge.
   public static func cells(for search: Search, into out: inout [Cell]) {
     out.removeAll(keepingCapacity: true)
     let bounds = boundingBox(search)
@@ -91,35 +93,49 @@ public enum RedisGeoArea {
       radius = sqrt((w / 2) * (w / 2) + (h / 2) * (h / 2)) * search.conversion
     }
     var step = estimateSteps(radius: radius, latitude: search.latitude)
-    var hash = encode(longitude: search.longitude, latitude: search.latitude, step: step)
-    var area = decode(hash)
+    var centre = GridCell(longitude: search.longitude, latitude: search.latitude, step: step)
     // Redis widens by one step when a side neighbour does not reach the bounds.
     let short =
-      decode(neighbour(hash, 1)).maxLatitude < bounds.maxLatitude
-      || decode(neighbour(hash, 2)).minLatitude > bounds.minLatitude
-      || decode(neighbour(hash, 3)).maxLongitude < bounds.maxLongitude
-      || decode(neighbour(hash, 4)).minLongitude > bounds.minLongitude
+      centre.moved((0, 1)).maxLatitude < bounds.maxLatitude
+      || centre.moved((0, -1)).minLatitude > bounds.minLatitude
+      || centre.moved((1, 0)).maxLongitude < bounds.maxLongitude
+      || centre.moved((-1, 0)).minLongitude > bounds.minLongitude
     if step > 1 && short {
       step -= 1
-      hash = encode(longitude: search.longitude, latitude: search.latitude, step: step)
-      area = decode(hash)
+      centre = GridCell(longitude: search.longitude, latitude: search.latitude, step: step)
     }
     // Neighbours Redis zeroes, as bits by scan position.
     var zeroed: UInt16 = 0
     if step >= 2 {
-      if area.minLatitude < bounds.minLatitude { zeroed |= 1 << 2 | 1 << 8 | 1 << 7 }
-      if area.maxLatitude > bounds.maxLatitude { zeroed |= 1 << 1 | 1 << 5 | 1 << 6 }
-      if area.minLongitude < bounds.minLongitude { zeroed |= 1 << 4 | 1 << 8 | 1 << 6 }
-      if area.maxLongitude > bounds.maxLongitude { zeroed |= 1 << 3 | 1 << 7 | 1 << 5 }
+      if centre.minLatitude < bounds.minLatitude { zeroed |= 1 << 2 | 1 << 8 | 1 << 7 }
+      if centre.maxLatitude > bounds.maxLatitude { zeroed |= 1 << 1 | 1 << 5 | 1 << 6 }
+      if centre.minLongitude < bounds.minLongitude { zeroed |= 1 << 4 | 1 << 8 | 1 << 6 }
+      if centre.maxLongitude > bounds.maxLongitude { zeroed |= 1 << 3 | 1 << 7 | 1 << 5 }
     }
     // Like Redis, compare with the last scanned cell only once it is not the centre.
     out.reserveCapacity(9)
-    var last = 0
+    var last: GridCell? = nil
     for i in 0..<9 where zeroed & (1 << i) == 0 {
-      let cell = neighbour(hash, i)
-      if last != 0 && cell == neighbour(hash, last) { continue }
-      out.append(cell)
-      last = i
+      let cell = centre.moved(scanMove(i))
+      if let last, cell == last { continue }
+      out.append(cell.cell)
+      if i > 0 { last = cell }
+    }
+  }
+
+  /// The scan order's moves (`membersOfAllNeighbors`): the cell itself, N, S, E, W, NE, NW,
+  /// SE, SW.
+  private static func scanMove(_ i: Int) -> (dx: Int, dy: Int) {
+    switch i {
+    case 1: (0, 1)
+    case 2: (0, -1)
+    case 3: (1, 0)
+    case 4: (-1, 0)
+    case 5: (1, 1)
+    case 6: (-1, 1)
+    case 7: (1, -1)
+    case 8: (-1, -1)
+    default: (0, 0)
     }
   }
 
@@ -153,9 +169,10 @@ public enum RedisGeoArea {
       width = search.conversion * (w / 2)
     }
     let latitudeDelta = height / earthRadius / degreesToRadians
-    let top = width / earthRadius / cos((search.latitude + latitudeDelta) * degreesToRadians)
-    let bottom = width / earthRadius / cos((search.latitude - latitudeDelta) * degreesToRadians)
-    let longitudeDelta = (search.latitude < 0 ? bottom : top) / degreesToRadians
+    // Redis computes the widths at the top and the bottom and keeps the one nearer the pole.
+    let poleward =
+      search.latitude < 0 ? search.latitude - latitudeDelta : search.latitude + latitudeDelta
+    let longitudeDelta = width / earthRadius / cos(poleward * degreesToRadians) / degreesToRadians
     return LonLatRect(
       minLongitude: search.longitude - longitudeDelta,
       minLatitude: search.latitude - latitudeDelta,
@@ -163,73 +180,65 @@ public enum RedisGeoArea {
       maxLatitude: search.latitude + latitudeDelta)
   }
 
-  /// `geohashEncodeWGS84` at `step` bits per axis. The point must be valid for Redis.
-  static func encode(longitude: Double, latitude: Double, step: Int) -> Cell {
-    let scale = Double(UInt64(1) << UInt64(step))
-    let latitudeOffset =
-      (latitude - RedisGeohash.minimumLatitude)
-      / (RedisGeohash.maximumLatitude - RedisGeohash.minimumLatitude) * scale
-    let longitudeOffset =
-      (longitude - RedisGeohash.minimumLongitude)
-      / (RedisGeohash.maximumLongitude - RedisGeohash.minimumLongitude) * scale
-    return Cell(
-      bits: RedisGeohash.interleave(UInt32(latitudeOffset), UInt32(longitudeOffset)), step: step)
-  }
+  /// A geohash cell by its column (longitude) and row (latitude) in a grid of `step` bits per
+  /// axis, with the edges `geohashDecode` computes for it, operation for operation.
+  struct GridCell: Equatable {
+    var column: UInt32
+    var row: UInt32
+    let step: Int
 
-  /// `geohashDecode` over Redis's ranges.
-  static func decode(_ cell: Cell) -> LonLatRect {
-    let separated = RedisGeohash.deinterleave(cell.bits)
-    let latitudeCell = UInt32(truncatingIfNeeded: separated)
-    let longitudeCell = UInt32(truncatingIfNeeded: separated >> 32)
-    let cells = Double(UInt64(1) << UInt64(cell.step))
-    let latitudeScale = RedisGeohash.maximumLatitude - RedisGeohash.minimumLatitude
-    let longitudeScale = RedisGeohash.maximumLongitude - RedisGeohash.minimumLongitude
-    return LonLatRect(
-      minLongitude: RedisGeohash.minimumLongitude + (Double(longitudeCell) * 1.0 / cells)
-        * longitudeScale,
-      minLatitude: RedisGeohash.minimumLatitude + (Double(latitudeCell) * 1.0 / cells)
-        * latitudeScale,
-      maxLongitude: RedisGeohash.minimumLongitude + (Double(longitudeCell &+ 1) * 1.0 / cells)
-        * longitudeScale,
-      maxLatitude: RedisGeohash.minimumLatitude + (Double(latitudeCell &+ 1) * 1.0 / cells)
-        * latitudeScale)
-  }
-
-  /// Neighbour `i` of `geohashNeighbors`, in the order `membersOfAllNeighbors` scans: the cell
-  /// itself, N, S, E, W, NE, NW, SE, SW. Moves wrap around at the edges of the grid.
-  static func neighbour(_ cell: Cell, _ i: Int) -> Cell {
-    let dx = [0, 0, 0, 1, -1, 1, -1, 1, -1][i]
-    let dy = [0, 1, -1, 0, 0, 1, 1, -1, -1][i]
-    return Cell(bits: moveY(moveX(cell.bits, dx, cell.step), dy, cell.step), step: cell.step)
-  }
-
-  /// `geohash_move_x`: longitude lives in the odd bits.
-  static func moveX(_ bits: UInt64, _ d: Int, _ step: Int) -> UInt64 {
-    move(bits, d, step, axis: 0xaaaa_aaaa_aaaa_aaaa)
-  }
-
-  /// `geohash_move_y`: latitude lives in the even bits.
-  static func moveY(_ bits: UInt64, _ d: Int, _ step: Int) -> UInt64 {
-    move(bits, d, step, axis: 0x5555_5555_5555_5555)
-  }
-
-  /// One cell along the axis whose bits `axis` selects, wrapping at the edge: Redis adds or
-  /// subtracts one in the axis's interleaved bits, filling the other axis's bits with ones so
-  /// the carry or borrow passes over them.
-  private static func move(_ bits: UInt64, _ d: Int, _ step: Int, axis: UInt64) -> UInt64 {
-    if d == 0 { return bits }
-    var v = bits & axis
-    let rest = bits & ~axis
-    let shift = UInt64(64 - step * 2)
-    let zz = ~axis >> shift
-    if d > 0 {
-      v = v &+ (zz &+ 1)
-    } else {
-      v = v | zz
-      v = v &- (zz &+ 1)
+    init(column: UInt32, row: UInt32, step: Int) {
+      self.column = column
+      self.row = row
+      self.step = step
     }
-    v &= axis >> shift
-    return v | rest
+
+    /// `geohashEncodeWGS84`'s cell.
+    init(longitude: Double, latitude: Double, step: Int) {
+      let scale = Double(UInt64(1) << UInt64(step))
+      let latitudeOffset =
+        (latitude - RedisGeohash.minimumLatitude)
+        / (RedisGeohash.maximumLatitude - RedisGeohash.minimumLatitude) * scale
+      let longitudeOffset =
+        (longitude - RedisGeohash.minimumLongitude)
+        / (RedisGeohash.maximumLongitude - RedisGeohash.minimumLongitude) * scale
+      self.init(column: UInt32(longitudeOffset), row: UInt32(latitudeOffset), step: step)
+    }
+
+    init(_ cell: Cell) {
+      let separated = RedisGeohash.deinterleave(cell.bits)
+      self.init(
+        column: UInt32(truncatingIfNeeded: separated >> 32),
+        row: UInt32(truncatingIfNeeded: separated), step: cell.step)
+    }
+
+    var cell: Cell { Cell(bits: RedisGeohash.interleave(row, column), step: step) }
+
+    /// The cell `dx` columns east and `dy` rows north, wrapping at the grid's edges as
+    /// `geohash_move_x` and `geohash_move_y` do. Like them, an axis not moved is left as it
+    /// is: a point on the grid's top or right edge encodes one past the last row or column.
+    func moved(_ move: (dx: Int, dy: Int)) -> GridCell {
+      let mask = UInt32(truncatingIfNeeded: (UInt64(1) << UInt64(step)) - 1)
+      var moved = self
+      if move.dx != 0 { moved.column = UInt32(truncatingIfNeeded: Int(column) + move.dx) & mask }
+      if move.dy != 0 { moved.row = UInt32(truncatingIfNeeded: Int(row) + move.dy) & mask }
+      return moved
+    }
+
+    var minLongitude: Double { Self.longitude(edge: column, step) }
+    var maxLongitude: Double { Self.longitude(edge: column &+ 1, step) }
+    var minLatitude: Double { Self.latitude(edge: row, step) }
+    var maxLatitude: Double { Self.latitude(edge: row &+ 1, step) }
+
+    private static func longitude(edge: UInt32, _ step: Int) -> Double {
+      RedisGeohash.minimumLongitude + (Double(edge) * 1.0 / Double(UInt64(1) << UInt64(step)))
+        * (RedisGeohash.maximumLongitude - RedisGeohash.minimumLongitude)
+    }
+
+    private static func latitude(edge: UInt32, _ step: Int) -> Double {
+      RedisGeohash.minimumLatitude + (Double(edge) * 1.0 / Double(UInt64(1) << UInt64(step)))
+        * (RedisGeohash.maximumLatitude - RedisGeohash.minimumLatitude)
+    }
   }
 
   /// `geohashGetLatDistance`.

@@ -119,8 +119,9 @@ extension SortedSet {
     }
     var out: [GeoMatch] = []
     out.reserveCapacity(min(count, hits.count))
+    let scanned = ScannedCells(cells)
     for hit in hits.prefix(count) {
-      guard let match = self.match(hit, search), Self.scannedOnce(match.score, cells) else {
+      guard let match = self.match(hit, search), scanned.holdOnce(match.score) else {
         return nil
       }
       out.append(match)
@@ -152,7 +153,8 @@ extension SortedSet {
       longitude: search.longitude, latitude: search.latitude, k: count + 1,
       within: Self.widened(radius))
     let sure = radius * (1 - 1e-8) - 1e-6
-    let inside = sure > 0 ? Sphere.redis.chordSquared(forDistance: sure) : -1
+    let inside = sure > 0 ? scratch.chordSquared(forDistance: sure) : -1
+    let scanned = ScannedCells(cells)
     var out = scratch.matches
     scratch.matches = []
     out.removeAll(keepingCapacity: true)
@@ -164,7 +166,7 @@ extension SortedSet {
       if i == count { break }
       guard hit.chordSquared <= inside else { return nil }
       let score = score(slot: hit.id)
-      guard Self.scannedOnce(score, cells) else { return nil }
+      guard scanned.holdOnce(score) else { return nil }
       out.append(
         GeoMatch(
           slot: hit.id, distance: .nan, score: score, longitude: hit.longitude,
@@ -172,15 +174,6 @@ extension SortedSet {
       previous = chord
     }
     return out
-  }
-
-  /// Whether exactly one scanned cell holds the score: in none, Redis misses the member; in
-  /// two, Redis lists it twice. Either way only the exhaustive path answers as Redis does.
-  private static func scannedOnce(_ score: Double, _ cells: [RedisGeoArea.Cell]) -> Bool {
-    let hash = geohash(score: score)
-    var holding = 0
-    for i in cells.indices where cells[i].contains(score: hash) { holding += 1 }
-    return holding == 1
   }
 
   private func match(_ hit: Hit, _ search: RedisGeoArea.Search) -> GeoMatch? {
@@ -210,4 +203,27 @@ extension SortedSet {
   /// The index measures with its own haversine, which may differ from Redis's in the last
   /// bits; candidates are gathered a little wider and Redis's formula decides.
   static func widened(_ metres: Double) -> Double { metres * (1 + 1e-9) + 1e-6 }
+}
+
+/// The cells a search scans, as the score prefixes they hold, for testing many scores at once.
+/// Whether exactly one scanned cell holds a score matters: in none, Redis misses the member; in
+/// two, Redis lists it twice. Either way only the exhaustive path answers as Redis does.
+private struct ScannedCells {
+  private let cells: [RedisGeoArea.Cell]
+  /// A search's cells share one step: a score's prefix at that step is compared with each.
+  private let shift: UInt64
+
+  init(_ cells: [RedisGeoArea.Cell]) {
+    self.cells = cells
+    shift = UInt64(52 - 2 * (cells.first?.step ?? 26))
+  }
+
+  func holdOnce(_ score: Double) -> Bool {
+    let prefix = SortedSet.geohash(score: score) >> shift
+    return cells.withUnsafeBufferPointer { cells in
+      var holding = 0
+      for cell in cells where cell.bits == prefix { holding += 1 }
+      return holding == 1
+    }
+  }
 }
