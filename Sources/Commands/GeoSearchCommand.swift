@@ -243,11 +243,12 @@ extension GeoCommands {
       1 + (request.withDist ? 1 : 0) + (request.withHash ? 1 : 0) + (request.withCoord ? 1 : 0)
     return ReplyBuffers.reply(protocol: resp3 ? .resp3 : .resp2) { out in
       guard fields > 1 else {
-        var room = RESPWriter.headerRoom
-        for match in found { room += RESPWriter.bulkRoom(set.memberLength(match)) }
+        let room =
+          RESPWriter.headerRoom + found.count * RESPWriter.bulkRoom(0)
+          + set.memberLengths(found)
         out.reserving(room) { cursor in
           cursor.arrayHeader(found.count)
-          for match in found { set.withMember(match) { cursor.bulk($0) } }
+          set.forEachMember(of: found) { cursor.bulk($0) }
         }
         return
       }

@@ -40,13 +40,14 @@ extension SortedSet {
     _ search: RedisGeoArea.Search, sort: GeoSortOrder, count: Int, any: Bool,
     distances: Bool = true
   ) -> [GeoMatch] {
-    let (cells, nearest) = withScratch { scratch -> ([RedisGeoArea.Cell], [GeoMatch]?) in
-      RedisGeoArea.cells(for: search, into: &scratch.cells)
-      let cells = scratch.cells
-      guard sort == .ascending, count > 0, !any, !distances else { return (cells, nil) }
-      return (cells, nearestByChord(search, cells, count, scratch))
+    if sort == .ascending, count > 0, !any, !distances {
+      let nearest = withScratch { scratch -> [GeoMatch]? in
+        RedisGeoArea.cells(for: search, into: &scratch.cells)
+        return nearestByChord(search, scratch.cells, count, scratch)
+      }
+      if let nearest { return nearest }
     }
-    if let nearest { return nearest }
+    let cells = RedisGeoArea.cells(for: search)
     if sort == .ascending, count > 0, !any {
       if let nearest = nearestFirst(search, cells, count) { return nearest }
     }

@@ -77,8 +77,28 @@ final class MemberTable {
     try body(UnsafeRawBufferPointer(bytes(Int(slot))))
   }
 
-  /// The length of the name at `slot`.
-  func length(_ slot: UInt32) -> Int { Int(lengths[Int(slot)]) }
+  /// The total length of the names at `slots`.
+  func totalLength(_ slots: some Sequence<UInt32>) -> Int {
+    lengths.withUnsafeBufferPointer { lengths in
+      slots.reduce(0) { $0 + Int(lengths[Int($1)]) }
+    }
+  }
+
+  /// Runs `body` with the name at each of `slots` in place, in order: one pass with the table's
+  /// storage in hand rather than a call per name.
+  func forEachName(
+    _ slots: some Sequence<UInt32>, _ body: (UnsafeRawBufferPointer) throws -> Void
+  ) rethrows {
+    let arena = arena
+    try starts.withUnsafeBufferPointer { starts in
+      try lengths.withUnsafeBufferPointer { lengths in
+        for slot in slots {
+          let s = Int(slot)
+          try body(UnsafeRawBufferPointer(start: arena + Int(starts[s]), count: Int(lengths[s])))
+        }
+      }
+    }
+  }
 
   /// Whether the name at `a` sorts before the one at `b` (memcmp, then shorter first).
   func precedes(_ a: UInt32, _ b: UInt32) -> Bool {

@@ -161,8 +161,18 @@ public final class SortedSet: @unchecked Sendable {
   {
     try names.withName(match.slot, body)
   }
-  /// The length of a search result's member name.
-  public func memberLength(_ match: GeoMatch) -> Int { names.length(match.slot) }
+  /// The total length of the search results' member names.
+  public func memberLengths(_ matches: [GeoMatch]) -> Int {
+    names.totalLength(matches.lazy.map { $0.slot })
+  }
+
+  /// Runs `body` with each search result's member name in place, in order, under the lock the
+  /// search ran under: valid only inside `body`, and only while the set is unchanged.
+  public func forEachMember(
+    of matches: [GeoMatch], _ body: (UnsafeRawBufferPointer) throws -> Void
+  ) rethrows {
+    try names.forEachName(matches.lazy.map { $0.slot }, body)
+  }
 
   func score(slot: ItemID) -> Double { scores[Int(slot)] }
 
