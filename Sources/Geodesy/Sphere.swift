@@ -58,3 +58,22 @@ public struct Sphere: Hashable, Sendable {
     2 * radius * asin(min(1, sqrt(max(0, c2)) / 2))
   }
 }
+
+/// `Sphere.chordSquared(forDistance:)` for the last distance asked, kept for the next ask:
+/// clients search with a handful of radii, and the sine is a good part of a small search's
+/// fixed cost.
+public struct RememberedChord: Sendable {
+  private var distance = Double.nan
+  private var chordSquared = 0.0
+
+  public init() {}
+
+  public mutating func chordSquared(forDistance d: Double, on sphere: Sphere) -> Double {
+    // NaN never equals itself, so the first ask always computes (and so does a NaN distance).
+    if d != distance {
+      distance = d
+      chordSquared = sphere.chordSquared(forDistance: d)
+    }
+    return chordSquared
+  }
+}

@@ -40,14 +40,17 @@ extension SortedSet {
     _ search: RedisGeoArea.Search, sort: GeoSortOrder, count: Int, any: Bool,
     distances: Bool = true
   ) -> [GeoMatch] {
-    if sort == .ascending, count > 0, !any, !distances {
-      let nearest = withScratch { scratch -> [GeoMatch]? in
-        RedisGeoArea.cells(for: search, into: &scratch.cells)
-        return nearestByChord(search, scratch.cells, count, scratch)
+    let (cells, nearest) = withScratch { scratch -> ([RedisGeoArea.Cell], [GeoMatch]?) in
+      RedisGeoArea.cells(for: search, into: &scratch.cells)
+      if sort == .ascending, count > 0, !any, !distances,
+        let nearest = nearestByChord(search, scratch.cells, count, scratch)
+      {
+        return ([], nearest)
       }
-      if let nearest { return nearest }
+      // Only the slower paths copy the cells out of the scratch.
+      return (scratch.cells, nil)
     }
-    let cells = RedisGeoArea.cells(for: search)
+    if let nearest { return nearest }
     if sort == .ascending, count > 0, !any {
       if let nearest = nearestFirst(search, cells, count) { return nearest }
     }
@@ -154,7 +157,7 @@ extension SortedSet {
       longitude: search.longitude, latitude: search.latitude, k: count + 1,
       within: Self.widened(radius))
     let sure = radius * (1 - 1e-8) - 1e-6
-    let inside = sure > 0 ? scratch.chordSquared(forDistance: sure) : -1
+    let inside = sure > 0 ? scratch.insideChord.chordSquared(forDistance: sure, on: .redis) : -1
     let scanned = ScannedCells(cells)
     var out = scratch.matches
     scratch.matches = []

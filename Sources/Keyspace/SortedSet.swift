@@ -204,19 +204,10 @@ public final class SortedSet: @unchecked Sendable {
     let searcher: GeoSearcher
     var cells: [RedisGeoArea.Cell] = []
     var matches: [GeoMatch] = []
-    /// The last distance asked of `chordSquared(forDistance:)`, and its answer.
-    private var lastChord = (distance: Double.nan, chordSquared: 0.0)
+    /// The last search radius and its squared chord.
+    var insideChord = RememberedChord()
 
     init(_ searcher: GeoSearcher) { self.searcher = searcher }
-
-    /// `Sphere.redis.chordSquared(forDistance:)`, remembered for the next search: clients
-    /// search with a handful of radii, and the sine is a good part of a small search's cost.
-    func chordSquared(forDistance distance: Double) -> Double {
-      if distance != lastChord.distance {
-        lastChord = (distance, Sphere.redis.chordSquared(forDistance: distance))
-      }
-      return lastChord.chordSquared
-    }
   }
 
   /// Idle scratch spaces. Each is used by one thread at a time: taken, used, put back.

@@ -83,7 +83,7 @@ public struct RESPWriter {
     /// A double already formatted: `,text` in RESP3, a bulk string in RESP2.
     public mutating func formattedDouble(_ payload: UnsafeRawBufferPointer) {
       guard version == .resp3 else { return bulk(payload) }
-      precondition(written + 1 <= out.count, "RESPWriter: more written than reserved")
+      requireRoom(1)
       out[written] = UInt8(ascii: ",")
       written += 1
       text(payload)
@@ -91,8 +91,7 @@ public struct RESPWriter {
 
     /// The payload, then CRLF.
     private mutating func text(_ payload: UnsafeRawBufferPointer) {
-      precondition(
-        payload.count + 2 <= out.count - written, "RESPWriter: more written than reserved")
+      requireRoom(payload.count + 2)
       if let source = payload.baseAddress {
         (out.baseAddress! + written).copyMemory(from: source, byteCount: payload.count)
       }
@@ -102,10 +101,14 @@ public struct RESPWriter {
       written += 2
     }
 
+    /// Traps unless `count` more bytes fit in the room reserved.
+    private func requireRoom(_ count: Int) {
+      precondition(count <= out.count - written, "RESPWriter: more written than reserved")
+    }
+
     /// A type byte, a number and CRLF: the header line of arrays and bulk strings, and integers.
     private mutating func line(_ type: UInt8, _ value: Int) {
-      precondition(
-        RESPWriter.headerRoom <= out.count - written, "RESPWriter: more written than reserved")
+      requireRoom(RESPWriter.headerRoom)
       out[written] = type
       var i = written + 1
       if value < 0 {

@@ -33,8 +33,30 @@ extension GeoSearcher {
     chordHits = []
     out.removeAll(keepingCapacity: true)
     guard k > 0, maxDistance >= 0 else { return out }
+    forEachCandidate(
+      longitude: longitude, latitude: latitude, k: k, within: maxDistance, filter: filter,
+      nearestFirst: true
+    ) { item, chordSquared in
+      out.append(
+        ChordHit(
+          id: item.id, longitude: item.longitude, latitude: item.latitude,
+          chordSquared: chordSquared))
+    }
+    chordHits = out
+    return out
+  }
+
+  /// Runs the best-first search for the `k` nearest within `maxDistance` (widened by the
+  /// rounding margin) and hands `visit` each candidate it keeps, with its squared chord, under
+  /// the read lock. The candidates are a superset of the k nearest, in no order; with
+  /// `nearestFirst`, only the first `k` of them by chord (then id), in that order.
+  @inline(__always)
+  private func forEachCandidate(
+    longitude: Double, latitude: Double, k: Int, within maxDistance: Double, filter: Filter,
+    nearestFirst: Bool = false, _ visit: (Item, Double) -> Void
+  ) {
     let q = UnitVector(longitude: longitude, latitude: latitude)
-    let limit = Self.widen(chordSquaredLimit(maxDistance))
+    let limit = Self.widen(limitChord.chordSquared(forDistance: maxDistance, on: index.sphere))
     var queue = self.queue
     var kBound = self.kBound
     var found = self.found
@@ -46,70 +68,28 @@ extension GeoSearcher {
       @inline(__always) func item(_ ref: Ref) -> Item {
         ref.level == Ref.itemInTree ? tree.item(at: Int(ref.ref)) : overflow.items[Int(ref.ref)]
       }
-      // A dozen or so candidates: sorted in place by chord, then id, moving keys and refs only.
-      for i in 1..<max(found.count, 1) {
-        let key = foundKeys[i]
-        let ref = found[i]
-        var j = i
-        while j > 0 {
-          let other = foundKeys[j - 1]
-          guard other > key || (other == key && item(found[j - 1]).id > item(ref).id) else { break }
-          foundKeys[j] = other
-          found[j] = found[j - 1]
-          j -= 1
+      var visited = found.count
+      if nearestFirst {
+        // A dozen or so candidates: sorted in place by chord, then id, moving keys and refs.
+        for i in 1..<max(found.count, 1) {
+          let key = foundKeys[i]
+          let ref = found[i]
+          var j = i
+          while j > 0 {
+            let other = foundKeys[j - 1]
+            guard other > key || (other == key && item(found[j - 1]).id > item(ref).id) else {
+              break
+            }
+            foundKeys[j] = other
+            found[j] = found[j - 1]
+            j -= 1
+          }
+          foundKeys[j] = key
+          found[j] = ref
         }
-        foundKeys[j] = key
-        found[j] = ref
+        visited = min(k, found.count)
       }
-      for i in 0..<min(k, found.count) {
-        let item = item(found[i])
-        out.append(
-          ChordHit(
-            id: item.id, longitude: item.longitude, latitude: item.latitude,
-            chordSquared: foundKeys[i]))
-      }
-    }
-    self.queue = queue
-    self.kBound = kBound
-    self.found = found
-    self.foundKeys = foundKeys
-    chordHits = out
-    return out
-  }
-
-  /// The squared chord of `distance` metres, remembered for the next query: clients search
-  /// with a handful of radii, and the sine is a good part of a small query's fixed cost.
-  private func chordSquaredLimit(_ distance: Double) -> Double {
-    if distance != lastLimit.distance {
-      lastLimit = (distance, index.sphere.chordSquared(forDistance: distance))
-    }
-    return lastLimit.chordSquared
-  }
-
-  /// Runs the best-first search for the `k` nearest within `maxDistance` (widened by the
-  /// rounding margin) and hands `visit` each candidate it keeps, with its squared chord, under
-  /// the read lock. The candidates are a superset of the k nearest, in no order.
-  @inline(__always)
-  private func forEachCandidate(
-    longitude: Double, latitude: Double, k: Int, within maxDistance: Double, filter: Filter,
-    _ visit: (Item, Double) -> Void
-  ) {
-    let q = UnitVector(longitude: longitude, latitude: latitude)
-    let limit = Self.widen(index.sphere.chordSquared(forDistance: maxDistance))
-    var queue = self.queue
-    var kBound = self.kBound
-    var found = self.found
-    var foundKeys = self.foundKeys
-    reading { tree, overflow in
-      Self.bestFirst(
-        tree, overflow, q: q, k: k, limit: limit, filter: filter, queue: &queue, kBound: &kBound,
-        found: &found, foundKeys: &foundKeys)
-      for i in 0..<found.count {
-        let ref = found[i]
-        let item =
-          ref.level == Ref.itemInTree ? tree.item(at: Int(ref.ref)) : overflow.items[Int(ref.ref)]
-        visit(item, foundKeys[i])
-      }
+      for i in 0..<visited { visit(item(found[i]), foundKeys[i]) }
     }
     self.queue = queue
     self.kBound = kBound

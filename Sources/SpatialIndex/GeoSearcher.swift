@@ -19,8 +19,8 @@ public final class GeoSearcher: SpatialQuerying {
   var stack = ScratchBuffer<Ref>()
   var hits = [Hit]()
   var chordHits = [ChordHit]()
-  /// `nearestChords`' last radius and its squared chord.
-  var lastLimit = (distance: Double.nan, chordSquared: 0.0)
+  /// The nearest searches' last radius and its squared chord.
+  var limitChord = RememberedChord()
   var cells = CellAccumulator()
 
   init(index: GeoIndex) { self.index = index }
