@@ -6,6 +6,8 @@ SHELL := /bin/bash
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 TEST_LOG ?= .build/test.log
+# A crash report short enough to survive in a CI log's tail: the crashed thread, no images.
+export SWIFT_BACKTRACE ?= enable=yes,interactive=no,threads=crashed,registers=none,images=none
 
 .PHONY: deps serve test bench bench-build format lint
 
@@ -23,15 +25,7 @@ test: deps bench-build
 	@set +e; \
 	{ $(SWIFT) build $(SWIFT_FLAGS) --product cardatlas && $(SWIFT) test $(SWIFT_FLAGS); } 2>&1 | tee "$(TEST_LOG)"; \
 	status=$${PIPESTATUS[0]}; \
-	echo; \
-	echo "==== swift test summary (full log: $(TEST_LOG)) ===="; \
-	grep -E '^error:|error: (emit-module|compile|link)' "$(TEST_LOG)" | sort -u | head -n 20; \
-	grep -E '^✘ (Test|Suite) .* failed after' "$(TEST_LOG)" | head -n 40; \
-	grep -E 'Executed [0-9]+ tests?, with' "$(TEST_LOG)" | tail -n 1 | sed 's/^[[:space:]]*/XCTest: /'; \
-	grep -E 'Test run with [0-9]+ tests?' "$(TEST_LOG)" | tail -n 1 \
-	  || echo "(no 'Test run with' line: the test process ended before finishing; see the log)"; \
-	if [[ $$status -eq 0 ]]; then echo "swift test: passed"; else echo "swift test: FAILED (exit $$status)"; fi; \
-	echo "Tests: $$(grep -E '^✔ Test .* passed after' "$(TEST_LOG)" | grep -vc '^✔ Test run with') passed, $$(grep -E '^✘ Test .* failed after' "$(TEST_LOG)" | grep -vc '^✘ Test run with') failed"; \
+	scripts/test-summary.sh "$(TEST_LOG)" $$status; \
 	exit $$status
 
 ## bench-build: check that the benchmarks (a package of their own) still build against the code
