@@ -24,10 +24,8 @@ let package = Package(
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
   ],
   targets: [
-    // Sphere maths: coordinates, distances, geohash, Web Mercator.
-    .target(name: "Geodesy", dependencies: ["GeodesyIntrinsics"]),
-    // What Geodesy needs from C: glibc's sincos, which Swift's Glibc module does not import.
-    .target(name: "GeodesyIntrinsics"),
+    // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
+    .target(name: "Geodesy"),
     // What the index needs from C: prefetch and spin-wait hints (Swift has no intrinsics for
     // them) and a vector test of 16 boxes (Swift's SIMD comparisons compile to lane loops).
     .target(name: "IndexIntrinsics"),

@@ -1,5 +1,3 @@
-import GeodesyIntrinsics
-
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -23,13 +21,8 @@ public struct UnitVector: Hashable, Sendable {
   public init(longitude: Double, latitude: Double) {
     let lon = longitude * (Double.pi / 180)
     let lat = latitude * (Double.pi / 180)
-    var sinLat = 0.0
-    var cosLat = 0.0
-    var sinLon = 0.0
-    var cosLon = 0.0
-    geodesy_sincos(lat, &sinLat, &cosLat)
-    geodesy_sincos(lon, &sinLon, &cosLon)
-    self.init(x: cosLat * cosLon, y: cosLat * sinLon, z: sinLat)
+    let c = cos(lat)
+    self.init(x: c * cos(lon), y: c * sin(lon), z: sin(lat))
   }
 
   @inlinable
