@@ -60,6 +60,12 @@ final class GroupCommitter: Sendable {
     do {
       // TRUNCATE leaves an empty WAL: the file alone is the whole database.
       try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    } catch {
+      logger.warning("store: final checkpoint of \(path): \(StoreError.wrap(error, path: path))")
+    }
+    // Closed even when the checkpoint failed: a store reopened after `close()` must not find
+    // this one's connections still open.
+    do {
       try pool.close()
     } catch {
       logger.warning("store: closing \(path): \(StoreError.wrap(error, path: path))")

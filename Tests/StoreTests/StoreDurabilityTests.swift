@@ -243,6 +243,28 @@ import Testing
     }
   }
 
+  /// A final checkpoint that cannot finish (another connection holds a snapshot) does not keep
+  /// the store's connections open: `close()` closes them all the same.
+  @Test func closeClosesTheConnectionsEvenWhenTheFinalCheckpointFails() async throws {
+    try await withTemporaryDirectory { dir in
+      var tuning = Tuning.default
+      tuning.busyTimeout = 0.2
+      let store = try openStore(dir, tuning: tuning)
+      try await store.commit([move("fleet", "a", 1, 2)])
+      // Another connection holds a snapshot: TRUNCATE waits for it, then gives up.
+      var holding = Configuration()
+      holding.allowsUnsafeTransactions = true
+      let other = try DatabaseQueue(path: store.path, configuration: holding)
+      try other.inDatabase { db in
+        try db.execute(sql: "BEGIN")
+        #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM geo_members") == 1)
+      }
+      store.close()
+      #expect(throws: (any Error).self) { try store.committer.pool.read { _ in } }
+      try other.inDatabase { db in try db.execute(sql: "COMMIT") }
+    }
+  }
+
   @Test func closeFromACompletionDoesNotDeadlock() async throws {
     try await withTemporaryDirectory { dir in
       let store = try openStore(dir)
