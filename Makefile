@@ -6,8 +6,8 @@ SHELL := /bin/bash
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 TEST_LOG ?= .build/test.log
-# A crash report short enough to survive in a CI log's tail: the crashed thread, no images.
-export SWIFT_BACKTRACE ?= enable=yes,interactive=no,threads=crashed,registers=none,images=none
+# A test crash's report short enough to survive in a CI log's tail: the crashed thread only.
+TEST_BACKTRACE ?= enable=yes,interactive=no,threads=crashed,registers=none,images=none
 
 .PHONY: deps serve test bench bench-build format lint
 
@@ -23,7 +23,7 @@ serve: deps
 test: deps bench-build
 	@mkdir -p "$(dir $(TEST_LOG))"
 	@set +e; \
-	{ $(SWIFT) build $(SWIFT_FLAGS) --product cardatlas && $(SWIFT) test $(SWIFT_FLAGS); } 2>&1 | tee "$(TEST_LOG)"; \
+	{ $(SWIFT) build $(SWIFT_FLAGS) --product cardatlas && SWIFT_BACKTRACE="$(TEST_BACKTRACE)" $(SWIFT) test $(SWIFT_FLAGS); } 2>&1 | tee "$(TEST_LOG)"; \
 	status=$${PIPESTATUS[0]}; \
 	scripts/test-summary.sh "$(TEST_LOG)" $$status; \
 	exit $$status

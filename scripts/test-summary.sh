@@ -18,11 +18,9 @@ if grep -qE 'Fatal error|Program crashed|exited with unexpected signal' "$log"; 
   awk '/^Thread [0-9]+ .*crashed:$/ { on = 1; n = 0 } on && n++ < 30 { print } /^$/ && n > 2 { on = 0 }' "$log"
   echo "-- tests started but not ended --"
   # A test's name is what follows "Test " up to " started." or " passed/failed after".
-  sed -nE 's/^◇ Test (.*) started\.$/\1/p' "$log" | sort >"$log.started"
-  sed -nE 's/^[✔✘] Test (.*) (passed|failed) after .*/\1/p' "$log" \
-    | sed -E 's/ with [0-9]+ test cases?$//' | sort >"$log.ended"
-  comm -23 "$log.started" "$log.ended" | head -n 20
-  rm -f "$log.started" "$log.ended"
+  comm -23 <(sed -nE 's/^◇ Test (.*) started\.$/\1/p' "$log" | sort) \
+    <(sed -nE 's/^[✔✘] Test (.*) (passed|failed) after .*/\1/p' "$log" \
+      | sed -E 's/ with [0-9]+ test cases?$//' | sort) | head -n 20
 fi
 grep -E 'Executed [0-9]+ tests?, with' "$log" | tail -n 1 | sed 's/^[[:space:]]*/XCTest: /'
 grep -E 'Test run with [0-9]+ tests?' "$log" | tail -n 1 \

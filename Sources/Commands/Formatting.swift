@@ -1,3 +1,5 @@
+import RESP
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -38,7 +40,7 @@ func withHumanDouble<R>(_ value: Double, _ body: (UnsafeRawBufferPointer) -> R) 
       out[0] = UInt8(ascii: "-")
       n = 1
     }
-    n = appendDecimal(whole, to: out, at: n)
+    n = writeDecimal(whole, into: UnsafeMutableRawBufferPointer(out), at: n)
     if fraction != 0 {
       out[n] = UInt8(ascii: ".")
       var digits = fraction
@@ -100,7 +102,7 @@ func withFixedPoint4<R>(_ value: Double, _ body: (UnsafeRawBufferPointer) -> R) 
       out[0] = UInt8(ascii: "-")
       n = 1
     }
-    n = appendDecimal(units.magnitude / 10000, to: out, at: n)
+    n = writeDecimal(units.magnitude / 10000, into: UnsafeMutableRawBufferPointer(out), at: n)
     out[n] = UInt8(ascii: ".")
     var fraction = units.magnitude % 10000
     for i in stride(from: n + 4, to: n, by: -1) {
@@ -110,22 +112,4 @@ func withFixedPoint4<R>(_ value: Double, _ body: (UnsafeRawBufferPointer) -> R) 
     n += 5
     return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: out[..<n])))
   }
-}
-
-/// Writes `value`'s decimal digits at `at`; returns where they end.
-private func appendDecimal(_ value: UInt64, to out: UnsafeMutableBufferPointer<UInt8>, at: Int)
-  -> Int
-{
-  var digits = 1
-  var rest = value / 10
-  while rest > 0 {
-    digits += 1
-    rest /= 10
-  }
-  rest = value
-  for i in stride(from: at + digits - 1, through: at, by: -1) {
-    out[i] = UInt8(truncatingIfNeeded: rest % 10) + UInt8(ascii: "0")
-    rest /= 10
-  }
-  return at + digits
 }

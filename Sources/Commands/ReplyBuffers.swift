@@ -11,11 +11,7 @@ enum ReplyBuffers {
   /// Buffers past this size are let go rather than kept.
   static let keptCapacity = 16 * 1024
 
-  private nonisolated(unsafe) static let slots: UnsafeMutablePointer<ByteBuffer?> = {
-    let slots = UnsafeMutablePointer<ByteBuffer?>.allocate(capacity: ThreadSlot.count)
-    slots.initialize(repeating: nil, count: ThreadSlot.count)
-    return slots
-  }()
+  private static let buffers = PerThread<ByteBuffer>()
 
   /// A reply written by `body` into this thread's buffer (only this thread touches its slot).
   static func reply(
@@ -23,13 +19,13 @@ enum ReplyBuffers {
   ) -> RESPValue {
     let slot = ThreadSlot.current
     var writer: RESPWriter
-    if let slot, let kept = slots[slot].take() {
-      writer = RESPWriter(protocol: version, reusing: kept)
+    if let slot, let buffer = buffers.take(slot) {
+      writer = RESPWriter(protocol: version, reusing: buffer)
     } else {
       writer = RESPWriter(protocol: version, capacity: 512)
     }
     body(&writer)
-    if let slot, writer.buffer.capacity <= keptCapacity { slots[slot] = writer.buffer }
+    if let slot, writer.buffer.capacity <= keptCapacity { buffers[slot] = writer.buffer }
     return writer.reply
   }
 }

@@ -16,11 +16,7 @@ public final class SortedSet: @unchecked Sendable {
   let index: GeoIndex
   /// Searchers reuse their scratch buffers. Each thread with a `ThreadSlot` keeps its own here
   /// (only that thread reads or writes its slot); other threads borrow from the pool.
-  private let ownScratch: UnsafeMutablePointer<SearchScratch?> = {
-    let slots = UnsafeMutablePointer<SearchScratch?>.allocate(capacity: ThreadSlot.count)
-    slots.initialize(repeating: nil, count: ThreadSlot.count)
-    return slots
-  }()
+  private let ownScratch = PerThread<SearchScratch>()
   private let searchers = Mutex(Searchers())
   /// Slots by (score, member), for rank ranges; rebuilt on demand after a write.
   private let ordered = Mutex<[ItemID]?>(nil)
@@ -175,11 +171,6 @@ public final class SortedSet: @unchecked Sendable {
   }
 
   func score(slot: ItemID) -> Double { scores[Int(slot)] }
-
-  deinit {
-    ownScratch.deinitialize(count: ThreadSlot.count)
-    ownScratch.deallocate()
-  }
 
   func withSearcher<T>(_ body: (GeoSearcher) -> T) -> T {
     withScratch { body($0.searcher) }

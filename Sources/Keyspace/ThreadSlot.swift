@@ -29,3 +29,31 @@ public enum ThreadSlot {
     return slot < count ? slot : nil
   }
 }
+
+/// A value per thread slot, for scratch space a thread keeps between calls: each thread reads
+/// and writes only the value at its own `ThreadSlot`, so none needs a lock.
+public final class PerThread<Value>: @unchecked Sendable {
+  @usableFromInline let values: UnsafeMutablePointer<Value?>
+
+  public init() {
+    values = .allocate(capacity: ThreadSlot.count)
+    values.initialize(repeating: nil, count: ThreadSlot.count)
+  }
+
+  deinit {
+    values.deinitialize(count: ThreadSlot.count)
+    values.deallocate()
+  }
+
+  /// The value at `slot`, which must be the calling thread's.
+  @inlinable
+  public subscript(slot: Int) -> Value? {
+    get { values[slot] }
+    set { values[slot] = newValue }
+  }
+
+  /// Takes the value at `slot` (the calling thread's) out, leaving nil: the caller then holds
+  /// the only reference to it.
+  @inlinable
+  public func take(_ slot: Int) -> Value? { values[slot].take() }
+}

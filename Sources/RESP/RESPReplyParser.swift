@@ -50,6 +50,10 @@ public struct RESPReplyParser: Sendable {
     self.maxDepth = maxDepth
   }
 
+  private var limits: Limits {
+    Limits(maxBulkLength: maxBulkLength, maxAggregateLength: maxAggregateLength, maxDepth: maxDepth)
+  }
+
   /// Bytes received but not yet returned as part of a reply.
   public var bufferedByteCount: Int { buffer.readableBytes }
 
@@ -61,7 +65,32 @@ public struct RESPReplyParser: Sendable {
   /// The next complete reply, or nil until more bytes arrive. After it throws, it throws the same
   /// error on every later call.
   public mutating func next() throws(RESPReplyError) -> RESPValue? {
-    try step(build: true)
+    if let failure { throw failure }
+    guard buffer.readableBytes > 0, buffer.readableBytes != incompleteAt else { return nil }
+    let limits = self.limits
+    let outcome: Result<(RESPValue, Int)?, RESPReplyError> = buffer.withUnsafeReadableBytes {
+      raw in
+      var scanner = ReplyScanner(bytes: raw, limits: limits, build: true)
+      do throws(RESPReplyError) {
+        guard let value = try scanner.value(depth: 0) else { return .success(nil) }
+        return .success((value, scanner.index))
+      } catch {
+        return .failure(error)
+      }
+    }
+    switch outcome {
+    case .success(let parsed?):
+      buffer.moveReaderIndex(forwardBy: parsed.1)
+      incompleteAt = -1
+      return parsed.0
+    case .success(nil):
+      incompleteAt = buffer.readableBytes
+      return nil
+    case .failure(let error):
+      failure = error
+      buffer = ByteBuffer()
+      throw error
+    }
   }
 
   /// Steps over the next complete reply without building it (only an error's text is read), or
@@ -84,8 +113,7 @@ public struct RESPReplyParser: Sendable {
     guard limit > 0, buffer.readableBytes > 0, buffer.readableBytes != incompleteAt else {
       return 0
     }
-    let limits = Limits(
-      maxBulkLength: maxBulkLength, maxAggregateLength: maxAggregateLength, maxDepth: maxDepth)
+    let limits = self.limits
     let outcome: Result<(count: Int, end: Int), RESPReplyError> = buffer.withUnsafeReadableBytes {
       raw in
       var scanner = ReplyScanner(bytes: raw, limits: limits, build: false)
@@ -117,36 +145,6 @@ public struct RESPReplyParser: Sendable {
       buffer.moveReaderIndex(forwardBy: end)
       incompleteAt = count < limit ? buffer.readableBytes : -1
       return count
-    case .failure(let error):
-      failure = error
-      buffer = ByteBuffer()
-      throw error
-    }
-  }
-
-  private mutating func step(build: Bool) throws(RESPReplyError) -> RESPValue? {
-    if let failure { throw failure }
-    guard buffer.readableBytes > 0, buffer.readableBytes != incompleteAt else { return nil }
-    let limits = Limits(
-      maxBulkLength: maxBulkLength, maxAggregateLength: maxAggregateLength, maxDepth: maxDepth)
-    let outcome: Result<(RESPValue, Int)?, RESPReplyError> = buffer.withUnsafeReadableBytes {
-      raw in
-      var scanner = ReplyScanner(bytes: raw, limits: limits, build: build)
-      do throws(RESPReplyError) {
-        guard let value = try scanner.value(depth: 0) else { return .success(nil) }
-        return .success((value, scanner.index))
-      } catch {
-        return .failure(error)
-      }
-    }
-    switch outcome {
-    case .success(let parsed?):
-      buffer.moveReaderIndex(forwardBy: parsed.1)
-      incompleteAt = -1
-      return parsed.0
-    case .success(nil):
-      incompleteAt = buffer.readableBytes
-      return nil
     case .failure(let error):
       failure = error
       buffer = ByteBuffer()

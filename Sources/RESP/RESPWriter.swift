@@ -115,23 +115,28 @@ public struct RESPWriter {
         out[i] = UInt8(ascii: "-")
         i += 1
       }
-      var rest = value.magnitude
-      var digits = 1
-      var probe = rest
-      while probe >= 10 {
-        probe /= 10
-        digits += 1
-      }
-      var end = i + digits
-      while end > i {
-        end -= 1
-        out[end] = UInt8(truncatingIfNeeded: rest % 10) + UInt8(ascii: "0")
-        rest /= 10
-      }
-      i += digits
+      i = writeDecimal(UInt64(value.magnitude), into: out, at: i)
       out[i] = 13
       out[i + 1] = 10
       written = i + 2
     }
   }
+}
+
+/// Writes `value`'s decimal digits into `out` at `at`, where the caller has made room (20 bytes
+/// at most); returns where they end.
+@inlinable
+public func writeDecimal(_ value: UInt64, into out: UnsafeMutableRawBufferPointer, at: Int) -> Int {
+  var digits = 1
+  var rest = value / 10
+  while rest > 0 {
+    digits += 1
+    rest /= 10
+  }
+  rest = value
+  for i in stride(from: at + digits - 1, through: at, by: -1) {
+    out[i] = UInt8(truncatingIfNeeded: rest % 10) + UInt8(ascii: "0")
+    rest /= 10
+  }
+  return at + digits
 }
