@@ -30,6 +30,8 @@ final class ConnectionHandler: ChannelInboundHandler {
   private var closing = false
   private var draining = false
   private var readable = true
+  /// Durable writes' replies on their way from the store's writer thread.
+  private let durable = DurableReplies()
 
   private struct Slot {
     var reply: ByteBuffer?
@@ -155,20 +157,23 @@ final class ConnectionHandler: ChannelInboundHandler {
       threadPool.runIfActive(eventLoop: context.eventLoop, work).whenComplete { result in
         let (handler, context) = loop.value
         let reply = (try? result.get()) ?? .error("ERR server is shutting down")
-        handler.fill(sequence, reply, context: context)
+        handler.fill([(sequence, reply)], context: context)
       }
     } else if !outcome.changes.isEmpty {
       let sequence = reserve()
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       let reply = outcome.reply
+      let durable = self.durable
       state.store.commit(outcome.changes) { result in
+        let answer: RESPValue
+        switch result {
+        case .success: answer = reply
+        case .failure(let error): answer = .error("ERR write not persisted: \(error)")
+        }
+        guard durable.add(sequence, answer) else { return }
         loop.eventLoop.execute {
           let (handler, context) = loop.value
-          switch result {
-          case .success: handler.fill(sequence, reply, context: context)
-          case .failure(let error):
-            handler.fill(sequence, .error("ERR write not persisted: \(error)"), context: context)
-          }
+          handler.fill(handler.durable.take(), context: context)
         }
       }
     } else {
@@ -194,13 +199,17 @@ final class ConnectionHandler: ChannelInboundHandler {
     return firstWaiting + waiting.count - 1
   }
 
-  /// A held reply has arrived: write it and every ready one after it.
-  private func fill(_ sequence: Int, _ reply: RESPValue, context: ChannelHandlerContext) {
-    let index = sequence - firstWaiting
-    guard index >= 0, index < waiting.count else { return }
-    var bytes = context.channel.allocator.buffer(capacity: 64)
-    reply.write(to: &bytes, protocol: session?.protocolVersion ?? .resp2)
-    waiting[waiting.index(waiting.startIndex, offsetBy: index)].reply = bytes
+  /// Held replies have arrived: write every ready one, in order, and flush once.
+  private func fill(
+    _ replies: [(sequence: Int, reply: RESPValue)], context: ChannelHandlerContext
+  ) {
+    for (sequence, reply) in replies {
+      let index = sequence - firstWaiting
+      guard index >= 0, index < waiting.count else { continue }
+      var bytes = context.channel.allocator.buffer(capacity: 64)
+      reply.write(to: &bytes, protocol: session?.protocolVersion ?? .resp2)
+      waiting[waiting.index(waiting.startIndex, offsetBy: index)].reply = bytes
+    }
     while var slot = waiting.first, slot.reply != nil {
       waiting.removeFirst()
       firstWaiting += 1

@@ -1,0 +1,34 @@
+import RESP
+import Synchronization
+
+/// Replies to writes the store has made durable, passed from the store's writer thread to the
+/// connection's event loop. The writer completes a whole transaction's commands at once; here
+/// they gather, so that the loop runs one task and the socket takes one write for all of a
+/// connection's replies, not one per command (a pipelined client would cost a write syscall per
+/// reply, which was most of a move's cost).
+final class DurableReplies: Sendable {
+  private let state = Mutex<State>(State())
+
+  private struct State {
+    var replies: [(sequence: Int, reply: RESPValue)] = []
+    var scheduled = false
+  }
+
+  /// Adds a reply; true if the caller must schedule a `take` (none is pending yet).
+  func add(_ sequence: Int, _ reply: RESPValue) -> Bool {
+    state.withLock { state in
+      state.replies.append((sequence, reply))
+      defer { state.scheduled = true }
+      return !state.scheduled
+    }
+  }
+
+  /// Everything added since the last take; later adds schedule a new one.
+  func take() -> [(sequence: Int, reply: RESPValue)] {
+    state.withLock { state in
+      state.scheduled = false
+      defer { state.replies.removeAll(keepingCapacity: true) }
+      return state.replies
+    }
+  }
+}
