@@ -29,17 +29,30 @@ final class CommitQueue: @unchecked Sendable {
     return true
   }
 
-  /// Waits for commits and moves them all, oldest first, into `batch` (emptied first); false
-  /// when closed and drained. The two arrays swap, so a steady load allocates none per round.
-  func takeAll(into batch: inout [PendingCommit]) -> Bool {
+  enum Taken {
+    /// Commits were moved into the batch.
+    case commits
+    /// None arrived for the idle interval.
+    case idle
+    /// Closed and drained.
+    case closed
+  }
+
+  /// Waits for commits and moves them all, oldest first, into `batch` (emptied first), or gives
+  /// up after `idle` seconds without one. The two arrays swap, so a steady load allocates none
+  /// per round.
+  func takeAll(into batch: inout [PendingCommit], idle: TimeInterval) -> Taken {
     batch.removeAll(keepingCapacity: true)
     condition.lock()
     defer { condition.unlock() }
-    while queued.isEmpty && !closed { condition.wait() }
-    if queued.isEmpty { return false }
+    let deadline = Date(timeIntervalSinceNow: idle)
+    while queued.isEmpty && !closed {
+      if !condition.wait(until: deadline) && queued.isEmpty && !closed { return .idle }
+    }
+    if queued.isEmpty { return .closed }
     swap(&batch, &queued)
     queuedChanges = 0
-    return true
+    return .commits
   }
 
   /// Refuses new commits; the writer drains what is queued, then `takeAll` returns false.

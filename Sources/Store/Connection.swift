@@ -20,6 +20,8 @@ struct Tuning: Sendable {
   /// The WAL file is cut back to this size when it restarts (a checkpoint's worth and a quarter:
   /// 160 MiB).
   var walFileLimit = 160 << 20
+  /// Seconds without a commit after which the writer empties the WAL file.
+  var idleTruncateDelay: TimeInterval = 1
   /// How long a write waits for a lock held by another process before failing.
   var busyTimeout: TimeInterval = 5
 

@@ -217,6 +217,41 @@ import Testing
     }
   }
 
+  /// A pause empties the WAL file, so that the next burst appends frames rather than writing
+  /// over old blocks that the OS may have evicted meanwhile (and must then read back first).
+  @Test func aPauseEmptiesTheWalFile() async throws {
+    try await withTemporaryDirectory { dir in
+      var tuning = Tuning.default
+      tuning.idleTruncateDelay = 0.2
+      let store = try openStore(dir, tuning: tuning)
+      defer { store.close() }
+      for round in 0..<3 {
+        // Measured in the completion, on the writer thread: before it can go idle.
+        let committed = Atomic<Int64>(-1)
+        let path = store.path + "-wal"
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+          store.commit((0..<500).map { move("fleet", "m\($0)", Double(round), 1) }) { result in
+            committed.store(fileSize(path), ordering: .relaxed)
+            done.resume(with: result)
+          }
+        }
+        #expect(committed.load(ordering: .relaxed) > 0, "round \(round): the commit is in the WAL")
+        var size = fileSize(path)
+        for _ in 0..<100 where size > 0 {
+          try await Task.sleep(for: .milliseconds(50))
+          size = fileSize(path)
+        }
+        #expect(size == 0, "round \(round): the WAL still holds \(size) bytes after the pause")
+      }
+      let longitudes = try store.loadAll().compactMap { change -> Double? in
+        if case .geoUpsert(_, _, _, _, let longitude, _) = change { return longitude }
+        return nil
+      }
+      #expect(longitudes.count == 500)
+      #expect(longitudes.allSatisfy { $0 == 2 })
+    }
+  }
+
   @Test func closeDrainsTheQueueIsIdempotentAndRefusesLaterWork() async throws {
     try await withTemporaryDirectory { dir in
       let store = try openStore(dir)
