@@ -199,6 +199,8 @@ import Testing
       tuning.walTailPages = 64
       tuning.maximumWalPages = 1 << 20
       tuning.walFileLimit = 256 << 10
+      // This is the cut at a restart: a pause (a slow test machine) must not empty the file first.
+      tuning.idleTruncateDelay = 3600
       let store = try openStore(dir, fsync: .batch, tuning: tuning)
       defer { store.close() }
       try await store.commit((0..<20_000).map { move("fleet", "m\($0)", 1, 1) })
@@ -284,6 +286,8 @@ import Testing
     try await withTemporaryDirectory { dir in
       var tuning = Tuning.default
       tuning.busyTimeout = 0.2
+      // The WAL must still hold the commit when the snapshot is taken.
+      tuning.idleTruncateDelay = 3600
       let store = try openStore(dir, tuning: tuning)
       try await store.commit([move("fleet", "a", 1, 2)])
       // Another connection holds a snapshot: TRUNCATE waits for it, then gives up.
