@@ -27,7 +27,7 @@ final class DurableReplies: Sendable {
   func take() -> [(sequence: Int, reply: RESPValue)] {
     state.withLock { state in
       state.scheduled = false
-      defer { state.replies.removeAll(keepingCapacity: true) }
+      defer { state.replies = [] }
       return state.replies
     }
   }

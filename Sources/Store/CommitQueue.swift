@@ -55,7 +55,7 @@ final class CommitQueue: @unchecked Sendable {
     return .commits
   }
 
-  /// Refuses new commits; the writer drains what is queued, then `takeAll` returns false.
+  /// Refuses new commits; the writer drains what is queued, then `takeAll` returns `.closed`.
   func close() {
     condition.lock()
     closed = true

@@ -57,7 +57,6 @@ final class GroupCommitter: Sendable {
         if !walEmpty && truncateWal() {
           walEmpty = true
           lastPages = 0
-          checkpointer.generation.add(1, ordering: .releasing)
         }
         continue
       case .commits: break
@@ -141,7 +140,9 @@ final class GroupCommitter: Sendable {
         defer { sqlite3_busy_timeout(connection, CInt(tuning.busyTimeout * 1000)) }
         _ = try db.checkpoint(.truncate)
       }
+      // A new WAL generation: what the checkpointer copied of the old one no longer counts.
       wal.pages.store(0, ordering: .relaxed)
+      checkpointer.generation.add(1, ordering: .releasing)
       return true
     } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
       return false
