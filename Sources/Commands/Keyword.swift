@@ -11,10 +11,37 @@ struct Keyword: Hashable, Sendable {
       packed.2 = .max
       return
     }
-    withUnsafeMutableBytes(of: &packed) { out in
-      for i in 0..<bytes.count { out[i] = lowercase(bytes[i]) }
-      out[Self.maximumLength] = UInt8(bytes.count)
+    packed = (
+      Self.lowercased(Self.word(bytes, 0)), Self.lowercased(Self.word(bytes, 8)),
+      Self.lowercased(Self.word(bytes, 16)) | UInt64(bytes.count) << 56
+    )
+  }
+
+  /// The eight bytes from `start` as one little-endian word, zeros past the end: whole words
+  /// load at once, and only a name's last few bytes one by one.
+  @inline(__always)
+  private static func word(_ bytes: UnsafeRawBufferPointer, _ start: Int) -> UInt64 {
+    if bytes.count >= start + 8 {
+      return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
     }
+    var word: UInt64 = 0
+    var i = start
+    while i < bytes.count {
+      word |= UInt64(bytes[i]) << UInt64(8 * (i - start))
+      i += 1
+    }
+    return word
+  }
+
+  /// Eight bytes with their ASCII capitals lower-cased at once, the rest unchanged: a byte's
+  /// high bit is set by adding 0x3F to its low seven bits when they are at least "A", and by
+  /// adding 0x25 when they are past "Z" (no carry crosses a byte); capitals have the first alone.
+  @inline(__always)
+  private static func lowercased(_ x: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let low = x & (0x7F &* ones)
+    let capital = ((low &+ 0x3F &* ones) ^ (low &+ 0x25 &* ones)) & ~x & (0x80 &* ones)
+    return x | capital >> 2
   }
 
   /// A name known in advance.

@@ -130,7 +130,9 @@ public struct RESPReplyParser: Sendable {
             if case .error(let text) = value { onError(text) }
             scanner.index = builder.index
           default:
-            guard try scanner.skipValue(depth: 0) else { return .success((count, end)) }
+            if !scanner.skipCommon() {
+              guard try scanner.skipValue(depth: 0) else { return .success((count, end)) }
+            }
           }
           count += 1
           end = scanner.index
@@ -217,6 +219,68 @@ private struct ReplyScanner {
     default:
       return try value(depth: depth) != nil
     }
+  }
+
+  /// Steps over one reply of the shapes a load generator meets again and again (bulk strings,
+  /// simple strings and integers, alone or in one flat array) in a single pass without calls.
+  /// False, with nothing consumed, for any other reply and for one not all there yet:
+  /// `skipValue` then reads it, and reports what is wrong with it.
+  mutating func skipCommon() -> Bool {
+    let n = bytes.count
+    var i = index
+    guard i < n else { return false }
+    var elements = 1
+    if bytes[i] == UInt8(ascii: "*") {
+      guard let (count, next) = headerNumber(from: i + 1), count <= limits.maxAggregateLength,
+        limits.maxDepth >= 1
+      else { return false }
+      elements = count
+      i = next
+    }
+    for _ in 0..<elements {
+      guard i < n else { return false }
+      switch bytes[i] {
+      case UInt8(ascii: "$"):
+        guard let (length, next) = headerNumber(from: i + 1), length <= limits.maxBulkLength,
+          n - next >= length + 2, bytes[next + length] == cr, bytes[next + length + 1] == lf
+        else { return false }
+        i = next + length + 2
+      case UInt8(ascii: "+"), UInt8(ascii: ":"):
+        var end = i + 1
+        while end < n && bytes[end] != cr { end += 1 }
+        guard end + 1 < n, bytes[end + 1] == lf else { return false }
+        if bytes[i] == UInt8(ascii: ":") && parseRedisInteger(bytes[(i + 1)..<end]) == nil {
+          return false
+        }
+        i = end + 2
+      default:
+        return false
+      }
+    }
+    index = i
+    return true
+  }
+
+  /// `plainHeaderNumber`'s reading of the header number at `start`, with where the next line
+  /// starts, without consuming it.
+  private func headerNumber(from start: Int) -> (Int, Int)? {
+    var i = start
+    var value = 0
+    while i < bytes.count {
+      let byte = bytes[i]
+      if byte == cr {
+        let digits = i - start
+        guard digits > 0, digits <= 18, i + 1 < bytes.count, bytes[i + 1] == lf,
+          bytes[start] != UInt8(ascii: "0") || digits == 1
+        else { return nil }
+        return (value, i + 2)
+      }
+      let digit = byte &- UInt8(ascii: "0")
+      guard digit < 10 else { return nil }
+      value = value &* 10 &+ Int(digit)
+      i += 1
+    }
+    return nil
   }
 
   mutating func value(depth: Int) throws(RESPReplyError) -> RESPValue? {
@@ -391,25 +455,9 @@ private struct ReplyScanner {
   /// anything else, which the general path then reads (or rejects).
   @inline(__always)
   private mutating func plainHeaderNumber() -> Int? {
-    let start = index
-    var i = start
-    var value = 0
-    while i < bytes.count {
-      let byte = bytes[i]
-      if byte == cr {
-        let digits = i - start
-        guard digits > 0, digits <= 18, i + 1 < bytes.count, bytes[i + 1] == lf,
-          bytes[start] != UInt8(ascii: "0") || digits == 1
-        else { return nil }
-        index = i + 2
-        return value
-      }
-      let digit = byte &- UInt8(ascii: "0")
-      guard digit < 10 else { return nil }
-      value = value &* 10 &+ Int(digit)
-      i += 1
-    }
-    return nil
+    guard let (value, next) = headerNumber(from: index) else { return nil }
+    index = next
+    return value
   }
 
   /// The rest of a line up to its CRLF, which is consumed; nil until the CRLF is there.

@@ -243,6 +243,46 @@ private func replyError(_ input: String) -> String? {
     #expect(parser.bufferedByteCount == 0)
   }
 
+  /// Flat arrays of bulk strings, simple strings and integers are what a load generator skips
+  /// most, in one pass of their own: they must frame and fail exactly as the general path does.
+  @Test func skippingFlatRepliesAgreesWithReadingThemAtEverySplit() throws {
+    var rng = SystemRandomNumberGenerator()
+    let elements = ["$0\r\n\r\n", "$5\r\nhe\rlo\r\n", "+OK\r\n", ":-42\r\n", ":0\r\n", "$-1\r\n"]
+    for _ in 0..<300 {
+      var stream = ""
+      var expected: [RESPReplySummary] = []
+      for _ in 0..<Int.random(in: 1...6, using: &rng) {
+        if Int.random(in: 0..<6, using: &rng) == 0 {
+          stream += "-ERR no\r\n"
+          expected.append(.error("ERR no"))
+          continue
+        }
+        let count = Int.random(in: 0...12, using: &rng)
+        let body = (0..<count).map { _ in elements.randomElement(using: &rng)! }.joined()
+        stream += count == 1 && Bool.random(using: &rng) ? body : "*\(count)\r\n" + body
+        expected.append(.value)
+      }
+      let chunk = Int.random(in: 1...40, using: &rng)
+      #expect(try summaries(stream, chunks: [chunk]) == expected, "\(stream.debugDescription)")
+      #expect(try replies(stream, chunks: [chunk]).count == expected.count)
+    }
+    func skipError(_ input: String) -> String? {
+      var parser = RESPReplyParser()
+      parser.append(ByteBuffer(string: input))
+      do {
+        _ = try parser.skip(upTo: 10) { _ in }
+        return nil
+      } catch {
+        return error.message
+      }
+    }
+    #expect(skipError("*2\r\n$1\r\na\r\n:12a\r\n") == "invalid integer '12a'")
+    #expect(skipError("*2\r\n$1\r\na\r\n$1\r\nab\r\n") == "string payload not followed by CRLF")
+    #expect(skipError("*1\r\n+OK\rX") == "CR not followed by LF")
+    #expect(skipError("*2\r\n+OK\r\n?\r\n") == "unknown type byte '?'")
+    #expect(skipError("*1\r\n$01\r\nx\r\n") == "invalid length '01'")
+  }
+
   @Test func rejectsMalformedReplies() {
     #expect(replyError("?\r\n") == "unknown type byte '?'")
     #expect(replyError(":12a\r\n") == "invalid integer '12a'")
