@@ -163,10 +163,11 @@ extension SortedSet {
     scratch.matches = []
     out.removeAll(keepingCapacity: true)
     defer { scratch.matches = out }
-    var previous = 0.0
-    for (i, hit) in hits.enumerated() {
+    var previous = -Double.infinity
+    for i in hits.indices {
+      let hit = hits[i]
       let chord = hit.chordSquared.squareRoot()
-      if i > 0 && chord <= previous * (1 + 1e-8) + 1e-12 { return nil }
+      if chord <= previous * (1 + 1e-8) + 1e-12 { return nil }
       if i == count { break }
       guard hit.chordSquared <= inside else { return nil }
       let score = score(slot: hit.id)
@@ -213,21 +214,23 @@ extension SortedSet {
 /// Whether exactly one scanned cell holds a score matters: in none, Redis misses the member; in
 /// two, Redis lists it twice. Either way only the exhaustive path answers as Redis does.
 private struct ScannedCells {
-  private let cells: [RedisGeoArea.Cell]
+  /// The cells' prefixes, in a value rather than an array (no reference to count); places
+  /// past the last cell hold `UInt64.max`, which no score's prefix is.
+  private var prefixes = SIMD16<UInt64>(repeating: .max)
   /// A search's cells share one step: a score's prefix at that step is compared with each.
   private let shift: UInt64
 
   init(_ cells: [RedisGeoArea.Cell]) {
-    self.cells = cells
+    // Redis scans the centre and its eight neighbours at most.
+    precondition(cells.count <= 9, "more cells than Redis scans")
+    for (i, cell) in cells.enumerated() { prefixes[i] = cell.bits }
     shift = UInt64(52 - 2 * (cells.first?.step ?? 26))
   }
 
   func holdOnce(_ score: Double) -> Bool {
     let prefix = SortedSet.geohash(score: score) >> shift
-    return cells.withUnsafeBufferPointer { cells in
-      var holding = 0
-      for cell in cells where cell.bits == prefix { holding += 1 }
-      return holding == 1
-    }
+    var holding = 0
+    for i in 0..<9 where prefixes[i] == prefix { holding += 1 }
+    return holding == 1
   }
 }

@@ -11,9 +11,11 @@ final class MemberTable {
   private var arena = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
   private var arenaCount = 0
   private var arenaCapacity = 64
-  /// Per slot: where its bytes start in the arena, and how many; `free` marks an unused slot.
-  private var starts: [UInt32] = []
-  private var lengths: [UInt32] = []
+  /// Per slot: where its bytes start in the arena, and how many (`free` marks an unused slot).
+  /// Raw memory too: a search's reply reads them for every name it writes.
+  private var spans = UnsafeMutablePointer<Span>.allocate(capacity: 16)
+  private var spanCount = 0
+  private var spanCapacity = 16
   /// Open addressing: slot + 1, `empty` (0) or `deleted`.
   private var table: [UInt32] = [UInt32](repeating: 0, count: 16)
   private(set) var count = 0
@@ -40,14 +42,10 @@ final class MemberTable {
   func insert(_ name: some Collection<UInt8>, at slot: UInt32) {
     if (count + deletedCount + 1) * 2 > table.count { resizeTable() }
     let s = Int(slot)
-    if s >= starts.count {
-      starts.append(contentsOf: repeatElement(0, count: s + 1 - starts.count))
-      lengths.append(contentsOf: repeatElement(Self.free, count: s + 1 - lengths.count))
-    }
+    if s >= spanCount { addSlots(upTo: s) }
     precondition(arenaCount + name.count < Int(UInt32.max), "a set's names exceed 4 GiB")
     reserveArena(arenaCount + name.count)
-    starts[s] = UInt32(arenaCount)
-    lengths[s] = UInt32(name.count)
+    spans[s] = Span(start: UInt32(arenaCount), length: UInt32(name.count))
     _ = UnsafeMutableBufferPointer(start: arena + arenaCount, count: name.count)
       .initialize(from: name)
     arenaCount += name.count
@@ -63,8 +61,8 @@ final class MemberTable {
     while table[i] != slot + 1 { i = (i + 1) & mask }
     table[i] = Self.deleted
     deletedCount += 1
-    garbage += Int(lengths[s])
-    lengths[s] = Self.free
+    garbage += Int(spans[s].length)
+    spans[s].length = Self.free
     count -= 1
     if garbage > 4096 && garbage * 2 > arenaCount { compact() }
   }
@@ -79,9 +77,8 @@ final class MemberTable {
 
   /// The total length of the names at `slots`.
   func totalLength(_ slots: some Sequence<UInt32>) -> Int {
-    lengths.withUnsafeBufferPointer { lengths in
-      slots.reduce(0) { $0 + Int(lengths[Int($1)]) }
-    }
+    let spans = spans
+    return slots.reduce(0) { $0 + Int(spans[Int($1)].length) }
   }
 
   /// Runs `body` with the name at each of `slots` in place, in order: one pass with the table's
@@ -90,13 +87,10 @@ final class MemberTable {
     _ slots: some Sequence<UInt32>, _ body: (UnsafeRawBufferPointer) throws -> Void
   ) rethrows {
     let arena = arena
-    try starts.withUnsafeBufferPointer { starts in
-      try lengths.withUnsafeBufferPointer { lengths in
-        for slot in slots {
-          let s = Int(slot)
-          try body(UnsafeRawBufferPointer(start: arena + Int(starts[s]), count: Int(lengths[s])))
-        }
-      }
+    let spans = spans
+    for slot in slots {
+      let span = spans[Int(slot)]
+      try body(UnsafeRawBufferPointer(start: arena + Int(span.start), count: Int(span.length)))
     }
   }
 
@@ -105,15 +99,18 @@ final class MemberTable {
     bytes(Int(a)).lexicographicallyPrecedes(bytes(Int(b)))
   }
 
-  deinit { arena.deallocate() }
+  deinit {
+    arena.deallocate()
+    spans.deallocate()
+  }
 
   /// The name at slot `s`, in place.
   private func bytes(_ s: Int) -> UnsafeBufferPointer<UInt8> {
-    UnsafeBufferPointer(start: arena + Int(starts[s]), count: Int(lengths[s]))
+    UnsafeBufferPointer(start: arena + Int(spans[s].start), count: Int(spans[s].length))
   }
 
   private func equals(_ s: Int, _ name: some Collection<UInt8>) -> Bool {
-    Int(lengths[s]) == name.count && bytes(s).elementsEqual(name)
+    Int(spans[s].length) == name.count && bytes(s).elementsEqual(name)
   }
 
   /// Room for `needed` bytes in the arena, growing it by half again (or to fit).
@@ -125,6 +122,26 @@ final class MemberTable {
     arena.deallocate()
     arena = grown
     arenaCapacity = capacity
+  }
+
+  /// Makes slots up to `s` exist, the new ones free, growing the spans by half again (or to fit).
+  private func addSlots(upTo s: Int) {
+    if s >= spanCapacity {
+      let capacity = max(s + 1, spanCapacity + spanCapacity / 2)
+      let grown = UnsafeMutablePointer<Span>.allocate(capacity: capacity)
+      grown.moveInitialize(from: spans, count: spanCount)
+      spans.deallocate()
+      spans = grown
+      spanCapacity = capacity
+    }
+    (spans + spanCount).initialize(
+      repeating: Span(start: 0, length: Self.free), count: s + 1 - spanCount)
+    spanCount = s + 1
+  }
+
+  private struct Span {
+    var start: UInt32
+    var length: UInt32
   }
 
   private static func hash(_ name: some Collection<UInt8>) -> Int {
@@ -151,7 +168,7 @@ final class MemberTable {
     while size < (count + 1) * 4 { size *= 2 }
     table = [UInt32](repeating: Self.empty, count: size)
     deletedCount = 0
-    for s in 0..<lengths.count where lengths[s] != Self.free { place(UInt32(s)) }
+    for s in 0..<spanCount where spans[s].length != Self.free { place(UInt32(s)) }
   }
 
   /// Copies the live names into a fresh arena once half of it is garbage.
@@ -159,10 +176,10 @@ final class MemberTable {
     let capacity = max(64, arenaCount - garbage)
     let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
     var count = 0
-    for s in 0..<lengths.count where lengths[s] != Self.free {
+    for s in 0..<spanCount where spans[s].length != Self.free {
       let name = bytes(s)
       (fresh + count).initialize(from: name.baseAddress!, count: name.count)
-      starts[s] = UInt32(count)
+      spans[s].start = UInt32(count)
       count += name.count
     }
     arena.deallocate()
