@@ -57,6 +57,18 @@ private func feed<T>(
   return values
 }
 
+/// The error `skip(upTo:)` throws on `input`, if any.
+private func skipError(_ input: String, _ parser: RESPReplyParser = RESPReplyParser()) -> String? {
+  var parser = parser
+  parser.append(ByteBuffer(string: input))
+  do {
+    _ = try parser.skip(upTo: 10) { _ in }
+    return nil
+  } catch {
+    return error.message
+  }
+}
+
 private func replyError(_ input: String) -> String? {
   do {
     _ = try replies(input)
@@ -217,16 +229,6 @@ private func replyError(_ input: String) -> String? {
   }
 
   @Test func skippingChecksHeadersAsReadingDoes() throws {
-    func skipError(_ input: String, _ parser: RESPReplyParser = RESPReplyParser()) -> String? {
-      var parser = parser
-      parser.append(ByteBuffer(string: input))
-      do {
-        _ = try parser.skip(upTo: 10) { _ in }
-        return nil
-      } catch {
-        return error.message
-      }
-    }
     #expect(skipError("$01\r\nx\r\n") == "invalid length '01'")
     #expect(skipError("$-2\r\n") == "invalid length '-2'")
     #expect(skipError("*1x\r\n") == "invalid aggregate length '1x'")
@@ -265,16 +267,6 @@ private func replyError(_ input: String) -> String? {
       let chunk = Int.random(in: 1...40, using: &rng)
       #expect(try summaries(stream, chunks: [chunk]) == expected, "\(stream.debugDescription)")
       #expect(try replies(stream, chunks: [chunk]).count == expected.count)
-    }
-    func skipError(_ input: String) -> String? {
-      var parser = RESPReplyParser()
-      parser.append(ByteBuffer(string: input))
-      do {
-        _ = try parser.skip(upTo: 10) { _ in }
-        return nil
-      } catch {
-        return error.message
-      }
     }
     #expect(skipError("*2\r\n$1\r\na\r\n:12a\r\n") == "invalid integer '12a'")
     #expect(skipError("*2\r\n$1\r\na\r\n$1\r\nab\r\n") == "string payload not followed by CRLF")
