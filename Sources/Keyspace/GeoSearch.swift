@@ -219,10 +219,11 @@ private struct ScannedCells {
   private var prefixes = SIMD16<UInt64>(repeating: .max)
   /// A search's cells share one step: a score's prefix at that step is compared with each.
   private let shift: UInt64
+  /// Redis scans the centre and its eight neighbours at most.
+  private static let most = 9
 
   init(_ cells: [RedisGeoArea.Cell]) {
-    // Redis scans the centre and its eight neighbours at most.
-    precondition(cells.count <= 9, "more cells than Redis scans")
+    precondition(cells.count <= Self.most, "more cells than Redis scans")
     for (i, cell) in cells.enumerated() { prefixes[i] = cell.bits }
     shift = UInt64(52 - 2 * (cells.first?.step ?? 26))
   }
@@ -230,7 +231,7 @@ private struct ScannedCells {
   func holdOnce(_ score: Double) -> Bool {
     let prefix = SortedSet.geohash(score: score) >> shift
     var holding = 0
-    for i in 0..<9 where prefixes[i] == prefix { holding += 1 }
+    for i in 0..<Self.most where prefixes[i] == prefix { holding += 1 }
     return holding == 1
   }
 }

@@ -116,27 +116,29 @@ final class MemberTable {
   /// Room for `needed` bytes in the arena, growing it by half again (or to fit).
   private func reserveArena(_ needed: Int) {
     guard needed > arenaCapacity else { return }
-    let capacity = max(needed, arenaCapacity + arenaCapacity / 2)
-    let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-    grown.moveInitialize(from: arena, count: arenaCount)
-    arena.deallocate()
-    arena = grown
-    arenaCapacity = capacity
+    arena = Self.grown(arena, keeping: arenaCount, capacity: &arenaCapacity, toHold: needed)
   }
 
   /// Makes slots up to `s` exist, the new ones free, growing the spans by half again (or to fit).
   private func addSlots(upTo s: Int) {
     if s >= spanCapacity {
-      let capacity = max(s + 1, spanCapacity + spanCapacity / 2)
-      let grown = UnsafeMutablePointer<Span>.allocate(capacity: capacity)
-      grown.moveInitialize(from: spans, count: spanCount)
-      spans.deallocate()
-      spans = grown
-      spanCapacity = capacity
+      spans = Self.grown(spans, keeping: spanCount, capacity: &spanCapacity, toHold: s + 1)
     }
     (spans + spanCount).initialize(
       repeating: Span(start: 0, length: Self.free), count: s + 1 - spanCount)
     spanCount = s + 1
+  }
+
+  /// A larger copy of `buffer` (whose first `count` elements are moved over, and which is freed):
+  /// half again its `capacity`, or `needed` if more.
+  private static func grown<T>(
+    _ buffer: UnsafeMutablePointer<T>, keeping count: Int, capacity: inout Int, toHold needed: Int
+  ) -> UnsafeMutablePointer<T> {
+    capacity = max(needed, capacity + capacity / 2)
+    let grown = UnsafeMutablePointer<T>.allocate(capacity: capacity)
+    grown.moveInitialize(from: buffer, count: count)
+    buffer.deallocate()
+    return grown
   }
 
   private struct Span {
