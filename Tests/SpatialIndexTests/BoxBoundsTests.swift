@@ -1,5 +1,6 @@
 import Datasets
 import Geodesy
+import IndexIntrinsics
 import Testing
 
 @testable import SpatialIndex
@@ -55,4 +56,37 @@ import Testing
     }
     #expect(checked == 320_000)
   }
+
+  #if arch(x86_64)
+    /// On a CPU with AVX-512 the index takes the 16-lane version: it must give the bounds and
+    /// lanes of the portable one to the bit, on random boxes, inverted ones, no limit.
+    @Test(.enabled(if: has_avx512() != 0, "no AVX-512 on this CPU"))
+    func everyVersionGivesTheSameBits() {
+      var rng = SeededGenerator(seed: 78)
+      let boxes = UnsafeMutablePointer<Float>.allocate(capacity: 96)
+      defer { boxes.deallocate() }
+      var portable = [Float](repeating: 0, count: 16)
+      var wide = [Float](repeating: 0, count: 16)
+      for round in 0..<50_000 {
+        for i in 0..<96 { boxes[i] = Float(rng.nextDouble() * 2 - 1) }
+        if round % 5 == 0 {
+          let node = rng.nextInt(below: 16)
+          for c in 0..<3 {
+            boxes[c * 16 + node] = .infinity
+            boxes[(c + 3) * 16 + node] = -.infinity
+          }
+        }
+        let x = Float(rng.nextDouble() * 2 - 1)
+        let y = Float(rng.nextDouble() * 2 - 1)
+        let z = Float(rng.nextDouble() * 2 - 1)
+        let limit = round % 7 == 0 ? Float.infinity : Float(rng.nextDouble() * 3)
+        let a = box16_bounds_portable(
+          boxes, x, y, z, FloatQuery.slack, FloatQuery.shrink, limit, &portable)
+        let b = box16_bounds_avx512(
+          boxes, x, y, z, FloatQuery.slack, FloatQuery.shrink, limit, &wide)
+        #expect(a == b, "round \(round): lanes \(a) vs \(b)")
+        #expect(portable.map(\.bitPattern) == wide.map(\.bitPattern), "round \(round)")
+      }
+    }
+  #endif
 }

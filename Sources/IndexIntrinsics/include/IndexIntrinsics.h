@@ -17,6 +17,20 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+#if defined(__x86_64__)
+/// Whether this CPU runs AVX-512F, tested once at load: the build targets baseline x86-64, so
+/// the 16-lane version is compiled for AVX-512 alone and chosen at run time.
+extern int cardatlas_has_avx512;
+
+static inline int has_avx512(void) { return cardatlas_has_avx512; }
+
+/// `box16_bounds_portable` in one 16-lane pass: the same operations in the same order, so the
+/// same bounds to the bit.
+unsigned box16_bounds_avx512(
+  const float *boxes, float x, float y, float z, float slack, float shrink, float limit,
+  float *out);
+#endif
+
 /// Lower bounds on the squared chord from the point (x, y, z) to 16 boxes, written to `out`;
 /// returns bit j set when bound j is below `limit`. The boxes are 6 rows of 16 floats: min x,
 /// min y, min z, max x, max y, max z. Inverted (empty) boxes get infinity.
@@ -25,7 +39,7 @@ static inline void cpu_relax(void) {
 /// rounding of the point and of the differences), and the sum is multiplied by `shrink` (the
 /// rounding of the squares and adds), so no bound exceeds the exact one. In C because Swift's
 /// SIMD comparisons and max compile to loops over the lanes.
-static inline unsigned box16_bounds(
+static inline unsigned box16_bounds_portable(
   const float *boxes, float x, float y, float z, float slack, float shrink, float limit,
   float *out) {
 #if defined(__SSE2__)
@@ -65,6 +79,17 @@ static inline unsigned box16_bounds(
   }
   return mask;
 #endif
+}
+
+/// `box16_bounds_portable`, or on a CPU with AVX-512 the same in one pass.
+static inline unsigned box16_bounds(
+  const float *boxes, float x, float y, float z, float slack, float shrink, float limit,
+  float *out) {
+#if defined(__x86_64__)
+  if (cardatlas_has_avx512)
+    return box16_bounds_avx512(boxes, x, y, z, slack, shrink, limit, out);
+#endif
+  return box16_bounds_portable(boxes, x, y, z, slack, shrink, limit, out);
 }
 
 #endif
