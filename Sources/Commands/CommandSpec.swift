@@ -65,8 +65,7 @@ struct Invocation {
 
   /// Runs a read under the shared lock.
   func read<T>(_ body: (Database) throws -> T) rethrows -> T {
-    let db = session.db
-    return try keyspace.read { try body($0[db]) }
+    try keyspace.read(db: session.db, body)
   }
 
   /// Runs a write under the exclusive lock and keeps its changes for the store.

@@ -36,16 +36,31 @@ extension GeoCommands {
       let args = call.arguments
       let resp3 = call.resp3
       return call.read { db in
-        switch args.withView({ parse($0, db, source, flags) }) {
-        case .failure(let error): return .error(error.message)
-        case .success(let (request, set)): return reply(request, set, resp3: resp3)
+        args.withView { view in
+          view.withBytes(source) { key in
+            db.withSortedSet(at: key) { set in
+              switch parse(view, set, flags) {
+              case .failure(let error): return .error(error.message)
+              case .success(let request):
+                switch set {
+                case .none: return .array([])
+                case .some(let set): return reply(request, set, resp3: resp3)
+                }
+              }
+            } ?? .error(RedisError.wrongType)
+          }
         }
       }
     }
     let db = call.db
     let args = call.arguments
     return call.write { writer -> RESPValue in
-      switch args.withView({ parse($0, writer.database(db), source, flags) }) {
+      let parsed = args.withView { view in
+        sortedSet(writer.database(db), view, source).flatMap { set in
+          parse(view, set, flags).map { ($0, set) }
+        }
+      }
+      switch parsed {
       case .failure(let error): return .error(error.message)
       case .success(let (request, set)): return store(request, set, db: db, writer: &writer)
       }
@@ -60,15 +75,11 @@ extension GeoCommands {
     return (base..<(args.count - 1)).contains { args.is($0, "store") || args.is($0, "storedist") }
   }
 
-  /// Reads the arguments in Redis's order, reporting the first error Redis would.
+  /// Reads the arguments in Redis's order, reporting the first error Redis would (after the
+  /// key's type, which the caller has checked in looking `set` up).
   private static func parse(
-    _ args: ArgumentView, _ db: Database, _ source: Int, _ flags: SearchFlags
-  ) -> Result<(Request, SortedSet?), RedisReplyError> {
-    let set: SortedSet?
-    switch sortedSet(db, args, source) {
-    case .failure(let error): return .failure(error)
-    case .success(let found): set = found
-    }
+    _ args: ArgumentView, _ set: SortedSet?, _ flags: SearchFlags
+  ) -> Result<Request, RedisReplyError> {
     var request = Request()
     var base: Int
     if flags.contains(.coordinates) {
@@ -126,7 +137,7 @@ extension GeoCommands {
       return .failure(RedisReplyError("ERR the ANY argument requires COUNT argument"))
     }
     if request.count != 0 && request.sort == .none && !request.any { request.sort = .ascending }
-    return .success((request, set))
+    return .success(request)
   }
 
   /// The optional arguments, as `georadiusGeneric`'s loop reads them.
@@ -236,8 +247,7 @@ extension GeoCommands {
   /// The reply, encoded straight into bytes, names read from the set in place: the map's hot
   /// path returns thousands of these a second and a tree of values per member costs more than
   /// the search. A reply of names alone (the common one) reserves its room once.
-  private static func reply(_ request: Request, _ set: SortedSet?, resp3: Bool) -> RESPValue {
-    guard let set else { return .array([]) }
+  private static func reply(_ request: Request, _ set: SortedSet, resp3: Bool) -> RESPValue {
     let found = matches(request, set)
     let fields =
       1 + (request.withDist ? 1 : 0) + (request.withHash ? 1 : 0) + (request.withCoord ? 1 : 0)

@@ -40,21 +40,19 @@ extension SortedSet {
     _ search: RedisGeoArea.Search, sort: GeoSortOrder, count: Int, any: Bool,
     distances: Bool = true
   ) -> [GeoMatch] {
-    let (cells, nearest) = withScratch { scratch -> ([RedisGeoArea.Cell], [GeoMatch]?) in
-      RedisGeoArea.cells(for: search, into: &scratch.cells)
-      if sort == .ascending, count > 0, !any, !distances,
-        let nearest = nearestByChord(search, scratch.cells, count, scratch)
-      {
-        return ([], nearest)
-      }
-      // Only the slower paths copy the cells out of the scratch.
-      return (scratch.cells, nil)
+    let scratch = takeScratch()
+    defer { giveBack(scratch) }
+    RedisGeoArea.cells(for: search, into: &scratch.cells)
+    if sort == .ascending, count > 0, !any, !distances,
+      let nearest = nearestByChord(search, scratch.cells, count, scratch)
+    {
+      return nearest
     }
-    if let nearest { return nearest }
+    let cells = scratch.cells
     if sort == .ascending, count > 0, !any {
-      if let nearest = nearestFirst(search, cells, count) { return nearest }
+      if let nearest = nearestFirst(search, cells, count, scratch.searcher) { return nearest }
     }
-    var found = everyMatch(search, cells).map(\.match)
+    var found = everyMatch(search, cells, scratch.searcher).map(\.match)
     if count > 0 && any && found.count > count { found.removeLast(found.count - count) }
     guard sort != .none else {
       if count > 0 && found.count > count { found.removeLast(found.count - count) }
@@ -81,14 +79,12 @@ extension SortedSet {
   }
 
   /// Every member inside the shape, once per scanned cell holding it, in Redis's scan order.
-  private func everyMatch(_ search: RedisGeoArea.Search, _ cells: [RedisGeoArea.Cell])
-    -> [(match: GeoMatch, cell: Int)]
-  {
-    let hits = withSearcher { searcher in
-      searcher.radius(
-        longitude: search.longitude, latitude: search.latitude,
-        radius: Self.widened(search.enclosingRadius))
-    }
+  private func everyMatch(
+    _ search: RedisGeoArea.Search, _ cells: [RedisGeoArea.Cell], _ searcher: GeoSearcher
+  ) -> [(match: GeoMatch, cell: Int)] {
+    let hits = searcher.radius(
+      longitude: search.longitude, latitude: search.latitude,
+      radius: Self.widened(search.enclosingRadius))
     var found: [(match: GeoMatch, cell: Int)] = []
     for hit in hits {
       guard let match = self.match(hit, search) else { continue }
@@ -114,13 +110,12 @@ extension SortedSet {
   /// every one of them is inside the shape and a scanned cell, and the next candidate is
   /// farther than the last. Nil sends the query down the exhaustive path.
   private func nearestFirst(
-    _ search: RedisGeoArea.Search, _ cells: [RedisGeoArea.Cell], _ count: Int
+    _ search: RedisGeoArea.Search, _ cells: [RedisGeoArea.Cell], _ count: Int,
+    _ searcher: GeoSearcher
   ) -> [GeoMatch]? {
-    let hits = withSearcher { searcher in
-      searcher.nearest(
-        longitude: search.longitude, latitude: search.latitude, k: count + 1,
-        within: Self.widened(search.enclosingRadius))
-    }
+    let hits = searcher.nearest(
+      longitude: search.longitude, latitude: search.latitude, k: count + 1,
+      within: Self.widened(search.enclosingRadius))
     var out: [GeoMatch] = []
     out.reserveCapacity(min(count, hits.count))
     let scanned = ScannedCells(cells)

@@ -21,15 +21,25 @@ public enum Value: Sendable {
 public final class Keyspace: @unchecked Sendable {
   public static let databaseCount = 16
   private let lock = RWLock()
-  private var databases: [Database]
+  /// The databases live as long as the keyspace (a flush empties one in place).
+  private let databases: [Database]
+  /// The same databases, unretained: a read borrows one without writing its reference count,
+  /// a cache line every event loop would otherwise fight over on every command.
+  private let lent: [Unmanaged<Database>]
 
   public init() {
     databases = (0..<Self.databaseCount).map { _ in Database() }
+    lent = databases.map { Unmanaged.passUnretained($0) }
   }
 
   /// Runs `body` with shared access to the databases.
   public func read<T>(_ body: (Databases) throws -> T) rethrows -> T {
     try lock.withReadLock { try body(Databases(keyspace: self)) }
+  }
+
+  /// Runs `body` with shared access to database `db`, lent without a retain.
+  public func read<T>(db: Int, _ body: (Database) throws -> T) rethrows -> T {
+    try lock.withReadLock { try lent[db]._withUnsafeGuaranteedRef { try body($0) } }
   }
 
   /// Runs `body` with exclusive access; every change it makes is appended to `changes`.
@@ -48,7 +58,7 @@ public final class Keyspace: @unchecked Sendable {
     var entries: [(member: Bytes, score: Double)] = []
     func finish() {
       guard let (db, key) = current, !entries.isEmpty else { return }
-      databases[db].entries[Key(key)] = .sortedSet(SortedSet(entries: entries))
+      databases[db].store(.sortedSet(SortedSet(entries: entries)), at: Key(key))
       entries = []
     }
     try lock.withWriteLock {
@@ -88,16 +98,14 @@ public final class Keyspace: @unchecked Sendable {
     /// Replaces whatever `key` holds with a string.
     public mutating func setString(db: Int, key: Bytes, value: Bytes) {
       if case .sortedSet = keyspace.databases[db].entries[Key(key)] { delete(db: db, key: key) }
-      keyspace.databases[db].entries[Key(key)] = .string(value)
+      keyspace.databases[db].store(.string(value), at: Key(key))
       changes.append(.setString(db: db, key: key, value: value))
     }
 
     /// Deletes a key; returns whether it existed.
     @discardableResult
     public mutating func delete(db: Int, key: Bytes) -> Bool {
-      guard keyspace.databases[db].entries.removeValue(forKey: Key(key)) != nil else {
-        return false
-      }
+      guard keyspace.databases[db].store(nil, at: Key(key)) != nil else { return false }
       changes.append(.deleteKey(db: db, key: key))
       return true
     }
@@ -107,7 +115,7 @@ public final class Keyspace: @unchecked Sendable {
     public mutating func sortedSet(db: Int, key: Bytes) -> SortedSet {
       if case .sortedSet(let set) = keyspace.databases[db].entries[Key(key)] { return set }
       let set = SortedSet()
-      keyspace.databases[db].entries[Key(key)] = .sortedSet(set)
+      keyspace.databases[db].store(.sortedSet(set), at: Key(key))
       return set
     }
 
@@ -132,24 +140,24 @@ public final class Keyspace: @unchecked Sendable {
     public mutating func remove(db: Int, key: Bytes, set: SortedSet, member: Bytes) -> Bool {
       guard set.remove(member) else { return false }
       changes.append(.geoRemove(db: db, key: key, member: member))
-      if set.count == 0 { keyspace.databases[db].entries[Key(key)] = nil }
+      if set.count == 0 { keyspace.databases[db].store(nil, at: Key(key)) }
       return true
     }
 
     /// Drops an empty sorted set that a write created but did not fill.
     public mutating func dropIfEmpty(db: Int, key: Bytes) {
       if case .sortedSet(let set) = keyspace.databases[db].entries[Key(key)], set.count == 0 {
-        keyspace.databases[db].entries[Key(key)] = nil
+        keyspace.databases[db].store(nil, at: Key(key))
       }
     }
 
     public mutating func flush(db: Int) {
-      keyspace.databases[db] = Database()
+      keyspace.databases[db].removeAll()
       changes.append(.flushDatabase(db: db))
     }
 
     public mutating func flushAll() {
-      keyspace.databases = (0..<Keyspace.databaseCount).map { _ in Database() }
+      for database in keyspace.databases { database.removeAll() }
       changes.append(.flushAll)
     }
 
@@ -173,7 +181,9 @@ public final class Keyspace: @unchecked Sendable {
 
 /// One numbered database: its keys. Guarded by the keyspace's lock.
 public final class Database: @unchecked Sendable {
-  var entries: [Key: Value] = [:]
+  private(set) var entries: [Key: Value] = [:]
+  /// The sorted sets of `entries` again, unretained, for `withSortedSet`.
+  private var sets: [Key: Unmanaged<SortedSet>] = [:]
 
   public var count: Int { entries.count }
 
@@ -181,6 +191,35 @@ public final class Database: @unchecked Sendable {
 
   /// The value at a key given as bytes in place (say, a command's argument).
   public subscript(key: UnsafeRawBufferPointer) -> Value? { entries[Key(key)] }
+
+  /// Runs `body` with the sorted set at `key`, or nil when the key is missing; returns nil
+  /// without running it when the key holds another type. The set is lent without a retain:
+  /// searches from every event loop would otherwise all write its reference count.
+  public func withSortedSet<R>(at key: UnsafeRawBufferPointer, _ body: (SortedSet?) -> R) -> R? {
+    let key = Key(key)
+    if let set = sets[key] { return set._withUnsafeGuaranteedRef { body($0) } }
+    return entries[key] == nil ? body(nil) : nil
+  }
+
+  /// Sets or (with nil) removes the value at `key`; returns the value it replaces.
+  @discardableResult
+  func store(_ value: Value?, at key: Key) -> Value? {
+    guard let value else {
+      sets[key] = nil
+      return entries.removeValue(forKey: key)
+    }
+    if case .sortedSet(let set) = value {
+      sets[key] = Unmanaged.passUnretained(set)
+    } else {
+      sets[key] = nil
+    }
+    return entries.updateValue(value, forKey: key)
+  }
+
+  func removeAll() {
+    sets = [:]
+    entries = [:]
+  }
 
   /// Every key, in no particular order.
   public var keys: [Bytes] { entries.keys.map(\.bytes) }

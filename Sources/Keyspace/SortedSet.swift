@@ -172,33 +172,39 @@ public final class SortedSet: @unchecked Sendable {
 
   func score(slot: ItemID) -> Double { scores[Int(slot)] }
 
-  func withSearcher<T>(_ body: (GeoSearcher) -> T) -> T {
-    withScratch { body($0.searcher) }
+  /// Scratch space no other thread uses until `giveBack`: this thread's own, or one from the
+  /// pool. (Taken and given back rather than lent to a closure, which would retain the set.)
+  func takeScratch() -> SearchScratch {
+    if let slot = ThreadSlot.current {
+      if let scratch = ownScratch[slot] { return scratch }
+      let scratch = SearchScratch(index.makeSearcher(), pooled: false)
+      ownScratch[slot] = scratch
+      return scratch
+    }
+    return searchers.withLock { $0.take() }.scratch
+      ?? SearchScratch(index.makeSearcher(), pooled: true)
   }
 
-  /// Runs `body` with scratch space no other thread uses meanwhile.
-  func withScratch<T>(_ body: (SearchScratch) -> T) -> T {
-    if let slot = ThreadSlot.current {
-      if let scratch = ownScratch[slot] { return body(scratch) }
-      let scratch = SearchScratch(index.makeSearcher())
-      ownScratch[slot] = scratch
-      return body(scratch)
-    }
-    let scratch = searchers.withLock { $0.take() }.scratch ?? SearchScratch(index.makeSearcher())
-    defer { searchers.withLock { $0.free.append(scratch) } }
-    return body(scratch)
+  func giveBack(_ scratch: SearchScratch) {
+    guard scratch.pooled else { return }
+    searchers.withLock { $0.free.append(scratch) }
   }
 
   /// What a search reuses: a searcher, and buffers for its cells and matches (handed to the
   /// caller and kept: once the caller lets go of one, the next search writes over it in place).
   final class SearchScratch {
     let searcher: GeoSearcher
+    /// Whether it belongs to the shared pool rather than to a thread's slot.
+    let pooled: Bool
     var cells: [RedisGeoArea.Cell] = []
     var matches: [GeoMatch] = []
     /// The last search radius and its squared chord.
     var insideChord = RememberedChord()
 
-    init(_ searcher: GeoSearcher) { self.searcher = searcher }
+    init(_ searcher: GeoSearcher, pooled: Bool) {
+      self.searcher = searcher
+      self.pooled = pooled
+    }
   }
 
   /// Idle scratch spaces. Each is used by one thread at a time: taken, used, put back.

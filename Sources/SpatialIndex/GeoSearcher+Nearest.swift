@@ -104,7 +104,7 @@ extension GeoSearcher {
   /// first makes the bound tight before the queue is ever popped.
   @inline(__always)
   static func bestFirst(
-    _ tree: TreeView, _ overflow: borrowing Overflow, q: UnitVector, k: Int, limit: Double,
+    _ tree: TreeView, _ overflow: OverflowView, q: UnitVector, k: Int, limit: Double,
     filter: Filter, queue: inout MinQueue, kBound: inout KBound, found: inout ScratchBuffer<Ref>,
     foundKeys: inout ScratchBuffer<Double>
   ) {

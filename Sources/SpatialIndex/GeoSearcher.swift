@@ -40,14 +40,14 @@ public final class GeoSearcher: SpatialQuerying {
 
   /// Runs `body` under the read lock with the tree's buffers and the overflow items.
   @inline(__always)
-  func reading<T>(_ body: (TreeView, borrowing Overflow) -> T) -> T {
+  func reading<T>(_ body: (TreeView, OverflowView) -> T) -> T {
     let index = self.index
     index.lock.lockForReading()
     defer { index.lock.unlockAfterReading() }
-    // Through a pointer, the overflow is lent in place: read as a property, it was copied,
-    // and its three buffers retained and released, on every query.
+    // Through pointers, the overflow is lent in place: passed as a value, it was copied, and
+    // its buffers (which every thread's queries share) retained and released on every query.
     return withUnsafeMutablePointer(to: &index.state) { state in
-      body(state.pointee.tree.view, state.pointee.overflow)
+      body(state.pointee.tree.view, state.pointee.overflow.view)
     }
   }
 

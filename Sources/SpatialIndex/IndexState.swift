@@ -9,6 +9,14 @@ struct Overflow {
 
   var isEmpty: Bool { items.isEmpty }
 
+  /// The items and vectors in place. Read through the state's pointer, the arrays themselves
+  /// would be copied, and their shared buffers retained and released on every query.
+  var view: OverflowView {
+    OverflowView(
+      items: UnsafeBufferPointer(start: items._baseAddressIfContiguous, count: items.count),
+      vectors: UnsafeBufferPointer(start: vectors._baseAddressIfContiguous, count: vectors.count))
+  }
+
   mutating func upsert(_ item: Item) {
     let v = UnitVector(longitude: item.longitude, latitude: item.latitude)
     if let i = position[item.id] {
@@ -33,6 +41,12 @@ struct Overflow {
     vectors.removeLast()
     return true
   }
+}
+
+/// The overflow's items and their vectors in place, for a query under the read lock.
+struct OverflowView {
+  let items: UnsafeBufferPointer<Item>
+  let vectors: UnsafeBufferPointer<UnitVector>
 }
 
 /// The tree plus its overflow: everything a query reads. Single-threaded; `GeoIndex` guards it.

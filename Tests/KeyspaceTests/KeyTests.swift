@@ -23,7 +23,7 @@ import Testing
 
   @Test func aKeyInPlaceFindsTheStoredOne() {
     let db = Database()
-    for (i, key) in Self.keys.enumerated() { db.entries[Key(key)] = .string([UInt8(i)]) }
+    for (i, key) in Self.keys.enumerated() { db.store(.string([UInt8(i)]), at: Key(key)) }
     #expect(db.count == Self.keys.count)
     for (i, key) in Self.keys.enumerated() {
       guard case .string(let value) = key.withUnsafeBytes({ db[$0] }) else {
