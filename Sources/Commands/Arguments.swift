@@ -120,36 +120,51 @@ extension ArgumentReading {
 /// exact, so their one correctly rounded division is strtod's correctly rounded result
 /// (Clinger's fast path); coordinates and radii almost always take it.
 func plainDecimal(_ text: UnsafeRawBufferPointer) -> Double? {
-  var i = 0
   let negative = text.first == UInt8(ascii: "-")
-  if negative { i = 1 }
+  let start = negative ? 1 : 0
   var mantissa: Int64 = 0
-  var digits = 0
-  var decimals = 0
-  var point = false
-  while i < text.count {
-    let byte = text[i]
-    if byte == UInt8(ascii: ".") && !point {
-      point = true
-    } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
-      // Past 15 digits strtod decides (and the integer would soon overflow).
-      guard digits < 15 else { return nil }
-      mantissa = mantissa * 10 + Int64(byte - UInt8(ascii: "0"))
-      digits += 1
-      if point { decimals += 1 }
+  var point = -1
+  // One test per byte on the way: a digit, else the first point, else not plain. Past 15
+  // digits the integer may wrap, but such text is declined below before it is used.
+  for i in start..<text.count {
+    let digit = text[i] &- UInt8(ascii: "0")
+    if digit < 10 {
+      mantissa = mantissa &* 10 &+ Int64(digit)
+    } else if text[i] == UInt8(ascii: ".") && point < 0 {
+      point = i
     } else {
       return nil
     }
-    i += 1
   }
-  guard digits > 0 else { return nil }
-  let value = Double(mantissa) / exactPowersOfTen[decimals]
+  let digits = text.count - start - (point < 0 ? 0 : 1)
+  // Past 15 digits strtod decides.
+  guard digits > 0, digits <= 15 else { return nil }
+  let value = Double(mantissa) / exactPowerOfTen(point < 0 ? 0 : text.count - point - 1)
   return negative ? -value : value
 }
 
-private let exactPowersOfTen: [Double] = [
-  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-]
+/// 10ⁿ for n in 0...15, each exact in a Double (a switch, so no global to initialise).
+@inline(__always)
+private func exactPowerOfTen(_ n: Int) -> Double {
+  switch n {
+  case 0: 1
+  case 1: 1e1
+  case 2: 1e2
+  case 3: 1e3
+  case 4: 1e4
+  case 5: 1e5
+  case 6: 1e6
+  case 7: 1e7
+  case 8: 1e8
+  case 9: 1e9
+  case 10: 1e10
+  case 11: 1e11
+  case 12: 1e12
+  case 13: 1e13
+  case 14: 1e14
+  default: 1e15
+  }
+}
 
 @inline(__always)
 func lowercase(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte + 32 : byte }
