@@ -38,16 +38,8 @@ extension GeoCommands {
       return call.read { db in
         args.withView { view in
           view.withBytes(source) { key in
-            db.withSortedSet(at: key) { set in
-              switch parse(view, set, flags) {
-              case .failure(let error): return .error(error.message)
-              case .success(let request):
-                switch set {
-                case .none: return .array([])
-                case .some(let set): return reply(request, set, resp3: resp3)
-                }
-              }
-            } ?? .error(RedisError.wrongType)
+            db.withSortedSet(at: key) { answer(view, $0, flags, resp3: resp3) }
+              ?? .error(RedisError.wrongType)
           }
         }
       }
@@ -63,6 +55,21 @@ extension GeoCommands {
       switch parsed {
       case .failure(let error): return .error(error.message)
       case .success(let (request, set)): return store(request, set, db: db, writer: &writer)
+      }
+    }
+  }
+
+  /// A read-only search's reply, from the set at its key (nil when the key is missing).
+  private static func answer(
+    _ args: ArgumentView, _ set: SortedSet?, _ flags: SearchFlags, resp3: Bool
+  ) -> RESPValue {
+    switch parse(args, set, flags) {
+    case .failure(let error): return .error(error.message)
+    case .success(let request):
+      // A switch, not `guard let`: binding the lent set would copy (retain) it.
+      switch set {
+      case .none: return .array([])
+      case .some(let set): return reply(request, set, resp3: resp3)
       }
     }
   }

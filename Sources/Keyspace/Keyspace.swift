@@ -204,15 +204,12 @@ public final class Database: @unchecked Sendable {
   /// Sets or (with nil) removes the value at `key`; returns the value it replaces.
   @discardableResult
   func store(_ value: Value?, at key: Key) -> Value? {
-    guard let value else {
-      sets[key] = nil
-      return entries.removeValue(forKey: key)
-    }
-    if case .sortedSet(let set) = value {
+    if case .sortedSet(let set)? = value {
       sets[key] = Unmanaged.passUnretained(set)
     } else {
       sets[key] = nil
     }
+    guard let value else { return entries.removeValue(forKey: key) }
     return entries.updateValue(value, forKey: key)
   }
 
