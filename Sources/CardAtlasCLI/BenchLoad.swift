@@ -14,7 +14,11 @@ struct BenchLoad: AsyncParsableCommand {
       writing the next ones; a request's latency runs from the write of its window to the \
       arrival of its reply. Requests are encoded before timing starts. With --compare, the \
       second server gets the same points and, after the target, the identical requests, and \
-      the ratios target ÷ compare are printed.
+      the ratios target ÷ compare are printed. With --baseline, a second workload (ping, say) \
+      runs on every server too, and each server's throughput ratio workload ÷ baseline is \
+      printed: what a query costs beyond a round trip, measured in the same run. --rounds \
+      splits every measurement into rounds, odd rounds in the reverse order of even ones, so \
+      that a machine whose speed drifts weighs on all the figures alike.
 
       Workloads (query centres are drawn like the points, unless --center fixes one):
         radius  GEOSEARCH key FROMLONLAT lon lat BYRADIUS <radius> km ASC COUNT 10
@@ -48,20 +52,23 @@ struct BenchLoad: AsyncParsableCommand {
   @Option(help: "Connections per server.") var clients = 50
   @Option(help: "Requests in flight per connection (written together, like redis-benchmark -P).")
   var pipeline = 16
-  @Option(help: "Requests per server (default 100000 unless --duration is given).")
+  @Option(
+    help: "Requests per server and workload (default 100000 unless --duration is given).")
   var requests: Int?
-  @Option(help: "Seconds per server (with --requests too: whichever comes first).")
+  @Option(help: "Seconds per server and workload (with --requests too: whichever comes first).")
   var duration: Double?
+  @Option(help: "Split each server's and workload's requests or seconds into this many rounds.")
+  var rounds = 1
 
   @Option(
     help: "radius, knn, box, add, mixed or ping. (default: radius)",
-    transform: { text in
-      guard let workload = Workload(rawValue: text) else {
-        throw ValidationError("unknown workload '\(text)': radius, knn, box, add, mixed or ping")
-      }
-      return workload
-    })
+    transform: Self.workload(named:))
   var workload = Workload.radius
+
+  @Option(
+    help: "A second workload run on every server, for the ratio workload ÷ baseline (e.g. ping).",
+    transform: Self.workload(named:))
+  var baseline: Workload?
 
   @Option(help: "Points to load before timing; 0 skips loading (default 1000000, 0 for ping).")
   var points: Int?
@@ -84,6 +91,13 @@ struct BenchLoad: AsyncParsableCommand {
   @Option(help: "Event loop threads of the generator (default: one per core).") var threads: Int?
   @Flag(help: "No progress lines on stderr.") var quiet = false
 
+  static func workload(named text: String) throws -> Workload {
+    guard let workload = Workload(rawValue: text) else {
+      throw ValidationError("unknown workload '\(text)': radius, knn, box, add, mixed or ping")
+    }
+    return workload
+  }
+
   var loadConfiguration: LoadConfiguration {
     LoadConfiguration(
       target: target, compare: compare, clients: clients, pipeline: pipeline,
@@ -91,7 +105,8 @@ struct BenchLoad: AsyncParsableCommand {
       parameters: WorkloadParameters(
         workload: workload, key: key, radiusKm: radius, k: k, knnRadiusKm: knnRadius,
         boxWidthKm: boxWidth, boxHeightKm: boxHeight, center: center),
-      stallTimeout: timeout, progressInterval: quiet ? nil : 1, threads: threads)
+      stallTimeout: timeout, progressInterval: quiet ? nil : 1, threads: threads,
+      baseline: baseline, rounds: rounds)
   }
 
   func validate() throws {

@@ -6,7 +6,8 @@ import NIOPosix
 import RESP
 
 /// `cardatlas bench load`: loads the same points into each server, then runs the identical
-/// pre-encoded workload against each in turn (target first) and reports throughput and latency.
+/// pre-encoded workload (and baseline) against each in turn, target first, round after round,
+/// and reports throughput and latency.
 public struct LoadBenchmark: Sendable {
   public let configuration: LoadConfiguration
   private let log: @Sendable (String) -> Void
@@ -23,14 +24,14 @@ public struct LoadBenchmark: Sendable {
     let config = configuration
     try config.validate()
     let parameters = config.parameters
-    let workload = parameters.workload
+    let workloads = config.workloads
 
     // The data: points to load and to move, centres to search from.
     var members: PointSet?
     var centres: PointSet?
-    let needsMembers = config.points > 0 || workload == .add || workload == .mixed
+    let needsMembers = config.points > 0 || workloads.contains { $0 == .add || $0 == .mixed }
     let needsCentres =
-      parameters.center == nil && [.radius, .knn, .box, .mixed].contains(workload)
+      parameters.center == nil && workloads.contains { [.radius, .knn, .box, .mixed].contains($0) }
     if needsMembers || needsCentres {
       let generator = try DatasetGenerator()
       if needsMembers {
@@ -43,9 +44,13 @@ public struct LoadBenchmark: Sendable {
           count: config.poolSize, seed: config.seed, generator: generator)
       }
     }
-    let pool = RequestPool.make(
-      parameters: parameters, pipeline: config.pipeline, seed: config.seed, members: members,
-      centres: centres, size: config.poolSize)
+    let pools = workloads.map { workload in
+      var shape = parameters
+      shape.workload = workload
+      return RequestPool.make(
+        parameters: shape, pipeline: config.pipeline, seed: config.seed, members: members,
+        centres: centres, size: config.poolSize)
+    }
 
     let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads ?? System.coreCount)
     do {
@@ -55,18 +60,37 @@ public struct LoadBenchmark: Sendable {
           loads[index] = try await loadPoints(members, into: server, group: group)
         }
       }
-      var results: [TargetResult] = []
-      for (index, server) in config.servers.enumerated() {
-        let role: TargetResult.Role = index == 0 ? .target : .compare
-        log(
-          "\(workload.rawValue) → \(server) (\(role.rawValue)): \(config.clients) clients, pipeline \(config.pipeline)"
-        )
-        var result = try await measure(server, role: role, pool: pool, group: group)
-        result.load = loads[index]
-        results.append(result)
+      // results[workload][server], rounds added up.
+      var results: [[TargetResult?]] = workloads.map { _ in config.servers.map { _ in nil } }
+      var order: [(server: Int, workload: Int)] = []
+      for server in config.servers.indices {
+        for workload in workloads.indices { order.append((server, workload)) }
+      }
+      for round in 0..<config.rounds {
+        let budget = config.budget(round: round)
+        for (server, workload) in round % 2 == 0 ? order : order.reversed() {
+          let address = config.servers[server]
+          let role: TargetResult.Role = server == 0 ? .target : .compare
+          let roundText = config.rounds > 1 ? ", round \(round + 1) of \(config.rounds)" : ""
+          log(
+            "\(workloads[workload].rawValue) → \(address) (\(role.rawValue)): "
+              + "\(config.clients) clients, pipeline \(config.pipeline)\(roundText)")
+          let result = try await measure(
+            address, role: role, workload: workloads[workload], pool: pools[workload],
+            requests: budget.requests, duration: budget.duration, group: group)
+          if results[workload][server] == nil {
+            results[workload][server] = result
+          } else {
+            results[workload][server]!.add(round: result)
+          }
+        }
       }
       try await group.shutdownGracefully()
-      return LoadReport(configuration: config, targets: results)
+      var targets = results[0].map { $0! }
+      for index in targets.indices { targets[index].load = loads[index] }
+      return LoadReport(
+        configuration: config, targets: targets,
+        baselines: results.count > 1 ? results[1].map { $0! } : [])
     } catch {
       try? await group.shutdownGracefully()
       throw error
@@ -135,12 +159,14 @@ public struct LoadBenchmark: Sendable {
 
   // MARK: Measuring
 
+  /// One measurement: `requests` (or `duration` seconds) of `workload` on `server`, from fresh
+  /// connections.
   func measure(
-    _ server: ServerAddress, role: TargetResult.Role, pool: RequestPool,
-    group: any EventLoopGroup
+    _ server: ServerAddress, role: TargetResult.Role, workload: Workload, pool: RequestPool,
+    requests: Int?, duration: Double?, group: any EventLoopGroup
   ) async throws -> TargetResult {
     let config = configuration
-    let state = RunState(requests: config.requestLimit)
+    let state = RunState(requests: requests)
     let name = server.description
     var promises: [EventLoopPromise<ConnectionResult>] = []
     var connecting: [EventLoopFuture<any Channel>] = []
@@ -178,7 +204,7 @@ public struct LoadBenchmark: Sendable {
     }
 
     let start = DispatchTime.now().uptimeNanoseconds
-    let deadline = config.duration.map { start + UInt64($0 * 1e9) }
+    let deadline = duration.map { start + UInt64($0 * 1e9) }
     for channel in channels {
       channel.pipeline.fireUserInboundEventTriggered(LoadStart(deadline: deadline))
     }
@@ -234,8 +260,8 @@ public struct LoadBenchmark: Sendable {
     }
     let seconds = Double(finished - start) / 1e9
     let result = TargetResult(
-      role: role, server: server, requests: replies, errors: errors, errorSamples: samples,
-      seconds: seconds, latency: histogram)
+      role: role, server: server, workload: workload, requests: replies, errors: errors,
+      errorSamples: samples, seconds: seconds, latency: histogram)
     log(
       "  done: \(grouped(replies)) requests in \(formatted(seconds, decimals: 2)) s, "
         + "\(grouped(Int(result.throughput.rounded()))) req/s"

@@ -9,10 +9,10 @@ public struct LoadConfiguration: Sendable {
   /// Requests each connection writes at once before waiting for all their replies (redis-benchmark's
   /// `-P`).
   public var pipeline: Int
-  /// Requests per server. With `duration` too, the run stops at whichever comes first; with
-  /// neither, `defaultRequests`.
+  /// Requests per server (and per workload, with a baseline), over all rounds. With `duration`
+  /// too, each round stops at whichever comes first; with neither, `defaultRequests`.
   public var requests: Int?
-  /// Seconds per server.
+  /// Seconds per server (and per workload, with a baseline), over all rounds.
   public var duration: Double?
   /// Points loaded into `parameters.key` on every server before timing (the key is replaced);
   /// 0 skips loading.
@@ -30,6 +30,13 @@ public struct LoadConfiguration: Sendable {
   public var poolSize: Int
   /// Event loop threads of the generator; nil for one per core.
   public var threads: Int?
+  /// A second workload measured on every server in the same run, for the ratio workload ÷
+  /// baseline (a search against `ping`: what a query costs beyond a round trip).
+  public var baseline: Workload?
+  /// The measurements are split into this many rounds; odd rounds run the even rounds' order
+  /// backwards (servers, and workload against baseline), so a drift in the machine's speed
+  /// weighs on every figure alike instead of on whichever ran last.
+  public var rounds: Int
 
   public static let defaultRequests = 100_000
   /// Distinct requests pre-encoded when they vary: enough that the same centres and moves come
@@ -47,7 +54,8 @@ public struct LoadConfiguration: Sendable {
     duration: Double? = nil, points: Int? = nil, seed: UInt64 = 1,
     parameters: WorkloadParameters = WorkloadParameters(workload: .radius),
     loadBatch: Int = 1000, stallTimeout: Double = 10, progressInterval: Double? = 1,
-    poolSize: Int = Self.defaultPoolSize, threads: Int? = nil
+    poolSize: Int = Self.defaultPoolSize, threads: Int? = nil, baseline: Workload? = nil,
+    rounds: Int = 1
   ) {
     self.target = target
     self.compare = compare
@@ -55,7 +63,8 @@ public struct LoadConfiguration: Sendable {
     self.pipeline = pipeline
     self.requests = requests
     self.duration = duration
-    self.points = points ?? (parameters.workload.usesPoints ? Self.defaultPoints : 0)
+    let usesPoints = parameters.workload.usesPoints || baseline?.usesPoints == true
+    self.points = points ?? (usesPoints ? Self.defaultPoints : 0)
     self.seed = seed
     self.parameters = parameters
     self.loadBatch = loadBatch
@@ -63,6 +72,8 @@ public struct LoadConfiguration: Sendable {
     self.progressInterval = progressInterval
     self.poolSize = poolSize
     self.threads = threads
+    self.baseline = baseline
+    self.rounds = rounds
   }
 
   /// The request budget per server: nil when only `duration` bounds the run.
@@ -72,6 +83,16 @@ public struct LoadConfiguration: Sendable {
 
   /// The servers, target first.
   public var servers: [ServerAddress] { [target] + (compare.map { [$0] } ?? []) }
+
+  /// The workload, then the baseline if any.
+  public var workloads: [Workload] { [parameters.workload] + (baseline.map { [$0] } ?? []) }
+
+  /// What each measurement of `round` (0-based) may take: an even share of the budget, the
+  /// first rounds taking one request more when it does not divide.
+  func budget(round: Int) -> (requests: Int?, duration: Double?) {
+    let requests = requestLimit.map { $0 / rounds + (round < $0 % rounds ? 1 : 0) }
+    return (requests, duration.map { $0 / Double(rounds) })
+  }
 
   /// The members `add` and `mixed` move.
   var memberCount: Int { points > 0 ? points : Self.defaultMembers }
@@ -87,6 +108,13 @@ public struct LoadConfiguration: Sendable {
     guard loadBatch >= 1 else { throw .invalidArgument("the load batch must be at least 1") }
     guard stallTimeout > 0 else { throw .invalidArgument("--timeout must be > 0") }
     if let threads, threads < 1 { throw .invalidArgument("--threads must be at least 1") }
+    guard rounds >= 1 else { throw .invalidArgument("--rounds must be at least 1") }
+    if let limit = requestLimit, limit < rounds {
+      throw .invalidArgument("--requests must be at least --rounds (one request per round)")
+    }
+    if baseline == parameters.workload {
+      throw .invalidArgument("--baseline must differ from --workload")
+    }
     guard poolSize >= 1 else { throw .invalidArgument("the request pool must not be empty") }
     try parameters.validate()
   }

@@ -29,14 +29,23 @@ public struct LatencySummary: Sendable, Equatable, Codable {
   }
 }
 
-/// What one server did under the workload.
+/// What one server did under one workload, over all rounds.
 public struct TargetResult: Sendable {
   public enum Role: String, Sendable, Codable {
     case target, compare
   }
 
+  /// The requests and time of one round.
+  public struct Round: Sendable, Equatable {
+    public var requests: Int
+    public var seconds: Double
+
+    public var throughput: Double { seconds > 0 ? Double(requests) / seconds : 0 }
+  }
+
   public var role: Role
   public var server: ServerAddress
+  public var workload: Workload
   /// Replies received (error replies included).
   public var requests: Int
   /// Error replies.
@@ -48,13 +57,18 @@ public struct TargetResult: Sendable {
   /// Request latencies in nanoseconds, all connections merged.
   public var latency: Histogram<UInt64>
   public var load: PointLoad?
+  /// Round by round, in the order run.
+  public var rounds: [Round]
 
   public init(
-    role: Role, server: ServerAddress, requests: Int, errors: Int, errorSamples: [String: Int],
-    seconds: Double, latency: Histogram<UInt64>, load: PointLoad? = nil
+    role: Role, server: ServerAddress, workload: Workload, requests: Int, errors: Int,
+    errorSamples: [String: Int], seconds: Double, latency: Histogram<UInt64>,
+    load: PointLoad? = nil
   ) {
     self.role = role
     self.server = server
+    self.workload = workload
+    self.rounds = [Round(requests: requests, seconds: seconds)]
     self.requests = requests
     self.errors = errors
     self.errorSamples = errorSamples
@@ -65,6 +79,16 @@ public struct TargetResult: Sendable {
 
   /// Requests per second.
   public var throughput: Double { seconds > 0 ? Double(requests) / seconds : 0 }
+
+  /// Adds a later round of the same server and workload.
+  mutating func add(round other: TargetResult) {
+    requests += other.requests
+    errors += other.errors
+    for (text, count) in other.errorSamples { errorSamples[text, default: 0] += count }
+    seconds += other.seconds
+    latency.add(other.latency)
+    rounds += other.rounds
+  }
 
   public var summary: LatencySummary {
     func us(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1000 }
@@ -84,15 +108,49 @@ public struct LoadRatio: Sendable, Equatable, Codable {
   public var latency: LatencySummary
 }
 
+/// One server's workload throughput ÷ its baseline throughput.
+public struct BaselineRatio: Sendable, Equatable, Codable {
+  public var server: String
+  /// Over all rounds: total requests per second of the workload ÷ of the baseline.
+  public var throughput: Double
+  /// The smallest and largest ratio of a single round.
+  public var roundMin: Double
+  public var roundMax: Double
+
+  enum CodingKeys: String, CodingKey {
+    case server, throughput
+    case roundMin = "round_min"
+    case roundMax = "round_max"
+  }
+}
+
 /// The outcome of a `bench load` run.
 public struct LoadReport: Sendable {
   public var configuration: LoadConfiguration
-  /// Target first, then the comparison server if any.
+  /// The workload: target first, then the comparison server if any.
   public var targets: [TargetResult]
+  /// The baseline workload, server for server as `targets`; empty without one.
+  public var baselines: [TargetResult]
 
-  public init(configuration: LoadConfiguration, targets: [TargetResult]) {
+  public init(
+    configuration: LoadConfiguration, targets: [TargetResult], baselines: [TargetResult] = []
+  ) {
     self.configuration = configuration
     self.targets = targets
+    self.baselines = baselines
+  }
+
+  /// Workload ÷ baseline for each server, with a baseline.
+  public var baselineRatios: [BaselineRatio] {
+    zip(targets, baselines).map { work, base in
+      let perRound = zip(work.rounds, base.rounds).map { w, b in
+        b.throughput > 0 ? w.throughput / b.throughput : 0
+      }
+      return BaselineRatio(
+        server: work.server.description,
+        throughput: base.throughput > 0 ? work.throughput / base.throughput : 0,
+        roundMin: perRound.min() ?? 0, roundMax: perRound.max() ?? 0)
+    }
   }
 
   /// Target ÷ compare, with `--compare`.
@@ -108,17 +166,22 @@ public struct LoadReport: Sendable {
         p999: r(a.p999, b.p999), max: r(a.max, b.max), mean: r(a.mean, b.mean)))
   }
 
-  /// Error replies, all servers.
-  public var errors: Int { targets.reduce(0) { $0 + $1.errors } }
+  /// Error replies, all servers and workloads.
+  public var errors: Int { (targets + baselines).reduce(0) { $0 + $1.errors } }
 
   // MARK: Text
 
-  /// How the requests were made, in a line or three.
+  /// How the requests were made, in a few lines.
   public var header: String {
     let c = configuration
     let p = c.parameters
     var lines = ["workload \(p.workload.rawValue): \(p.commandTemplate)"]
-    if p.workload != .ping && p.workload != .add {
+    if let baseline = c.baseline {
+      var base = p
+      base.workload = baseline
+      lines.append("baseline \(baseline.rawValue): \(base.commandTemplate)")
+    }
+    if c.workloads.contains(where: { $0 != .ping && $0 != .add }) {
       lines.append(
         p.center.map { "query centre fixed at \($0)" }
           ?? "query centres: \(grouped(c.poolSize)) drawn like the points (around real cities, seed \(c.seed))"
@@ -131,39 +194,47 @@ public struct LoadReport: Sendable {
         c.requestLimit == nil
         ? ", \(formatted(duration, decimals: 1)) s" : " or \(formatted(duration, decimals: 1)) s"
     }
-    setup += " per server"
+    setup += c.baseline == nil ? " per server" : " per server and workload"
+    if c.rounds > 1 { setup += ", in \(c.rounds) rounds" }
     if c.points > 0 { setup += "; \(grouped(c.points)) points loaded into \(p.key)" }
     lines.append(setup)
     return lines.joined(separator: "\n")
   }
 
-  /// The figures as a table, one row per server, then the ratio row and any error replies.
+  /// The figures as a table, one row per server and workload, then the ratio rows and any error
+  /// replies.
   public func table() -> String {
+    let withBaseline = !baselines.isEmpty
     var rows: [[String]] = [
-      ["server", "role", "requests", "errors", "seconds", "req/s"]
+      ["server", "role"] + (withBaseline ? ["workload"] : [])
+        + ["requests", "errors", "seconds", "req/s"]
         + ["p50", "p90", "p99", "p99.9", "max"].map { "\($0) µs" }
     ]
-    for target in targets {
-      let s = target.summary
+    for result in targets + baselines {
+      let s = result.summary
       rows.append(
-        [
-          target.server.description, target.role.rawValue, grouped(target.requests),
-          grouped(target.errors), formatted(target.seconds, decimals: 2),
-          grouped(Int(target.throughput.rounded())),
-        ] + s.percentiles.map { formatted($0.value, decimals: 1) })
+        [result.server.description, result.role.rawValue]
+          + (withBaseline ? [result.workload.rawValue] : [])
+          + [
+            grouped(result.requests), grouped(result.errors),
+            formatted(result.seconds, decimals: 2),
+            grouped(Int(result.throughput.rounded())),
+          ] + s.percentiles.map { formatted($0.value, decimals: 1) })
     }
     if let ratio {
       rows.append(
-        ["target ÷ compare", "", "", "", "", formatted(ratio.throughput, decimals: 2) + "×"]
+        ["target ÷ compare", ""] + (withBaseline ? [targets[0].workload.rawValue] : [])
+          + ["", "", "", formatted(ratio.throughput, decimals: 2) + "×"]
           + ratio.latency.percentiles.map { formatted($0.value, decimals: 2) + "×" })
     }
+    let textColumns = withBaseline ? 3 : 2
     var lines = [header, ""]
     let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max()! }
     for row in rows {
       lines.append(
         row.enumerated().map { column, cell in
           let pad = String(repeating: " ", count: widths[column] - cell.count)
-          return column < 2 ? cell + pad : pad + cell
+          return column < textColumns ? cell + pad : pad + cell
         }.joined(separator: "  "))
     }
     if ratio != nil {
@@ -171,12 +242,28 @@ public struct LoadReport: Sendable {
         "(throughput ratio above 1: the target served more; latency ratios below 1: it answered faster)"
       )
     }
-    for target in targets where target.errors > 0 {
+    if let baseline = configuration.baseline {
+      let workload = configuration.parameters.workload.rawValue
+      lines.append("")
+      for ratio in baselineRatios {
+        var line =
+          "\(workload) ÷ \(baseline.rawValue) on \(ratio.server): "
+          + formatted(ratio.throughput, decimals: 3) + "× the throughput"
+        if configuration.rounds > 1 {
+          line +=
+            " (single rounds \(formatted(ratio.roundMin, decimals: 3))–"
+            + "\(formatted(ratio.roundMax, decimals: 3))×)"
+        }
+        lines.append(line)
+      }
+    }
+    for result in targets + baselines where result.errors > 0 {
       lines.append("")
       lines.append(
-        "ERROR REPLIES: \(target.server) answered \(grouped(target.errors)) of "
-          + "\(grouped(target.requests)) requests with an error:")
-      for (text, count) in target.errorSamples.sorted(by: { $0.value > $1.value }) {
+        "ERROR REPLIES: \(result.server) answered \(grouped(result.errors)) of "
+          + "\(grouped(result.requests)) requests"
+          + (withBaseline ? " of \(result.workload.rawValue)" : "") + " with an error:")
+      for (text, count) in result.errorSamples.sorted(by: { $0.value > $1.value }) {
         lines.append("  \(grouped(count))× \(text)")
       }
     }
@@ -188,6 +275,7 @@ public struct LoadReport: Sendable {
   struct JSONTarget: Codable {
     var role: TargetResult.Role
     var server: String
+    var workload: String
     var requests: Int
     var errors: Int
     var errorSamples: [String: Int]
@@ -195,9 +283,12 @@ public struct LoadReport: Sendable {
     var throughput: Double
     var latencyUs: LatencySummary
     var load: PointLoad?
+    /// Requests per second of each round, in the order run.
+    var roundThroughputs: [Double]
 
     enum CodingKeys: String, CodingKey {
-      case role, server, requests, errors, seconds, throughput, load
+      case role, server, workload, requests, errors, seconds, throughput, load
+      case roundThroughputs = "round_throughputs"
       case errorSamples = "error_samples"
       case latencyUs = "latency_us"
     }
@@ -214,22 +305,27 @@ public struct LoadReport: Sendable {
     var key: String
     var seed: UInt64
     var center: [Double]?
+    var baseline: String?
+    var rounds: Int
     var targets: [JSONTarget]
     var ratio: LoadRatio?
+    var baselines: [JSONTarget]
+    var baselineRatios: [BaselineRatio]
     var errors: Int
     var ok: Bool
 
     enum CodingKeys: String, CodingKey {
-      case workload, command, clients, pipeline, points, key, seed, center, targets, ratio
-      case errors, ok
+      case workload, command, clients, pipeline, points, key, seed, center, baseline, rounds
+      case targets, ratio, baselines, errors, ok
+      case baselineRatios = "baseline_ratios"
       case requestLimit = "request_limit"
       case durationLimit = "duration_limit"
     }
   }
 
   /// One JSON object on one line: the run's settings, each server's figures (latencies in
-  /// microseconds), the ratio with a comparison server, and `ok`, false when any reply was an
-  /// error.
+  /// microseconds), the ratio with a comparison server, with a baseline its figures and the
+  /// ratios workload ÷ baseline, and `ok`, false when any reply was an error.
   public func json() -> String {
     let c = configuration
     func round(_ value: Double, _ decimals: Double) -> Double {
@@ -241,18 +337,21 @@ public struct LoadReport: Sendable {
         min: round(s.min, 3), p50: round(s.p50, 3), p90: round(s.p90, 3), p99: round(s.p99, 3),
         p999: round(s.p999, 3), max: round(s.max, 3), mean: round(s.mean, 3))
     }
+    func target(_ result: TargetResult) -> JSONTarget {
+      JSONTarget(
+        role: result.role, server: result.server.description, workload: result.workload.rawValue,
+        requests: result.requests, errors: result.errors, errorSamples: result.errorSamples,
+        seconds: round(result.seconds, 6), throughput: round(result.throughput, 1),
+        latencyUs: rounded(result.summary),
+        load: result.load.map { PointLoad(points: $0.points, seconds: round($0.seconds, 3)) },
+        roundThroughputs: result.rounds.map { round($0.throughput, 1) })
+    }
     let report = JSONReport(
       workload: c.parameters.workload.rawValue, command: c.parameters.commandTemplate,
       clients: c.clients, pipeline: c.pipeline, requestLimit: c.requestLimit,
       durationLimit: c.duration, points: c.points, key: c.parameters.key, seed: c.seed,
       center: c.parameters.center.map { [$0.longitude, $0.latitude] },
-      targets: targets.map {
-        JSONTarget(
-          role: $0.role, server: $0.server.description, requests: $0.requests, errors: $0.errors,
-          errorSamples: $0.errorSamples, seconds: round($0.seconds, 6),
-          throughput: round($0.throughput, 1), latencyUs: rounded($0.summary),
-          load: $0.load.map { PointLoad(points: $0.points, seconds: round($0.seconds, 3)) })
-      },
+      baseline: c.baseline?.rawValue, rounds: c.rounds, targets: targets.map(target),
       ratio: ratio.map {
         LoadRatio(
           throughput: round($0.throughput, 4),
@@ -261,6 +360,12 @@ public struct LoadReport: Sendable {
             p90: round($0.latency.p90, 4), p99: round($0.latency.p99, 4),
             p999: round($0.latency.p999, 4), max: round($0.latency.max, 4),
             mean: round($0.latency.mean, 4)))
+      },
+      baselines: baselines.map(target),
+      baselineRatios: baselineRatios.map {
+        BaselineRatio(
+          server: $0.server, throughput: round($0.throughput, 4), roundMin: round($0.roundMin, 4),
+          roundMax: round($0.roundMax, 4))
       },
       errors: errors, ok: errors == 0)
     let encoder = JSONEncoder()

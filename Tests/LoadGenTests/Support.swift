@@ -16,13 +16,14 @@ func startRedis() throws -> (RedisProcess, ServerAddress) {
 func smallConfiguration(
   _ workload: Workload, target: ServerAddress, compare: ServerAddress? = nil,
   requests: Int? = 3000, duration: Double? = nil, points: Int? = 2000, center: LonLat? = nil,
-  clients: Int = 4, pipeline: Int = 8, key: String = "bench:points"
+  clients: Int = 4, pipeline: Int = 8, key: String = "bench:points", baseline: Workload? = nil,
+  rounds: Int = 1
 ) -> LoadConfiguration {
   LoadConfiguration(
     target: target, compare: compare, clients: clients, pipeline: pipeline, requests: requests,
     duration: duration, points: points, seed: 7,
     parameters: WorkloadParameters(workload: workload, key: key, center: center),
-    loadBatch: 500, progressInterval: nil, poolSize: 1024)
+    loadBatch: 500, progressInterval: nil, poolSize: 1024, baseline: baseline, rounds: rounds)
 }
 
 /// p50 ≤ p90 ≤ p99 ≤ p99.9 ≤ max, all above zero for a run with replies.
