@@ -20,7 +20,7 @@ public enum Value: Sendable {
 /// loop run side by side; a write holds the lock for one command.
 public final class Keyspace: @unchecked Sendable {
   public static let databaseCount = 16
-  private let lock = RWLock()
+  private let lock = SlottedRWLock()
   /// The databases live as long as the keyspace (a flush empties one in place).
   private let databases: [Database]
   /// The same databases, unretained: a read borrows one without writing its reference count,

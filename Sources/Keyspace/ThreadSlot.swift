@@ -18,13 +18,17 @@ public enum ThreadSlot {
     return key
   }()
 
+  /// How many slots have been handed out (it may pass `count`). A slot is handed out before
+  /// its thread first uses it, with sequentially consistent ordering.
+  public static var handedOut: Int { min(count, next.load(ordering: .sequentiallyConsistent)) }
+
   /// This thread's slot, in 0..<count, or nil when all are taken.
   public static var current: Int? {
     if let stored = pthread_getspecific(key) {
       let slot = Int(bitPattern: stored) - 1
       return slot < count ? slot : nil
     }
-    let slot = next.wrappingAdd(1, ordering: .relaxed).oldValue
+    let slot = next.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
     pthread_setspecific(key, UnsafeRawPointer(bitPattern: slot + 1))
     return slot < count ? slot : nil
   }

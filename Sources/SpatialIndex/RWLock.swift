@@ -69,8 +69,10 @@ public final class RWLock: Sendable {
     }
   }
 
+  /// One wait of a spinning loop: a pause for the first few thousand, then a yield of the CPU, in
+  /// case the thread waited for has been descheduled.
   @inline(__always)
-  private static func pause(_ spins: inout Int) {
+  public static func pause(_ spins: inout Int) {
     spins += 1
     if spins < 4000 {
       cpu_relax()
