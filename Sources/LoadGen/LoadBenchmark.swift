@@ -75,9 +75,11 @@ public struct LoadBenchmark: Sendable {
           log(
             "\(workloads[workload].rawValue) → \(address) (\(role.rawValue)): "
               + "\(config.clients) clients, pipeline \(config.pipeline)\(roundText)")
+          let sent = results[workload][server]?.requests ?? 0
           let result = try await measure(
             address, role: role, workload: workloads[workload], pool: pools[workload],
-            requests: budget.requests, duration: budget.duration, group: group)
+            requests: budget.requests, duration: budget.duration, resume: sent / config.clients,
+            group: group)
           if results[workload][server] == nil {
             results[workload][server] = result
           } else {
@@ -160,10 +162,10 @@ public struct LoadBenchmark: Sendable {
   // MARK: Measuring
 
   /// One measurement: `requests` (or `duration` seconds) of `workload` on `server`, from fresh
-  /// connections.
+  /// connections, each starting `resume` requests past its place in the first round.
   func measure(
     _ server: ServerAddress, role: TargetResult.Role, workload: Workload, pool: RequestPool,
-    requests: Int?, duration: Double?, group: any EventLoopGroup
+    requests: Int?, duration: Double?, resume: Int, group: any EventLoopGroup
   ) async throws -> TargetResult {
     let config = configuration
     let state = RunState(requests: requests)
@@ -174,8 +176,10 @@ public struct LoadBenchmark: Sendable {
       let loop = group.next()
       let promise = loop.makePromise(of: ConnectionResult.self)
       promises.append(promise)
-      // Connections start spread over the pool, so they do not send the same requests together.
-      let first = pool.count > config.pipeline ? index * (pool.count / config.clients) : 0
+      // Connections start spread over the pool, so they do not send the same requests together,
+      // and each round goes on where the last left off (a move sent again would not move).
+      let first =
+        pool.count > config.pipeline ? index * (pool.count / config.clients) + resume : 0
       let pipeline = config.pipeline
       let bootstrap = ClientBootstrap.loadGenerator(group: loop) {
         LoadConnectionHandler(

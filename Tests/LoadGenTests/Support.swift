@@ -1,4 +1,6 @@
+import Foundation
 import NIOPosix
+import RESP
 import RedisTestSupport
 import Testing
 
@@ -53,4 +55,33 @@ func withClient<T: Sendable>(
     try? await group.shutdownGracefully()
     throw error
   }
+}
+
+/// GEOPOS of p0 … p(count − 1) on the server, as (longitude, latitude).
+func memberPositions(count: Int, on server: ServerAddress) async throws -> [(Double, Double)] {
+  let members = (0..<count).map { "p\($0)" }
+  let reply = try await withClient(server) { client in
+    try await client.send([["GEOPOS", "bench:points"] + members])[0]
+  }
+  guard case .array(let pairs) = reply, pairs.count == count else {
+    throw PositionsUnreadable(reply: "\(reply)")
+  }
+  return try pairs.map { pair in
+    guard case .array(let lonLat) = pair, lonLat.count == 2,
+      case .bulkString(let lonText) = lonLat[0], case .bulkString(let latText) = lonLat[1],
+      let lon = Double(String(buffer: lonText)), let lat = Double(String(buffer: latText))
+    else { throw PositionsUnreadable(reply: "\(pair)") }
+    return (lon, lat)
+  }
+}
+
+struct PositionsUnreadable: Error {
+  var reply: String
+}
+
+/// Metres between two nearby (longitude, latitude) points, on a local flat approximation.
+func distance(_ a: (Double, Double), _ b: (Double, Double)) -> Double {
+  let dLat = (a.1 - b.1) * 111_195
+  let dLon = (a.0 - b.0) * 111_195 * cos(b.1 * .pi / 180)
+  return (dLat * dLat + dLon * dLon).squareRoot()
 }

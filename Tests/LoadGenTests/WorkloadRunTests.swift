@@ -78,32 +78,49 @@ import Testing
     #expect(report.targets[0].errors == 0)
     let generator = try DatasetGenerator()
     let points = PointSet.realistic(count: 2000, seed: 7, generator: generator)
-    let members = (0..<2000).map { "p\($0)" }
-    let positions = try await withClient(server) { client in
-      try await client.send([["GEOPOS", "bench:points"] + members])[0]
-    }
-    guard case .array(let pairs) = positions, pairs.count == 2000 else {
-      Issue.record("GEOPOS answered \(positions)")
-      return
-    }
+    let positions = try await memberPositions(count: 2000, on: server)
     var moved = 0
-    for (index, pair) in pairs.enumerated() {
-      guard case .array(let lonLat) = pair, lonLat.count == 2,
-        case .bulkString(let lonText) = lonLat[0], case .bulkString(let latText) = lonLat[1],
-        let lon = Double(String(buffer: lonText)), let lat = Double(String(buffer: latText))
-      else {
-        Issue.record("p\(index) has no position: \(pair)")
-        return
-      }
-      let dLat = (lat - points.latitudes[index]) * 111_195
-      let dLon =
-        (lon - points.longitudes[index]) * 111_195 * cos(points.latitudes[index] * .pi / 180)
-      let metres = (dLat * dLat + dLon * dLon).squareRoot()
+    for (index, position) in positions.enumerated() {
+      let metres = distance(position, (points.longitudes[index], points.latitudes[index]))
       // Redis stores 52-bit geohashes: positions come back within a metre of what was sent.
       #expect(metres < 102, "p\(index) is \(metres) m away")
       if metres > 1 { moved += 1 }
     }
     #expect(moved > 100, "only \(moved) members moved")
+  }
+
+  /// Each round goes on through the pool where the last one stopped: a second round that sent
+  /// the first round's moves again would leave those members where they already were.
+  @Test func roundsGoOnWhereTheLastLeftOff() async throws {
+    let (redis, server) = try startRedis()
+    defer { redis.stop() }
+    var configuration = smallConfiguration(.add, target: server, requests: 200, clients: 1)
+    configuration.pipeline = 1
+    configuration.rounds = 2
+    let report = try await LoadBenchmark(configuration: configuration).run()
+    #expect(report.targets[0].rounds.map(\.requests) == [100, 100])
+    let points = PointSet.realistic(count: 2000, seed: 7, generator: try DatasetGenerator())
+    let moves = RequestPool.moves(1024, key: "bench:points", members: points, seed: 7)
+    // Members the first n moves take more than a metre from where they were loaded.
+    func displaced(byFirst n: Int) -> Set<Int> {
+      var members = Set<Int>()
+      for move in moves.prefix(n) {
+        let index = Int(move[4].dropFirst())!
+        let metres = distance(
+          (Double(move[2])!, Double(move[3])!),
+          (points.longitudes[index], points.latitudes[index]))
+        if metres > 1 { members.insert(index) }
+      }
+      return members
+    }
+    #expect(displaced(byFirst: 200).count > displaced(byFirst: 100).count)
+    let positions = try await memberPositions(count: 2000, on: server)
+    var moved = Set<Int>()
+    for (index, position) in positions.enumerated()
+    where distance(position, (points.longitudes[index], points.latitudes[index])) > 1 {
+      moved.insert(index)
+    }
+    #expect(moved == displaced(byFirst: 200))
   }
 
   @Test func countsExactlyTheRequestsAskedForWhateverThePipeline() async throws {
