@@ -60,8 +60,9 @@ public struct LoadBenchmark: Sendable {
           loads[index] = try await loadPoints(members, into: server, group: group)
         }
       }
-      // results[workload][server], rounds added up.
-      var results: [[TargetResult?]] = workloads.map { _ in config.servers.map { _ in nil } }
+      // results[workload][server], rounds added up. The first round runs the servers in order,
+      // so appending fills each workload's row server by server.
+      var results: [[TargetResult]] = workloads.map { _ in [] }
       var order: [(server: Int, workload: Int)] = []
       for server in config.servers.indices {
         for workload in workloads.indices { order.append((server, workload)) }
@@ -75,24 +76,23 @@ public struct LoadBenchmark: Sendable {
           log(
             "\(workloads[workload].rawValue) → \(address) (\(role.rawValue)): "
               + "\(config.clients) clients, pipeline \(config.pipeline)\(roundText)")
-          let sent = results[workload][server]?.requests ?? 0
+          let sent = round == 0 ? 0 : results[workload][server].requests
           let result = try await measure(
             address, role: role, workload: workloads[workload], pool: pools[workload],
             requests: budget.requests, duration: budget.duration, resume: sent / config.clients,
             group: group)
-          if results[workload][server] == nil {
-            results[workload][server] = result
+          if round == 0 {
+            results[workload].append(result)
           } else {
-            results[workload][server]!.add(round: result)
+            results[workload][server].add(round: result)
           }
         }
       }
       try await group.shutdownGracefully()
-      var targets = results[0].map { $0! }
+      var targets = results[0]
       for index in targets.indices { targets[index].load = loads[index] }
       return LoadReport(
-        configuration: config, targets: targets,
-        baselines: results.count > 1 ? results[1].map { $0! } : [])
+        configuration: config, targets: targets, baselines: results.count > 1 ? results[1] : [])
     } catch {
       try? await group.shutdownGracefully()
       throw error
