@@ -62,7 +62,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     // The command layer: Redis commands parsed, checked and run on the keyspace, as RESP replies.
-    .target(name: "Commands", dependencies: ["Keyspace", "RESP"]),
+    .target(name: "Commands", dependencies: ["Keyspace", "SpatialIndex", "RESP"]),
     // The TCP server: SwiftNIO channels, limits, auth, group-committed writes, statistics.
     // Exclusivity checks are off for the same measured reason as Keyspace's.
     .target(

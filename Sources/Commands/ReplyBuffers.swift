@@ -1,6 +1,7 @@
 import Keyspace
 import NIOCore
 import RESP
+import SpatialIndex
 
 /// A reply buffer per event-loop thread, for replies built on the hot path: a search's reply
 /// is copied into the connection's output and dropped before the thread's next command, so

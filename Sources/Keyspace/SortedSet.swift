@@ -21,8 +21,12 @@ public final class SortedSet: @unchecked Sendable {
   /// Slots by (score, member), for rank ranges; rebuilt on demand after a write.
   private let ordered = Mutex<[ItemID]?>(nil)
 
+  /// One lock for every set's index: writes to any set already exclude every search (the
+  /// `Keyspace` lock), so sharing it costs nothing, and a set costs no lock of its own.
+  private static let indexLock = SlottedRWLock()
+
   public init() {
-    index = try! GeoIndex(sphere: .redis)
+    index = try! GeoIndex(sphere: .redis, lock: Self.indexLock)
   }
 
   /// A set built in one pass (loading from the store): one bulk index build instead of an
@@ -42,7 +46,7 @@ public final class SortedSet: @unchecked Sendable {
       scores.append(score)
       items.append(Item(id: slot, longitude: at.longitude, latitude: at.latitude))
     }
-    index = try! GeoIndex(items: items, sphere: .redis)
+    index = try! GeoIndex(items: items, sphere: .redis, lock: Self.indexLock)
   }
 
   public var count: Int { names.count }

@@ -9,8 +9,8 @@ import Geodesy
 
 /// The in-memory geospatial index every map, pin and people query goes through.
 ///
-/// Concurrency: a spinning, writer-preferring readers-writer lock (`RWLock`, chosen by measuring
-/// it against pthread's: see docs/BENCHMARKS.md). Queries share it; each write holds it for one
+/// Concurrency: a spinning, writer-preferring readers-writer lock (`SlottedRWLock`, chosen by
+/// measuring it against pthread's: see docs/BENCHMARKS.md). Queries share it; each write holds it for one
 /// in-place change (about a microsecond), so a query waits at most for the writes queued ahead
 /// of it and a write at most for the queries already running. The tree loosens as
 /// items move; once enough has changed, or items overflowed a full tree, a fresh tree is built
@@ -18,7 +18,7 @@ import Geodesy
 /// replaces the old one in a short final step. Measured alternatives are in docs/BENCHMARKS.md.
 public final class GeoIndex: @unchecked Sendable {
   public let sphere: Sphere
-  let lock = RWLock()
+  let lock: SlottedRWLock
   /// Guarded by `lock`.
   var state: IndexState
   /// Writes made while a rebuild runs, to replay onto the new tree; nil when none runs.
@@ -33,9 +33,14 @@ public final class GeoIndex: @unchecked Sendable {
 
   /// Builds the index over `items` in one pass. Later items win over earlier ones with the same
   /// id. Throws, building nothing, if an item has a NaN or out-of-range coordinate or radius.
-  public init(items: [Item] = [], sphere: Sphere = .earth) throws(ItemError) {
+  /// Indexes may share one `lock` (a slotted lock takes a few kilobytes): a write to any of them
+  /// then briefly holds up queries on all.
+  public init(
+    items: [Item] = [], sphere: Sphere = .earth, lock: SlottedRWLock = SlottedRWLock()
+  ) throws(ItemError) {
     for item in items { try item.validate() }
     self.sphere = sphere
+    self.lock = lock
     self.state = IndexState(tree: PackedTree(items: Self.unique(items)))
   }
 

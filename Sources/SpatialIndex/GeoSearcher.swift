@@ -42,12 +42,12 @@ public final class GeoSearcher: SpatialQuerying {
   @inline(__always)
   func reading<T>(_ body: (TreeView, OverflowView) -> T) -> T {
     let index = self.index
-    index.lock.lockForReading()
-    defer { index.lock.unlockAfterReading() }
-    // Through pointers, the overflow is lent in place: passed as a value, it was copied, and
-    // its buffers (which every thread's queries share) retained and released on every query.
-    return withUnsafeMutablePointer(to: &index.state) { state in
-      body(state.pointee.tree.view, state.pointee.overflow.view)
+    return index.lock.withReadLock {
+      // Through pointers, the overflow is lent in place: passed as a value, it was copied, and
+      // its buffers (which every thread's queries share) retained and released on every query.
+      withUnsafeMutablePointer(to: &index.state) { state in
+        body(state.pointee.tree.view, state.pointee.overflow.view)
+      }
     }
   }
 

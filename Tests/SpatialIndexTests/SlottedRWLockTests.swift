@@ -3,9 +3,9 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import Keyspace
+@testable import SpatialIndex
 
-/// The keyspace's lock: readers side by side, a writer alone, under real threads.
+/// The keyspace's and the indexes' lock: readers side by side, a writer alone, under real threads.
 @Suite struct SlottedRWLockTests {
   /// Guarded by the lock: a writer changes both halves, so a reader that ever sees them differ
   /// has run beside a writer.
