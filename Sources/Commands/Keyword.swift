@@ -18,17 +18,29 @@ struct Keyword: Hashable, Sendable {
   }
 
   /// The eight bytes from `start` as one little-endian word, zeros past the end: whole words
-  /// load at once, and only a name's last few bytes one by one.
+  /// load at once, and a name's last few bytes in at most three loads.
   @inline(__always)
   private static func word(_ bytes: UnsafeRawBufferPointer, _ start: Int) -> UInt64 {
     if bytes.count >= start + 8 {
       return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
     }
+    // The last one to seven bytes: four, two, then one at a time.
+    let n = bytes.count - start
+    guard n > 0, let base = bytes.baseAddress else { return 0 }
+    let tail = base + start
     var word: UInt64 = 0
-    var i = start
-    while i < bytes.count {
-      word |= UInt64(bytes[i]) << UInt64(8 * (i - start))
-      i += 1
+    var at = 0
+    if n & 4 != 0 {
+      word = UInt64(UInt32(littleEndian: tail.loadUnaligned(as: UInt32.self)))
+      at = 4
+    }
+    if n & 2 != 0 {
+      let two = UInt16(littleEndian: tail.loadUnaligned(fromByteOffset: at, as: UInt16.self))
+      word |= UInt64(two) << UInt64(8 * at)
+      at += 2
+    }
+    if n & 1 != 0 {
+      word |= UInt64(tail.load(fromByteOffset: at, as: UInt8.self)) << UInt64(8 * at)
     }
     return word
   }

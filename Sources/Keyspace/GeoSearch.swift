@@ -161,8 +161,9 @@ extension SortedSet {
     var previous = -Double.infinity
     for i in hits.indices {
       let hit = hits[i]
-      let chord = hit.chordSquared.squareRoot()
-      if chord <= previous * (1 + 1e-8) + 1e-12 { return nil }
+      // Compared squared: a chord c within 1e-8 relative plus 1e-12 of the previous one, p,
+      // has c² ≤ p²(1 + 1e-8)² + 2p·1e-12(1 + 1e-8) + 1e-24, and 2p·1e-12 ≤ 1e-8·p² + 1e-16.
+      if hit.chordSquared <= previous * (1 + 3.0001e-8) + 1.0001e-16 { return nil }
       if i == count { break }
       guard hit.chordSquared <= inside else { return nil }
       let score = score(slot: hit.id)
@@ -171,7 +172,7 @@ extension SortedSet {
         GeoMatch(
           slot: hit.id, distance: .nan, score: score, longitude: hit.longitude,
           latitude: hit.latitude))
-      previous = chord
+      previous = hit.chordSquared
     }
     return out
   }
@@ -223,6 +224,7 @@ private struct ScannedCells {
     shift = UInt64(52 - 2 * (cells.first?.step ?? 26))
   }
 
+  @inline(__always)
   func holdOnce(_ score: Double) -> Bool {
     let prefix = SortedSet.geohash(score: score) >> shift
     var holding = 0

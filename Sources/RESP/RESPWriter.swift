@@ -93,7 +93,7 @@ public struct RESPWriter {
     private mutating func text(_ payload: UnsafeRawBufferPointer) {
       requireRoom(payload.count + 2)
       if let source = payload.baseAddress {
-        (out.baseAddress! + written).copyMemory(from: source, byteCount: payload.count)
+        copyShort(to: out.baseAddress! + written, from: source, count: payload.count)
       }
       written += payload.count
       out[written] = 13
@@ -123,10 +123,40 @@ public struct RESPWriter {
   }
 }
 
+/// Copies `count` bytes: those of a member name or a number (4 to 16 bytes) as two overlapping
+/// words in place, rather than a call to `memmove` each.
+@inline(__always)
+func copyShort(to target: UnsafeMutableRawPointer, from source: UnsafeRawPointer, count: Int) {
+  switch count {
+  case 8...16:
+    let head = source.loadUnaligned(as: UInt64.self)
+    let tail = source.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+    target.storeBytes(of: head, as: UInt64.self)
+    target.storeBytes(of: tail, toByteOffset: count - 8, as: UInt64.self)
+  case 4..<8:
+    let head = source.loadUnaligned(as: UInt32.self)
+    let tail = source.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+    target.storeBytes(of: head, as: UInt32.self)
+    target.storeBytes(of: tail, toByteOffset: count - 4, as: UInt32.self)
+  default:
+    target.copyMemory(from: source, byteCount: count)
+  }
+}
+
 /// Writes `value`'s decimal digits into `out` at `at`, where the caller has made room (20 bytes
-/// at most); returns where they end.
+/// at most); returns where they end. One or two digits (the lengths of most bulk strings and
+/// arrays) are written at once.
 @inlinable
 public func writeDecimal(_ value: UInt64, into out: UnsafeMutableRawBufferPointer, at: Int) -> Int {
+  if value < 100 {
+    if value < 10 {
+      out[at] = UInt8(truncatingIfNeeded: value) &+ UInt8(ascii: "0")
+      return at + 1
+    }
+    out[at] = UInt8(truncatingIfNeeded: value / 10) &+ UInt8(ascii: "0")
+    out[at + 1] = UInt8(truncatingIfNeeded: value % 10) &+ UInt8(ascii: "0")
+    return at + 2
+  }
   var digits = 1
   var rest = value / 10
   while rest > 0 {

@@ -117,6 +117,25 @@ import Testing
     #expect(written == expected)
   }
 
+  /// Every short payload length (copied as overlapping words up to 16 bytes) and every one- and
+  /// two-digit number (written at once), against the text Swift prints for them.
+  @Test func shortPayloadsAndSmallNumbers() {
+    var writer = RESPWriter(protocol: .resp2, capacity: 1)
+    var expected = ""
+    for n in 0...40 {
+      let payload = (0..<n).map { UInt8(ascii: "a") + UInt8(($0 * 7 + n) % 26) }
+      payload.withUnsafeBytes { writer.bulk($0) }
+      expected += "$\(n)\r\n" + String(decoding: payload, as: UTF8.self) + "\r\n"
+    }
+    for n in [0, 1, 9, 10, 11, 42, 99, 100, 101, 999, 1000, -1, -9, -10, -99, -100] {
+      writer.integer(n)
+      expected += ":\(n)\r\n"
+    }
+    var written = ByteBuffer()
+    writer.reply.write(to: &written, protocol: .resp2)
+    #expect(String(buffer: written) == expected)
+  }
+
   /// Elements written into room reserved once are the bytes the element-by-element API writes,
   /// and a reused buffer starts empty.
   @Test(arguments: [RESPProtocolVersion.resp2, .resp3])
