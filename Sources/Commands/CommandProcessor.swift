@@ -6,7 +6,10 @@ import RESP
 public final class CommandProcessor: Sendable {
   public let keyspace: Keyspace
   let environment: ServerEnvironment
-  private let table: [Keyword: Entry]
+  /// Entries lent without a retain (`entries` keeps them): the event-loop threads would
+  /// otherwise write each entry's shared reference count on every command.
+  private let table: [Keyword: Unmanaged<Entry>]
+  private let entries: [Entry]
   /// Every command's name, subcommands included, by `Outcome.commandID`.
   public let commandNames: [String]
 
@@ -14,14 +17,18 @@ public final class CommandProcessor: Sendable {
   private final class Entry: Sendable {
     let spec: CommandSpec
     let id: Int
-    let subcommands: [Keyword: Entry]
+    let subcommands: [Keyword: Unmanaged<Entry>]
 
-    init(_ spec: CommandSpec, names: inout [String]) {
+    init(_ spec: CommandSpec, names: inout [String], entries: inout [Entry]) {
       self.spec = spec
       id = names.count
       names.append(spec.name)
-      var subcommands: [Keyword: Entry] = [:]
-      for (name, sub) in spec.subcommands { subcommands[Keyword(name)] = Entry(sub, names: &names) }
+      var subcommands: [Keyword: Unmanaged<Entry>] = [:]
+      for (name, sub) in spec.subcommands {
+        let entry = Entry(sub, names: &names, entries: &entries)
+        entries.append(entry)
+        subcommands[Keyword(name)] = .passUnretained(entry)
+      }
       self.subcommands = subcommands
     }
   }
@@ -30,23 +37,34 @@ public final class CommandProcessor: Sendable {
     self.keyspace = keyspace
     self.environment = environment
     var names: [String] = []
-    var table: [Keyword: Entry] = [:]
-    for spec in CommandTable.all { table[Keyword(spec.name)] = Entry(spec, names: &names) }
+    var entries: [Entry] = []
+    var table: [Keyword: Unmanaged<Entry>] = [:]
+    for spec in CommandTable.all {
+      let entry = Entry(spec, names: &names, entries: &entries)
+      entries.append(entry)
+      table[Keyword(spec.name)] = .passUnretained(entry)
+    }
     self.table = table
+    self.entries = entries
     commandNames = names
   }
 
   /// Runs one command for a connection. `arguments` is never empty.
   public func execute(_ arguments: Arguments, session: inout Session) -> Outcome {
-    guard var entry = table[arguments.keyword(0)] else {
+    guard var lent = table[arguments.keyword(0)] else {
       return Outcome(reply: .error(RedisError.unknownCommand(arguments)))
     }
-    if !entry.subcommands.isEmpty, arguments.count >= 2 {
-      guard let sub = entry.subcommands[arguments.keyword(1)] else {
+    if lent._withUnsafeGuaranteedRef({ !$0.subcommands.isEmpty }), arguments.count >= 2 {
+      guard let sub = lent._withUnsafeGuaranteedRef({ $0.subcommands[arguments.keyword(1)] })
+      else {
         return Outcome(reply: .error(RedisError.unknownSubcommand(arguments)))
       }
-      entry = sub
+      lent = sub
     }
+    return lent._withUnsafeGuaranteedRef { run($0, arguments, &session) }
+  }
+
+  private func run(_ entry: Entry, _ arguments: Arguments, _ session: inout Session) -> Outcome {
     // Read through the entry: a copy of the spec would retain each of its fields.
     var outcome: Outcome
     if !entry.spec.acceptsArgumentCount(arguments.count) {
@@ -55,7 +73,8 @@ public final class CommandProcessor: Sendable {
       outcome = Outcome(reply: .error(RedisError.noAuth))
     } else {
       var invocation = Invocation(
-        arguments: arguments, session: session, keyspace: keyspace, environment: environment)
+        arguments: arguments, session: session, keyspace: .passUnretained(keyspace),
+        environment: environment)
       outcome = Outcome(reply: entry.spec.run(&invocation))
       outcome.changes = invocation.changes
       outcome.close = invocation.close

@@ -54,8 +54,11 @@ struct CommandSpec: Sendable {
 struct Invocation {
   let arguments: Arguments
   var session: Session
-  let keyspace: Keyspace
-  let environment: ServerEnvironment
+  /// Lent unretained: the processor holds both, and an invocation lives only while it runs.
+  /// (Their reference counts are shared by every event-loop thread: counting them on each
+  /// command made the threads take the same cache line from each other.)
+  let keyspace: Unmanaged<Keyspace>
+  unowned(unsafe) let environment: ServerEnvironment
   var changes: [Change] = []
   var close = false
   var deferred: (@Sendable () -> RESPValue)?
@@ -65,12 +68,12 @@ struct Invocation {
 
   /// Runs a read under the shared lock.
   func read<T>(_ body: (Database) throws -> T) rethrows -> T {
-    try keyspace.read(db: session.db, body)
+    try keyspace._withUnsafeGuaranteedRef { try $0.read(db: session.db, body) }
   }
 
   /// Runs a write under the exclusive lock and keeps its changes for the store.
   mutating func write<T>(_ body: (inout Keyspace.Writer) throws -> T) rethrows -> T {
-    let (result, made) = try keyspace.write(body)
+    let (result, made) = try keyspace._withUnsafeGuaranteedRef { try $0.write(body) }
     changes += made
     return result
   }

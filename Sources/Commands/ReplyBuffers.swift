@@ -12,7 +12,7 @@ enum ReplyBuffers {
   /// Buffers past this size are let go rather than kept.
   static let keptCapacity = 16 * 1024
 
-  private static let buffers = PerThread<ByteBuffer>()
+  private static let buffers = PerThread<ByteBuffer>(padded: true)
 
   /// A reply written by `body` into this thread's buffer (only this thread touches its slot).
   static func reply(

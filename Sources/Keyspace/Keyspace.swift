@@ -34,12 +34,12 @@ public final class Keyspace: @unchecked Sendable {
 
   /// Runs `body` with shared access to the databases.
   public func read<T>(_ body: (Databases) throws -> T) rethrows -> T {
-    try lock.withReadLock { try body(Databases(keyspace: self)) }
+    try lock.readers.withReadLock { try body(Databases(keyspace: self)) }
   }
 
   /// Runs `body` with shared access to database `db`, lent without a retain.
   public func read<T>(db: Int, _ body: (Database) throws -> T) rethrows -> T {
-    try lock.withReadLock { try lent[db]._withUnsafeGuaranteedRef { try body($0) } }
+    try lock.readers.withReadLock { try lent[db]._withUnsafeGuaranteedRef { try body($0) } }
   }
 
   /// Runs `body` with exclusive access; every change it makes is appended to `changes`.

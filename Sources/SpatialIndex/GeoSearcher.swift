@@ -42,7 +42,7 @@ public final class GeoSearcher: SpatialQuerying {
   @inline(__always)
   func reading<T>(_ body: (TreeView, OverflowView) -> T) -> T {
     let index = self.index
-    return index.lock.withReadLock {
+    return index.lock.readers.withReadLock {
       // Through pointers, the overflow is lent in place: passed as a value, it was copied, and
       // its buffers (which every thread's queries share) retained and released on every query.
       withUnsafeMutablePointer(to: &index.state) { state in

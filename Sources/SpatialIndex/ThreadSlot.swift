@@ -36,28 +36,39 @@ public enum ThreadSlot {
 
 /// A value per thread slot, for scratch space a thread keeps between calls: each thread reads
 /// and writes only the value at its own `ThreadSlot`, so none needs a lock.
+///
+/// Values a thread rewrites on every use are kept `padded`, 128 bytes apart: side by side, two
+/// threads' values would share a cache line, and each write would take it from the other.
 public final class PerThread<Value>: @unchecked Sendable {
-  @usableFromInline let values: UnsafeMutablePointer<Value?>
+  @usableFromInline let values: UnsafeMutableRawPointer
+  @usableFromInline let stride: Int
 
-  public init() {
-    values = .allocate(capacity: ThreadSlot.count)
-    values.initialize(repeating: nil, count: ThreadSlot.count)
+  public init(padded: Bool = false) {
+    stride =
+      padded ? max(128, MemoryLayout<Value?>.stride) : MemoryLayout<Value?>.stride
+    values = .allocate(byteCount: ThreadSlot.count * stride, alignment: 128)
+    for slot in 0..<ThreadSlot.count { value(slot).initialize(to: nil) }
   }
 
   deinit {
-    values.deinitialize(count: ThreadSlot.count)
+    for slot in 0..<ThreadSlot.count { value(slot).deinitialize(count: 1) }
     values.deallocate()
+  }
+
+  @inlinable
+  func value(_ slot: Int) -> UnsafeMutablePointer<Value?> {
+    (values + slot * stride).assumingMemoryBound(to: Value?.self)
   }
 
   /// The value at `slot`, which must be the calling thread's.
   @inlinable
   public subscript(slot: Int) -> Value? {
-    get { values[slot] }
-    set { values[slot] = newValue }
+    get { value(slot).pointee }
+    set { value(slot).pointee = newValue }
   }
 
   /// Takes the value at `slot` (the calling thread's) out, leaving nil: the caller then holds
   /// the only reference to it.
   @inlinable
-  public func take(_ slot: Int) -> Value? { values[slot].take() }
+  public func take(_ slot: Int) -> Value? { value(slot).pointee.take() }
 }
