@@ -46,19 +46,20 @@ public struct TargetResult: Sendable {
   public var role: Role
   public var server: ServerAddress
   public var workload: Workload
-  /// Replies received (error replies included).
-  public var requests: Int
   /// Error replies.
   public var errors: Int
   /// Error replies by text (the first few distinct texts of each connection).
   public var errorSamples: [String: Int]
-  /// From the start of the first window to the last reply.
-  public var seconds: Double
   /// Request latencies in nanoseconds, all connections merged.
   public var latency: Histogram<UInt64>
   public var load: PointLoad?
   /// Round by round, in the order run.
   public var rounds: [Round]
+
+  /// Replies received (error replies included), over all rounds.
+  public var requests: Int { rounds.reduce(0) { $0 + $1.requests } }
+  /// Each round from the start of its first window to its last reply, added up.
+  public var seconds: Double { rounds.reduce(0) { $0 + $1.seconds } }
 
   public init(
     role: Role, server: ServerAddress, workload: Workload, requests: Int, errors: Int,
@@ -69,10 +70,8 @@ public struct TargetResult: Sendable {
     self.server = server
     self.workload = workload
     self.rounds = [Round(requests: requests, seconds: seconds)]
-    self.requests = requests
     self.errors = errors
     self.errorSamples = errorSamples
-    self.seconds = seconds
     self.latency = latency
     self.load = load
   }
@@ -82,10 +81,8 @@ public struct TargetResult: Sendable {
 
   /// Adds a later round of the same server and workload.
   mutating func add(round other: TargetResult) {
-    requests += other.requests
     errors += other.errors
     for (text, count) in other.errorSamples { errorSamples[text, default: 0] += count }
-    seconds += other.seconds
     latency.add(other.latency)
     rounds += other.rounds
   }
