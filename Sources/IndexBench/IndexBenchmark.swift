@@ -190,11 +190,14 @@ public struct IndexBenchmark {
       consume(s.nearest(longitude: queries[i].longitude, latitude: queries[i].latitude, k: 10))
     }
     record("knn10_p99", "k = 10, 99th percentile, no writer", alone.p99, nil)
+    let started = Atomic(false)
     let stop = Atomic(false)
+    let finished = Atomic(false)
     let moved = Atomic(0)
     let writer = Thread {
       var rng = SeededGenerator(seed: 11)
       var count = 0
+      started.store(true, ordering: .releasing)
       while !stop.load(ordering: .relaxed) {
         var item = items[rng.nextInt(below: items.count)]
         item.longitude = min(180, max(-180, item.longitude + (rng.nextDouble() - 0.5) * 0.002))
@@ -203,15 +206,18 @@ public struct IndexBenchmark {
         count += 1
       }
       moved.store(count, ordering: .relaxed)
+      finished.store(true, ordering: .releasing)
     }
     writer.start()
+    // Timed only once the writer runs: on a busy machine it may start after the queries end.
+    while !started.load(ordering: .acquiring) { usleep(100) }
     let t0 = now()
     let busy = percentileNanoseconds(queries.count) { i in
       consume(s.nearest(longitude: queries[i].longitude, latitude: queries[i].latitude, k: 10))
     }
     let seconds = Double(now() - t0) / 1e9
     stop.store(true, ordering: .relaxed)
-    while moved.load(ordering: .relaxed) == 0 { usleep(100) }
+    while !finished.load(ordering: .acquiring) { usleep(100) }
     record("knn10_with_writer", "k = 10 while another thread moves items", busy.median, nil)
     record(
       "knn10_with_writer_p99", "k = 10, 99th percentile, while another thread moves items",
