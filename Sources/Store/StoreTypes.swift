@@ -67,7 +67,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
       return .readOnly(path: path, message: message)
     case .SQLITE_BUSY, .SQLITE_LOCKED: return .locked(path: path, message: message)
     // SQLite's unix VFS already reports ENOSPC as SQLITE_FULL.
-    case .SQLITE_IOERR: return .io(path: path, message: message)
+    // The extended code says which operation failed (a read, an fsync, a lock, the WAL index).
+    case .SQLITE_IOERR:
+      let code = error.extendedResultCode.rawValue
+      return .io(path: path, message: "\(message) (extended code \(code))")
     default: return .sqlite(code: error.resultCode.rawValue, message: message)
     }
   }
