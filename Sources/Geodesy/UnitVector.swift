@@ -19,10 +19,9 @@ public struct UnitVector: Hashable, Sendable {
 
   @inlinable
   public init(longitude: Double, latitude: Double) {
-    let lon = longitude * (Double.pi / 180)
-    let lat = latitude * (Double.pi / 180)
-    let c = cos(lat)
-    self.init(x: c * cos(lon), y: c * sin(lon), z: sin(lat))
+    let lon = sinCos(degrees: longitude)
+    let lat = sinCos(degrees: latitude)
+    self.init(x: lat.cos * lon.cos, y: lat.cos * lon.sin, z: lat.sin)
   }
 
   @inlinable
