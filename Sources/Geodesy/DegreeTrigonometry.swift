@@ -17,7 +17,8 @@ public func sinCos(degrees d: Double) -> (sin: Double, cos: Double) {
     return (sin(r), cos(r))
   }
   let quarter = (d * (1.0 / 90.0)).rounded(.toNearestOrEven)
-  // Exact: both terms are multiples of the angle's ulp, and the difference is at most 45.
+  // Exact: both terms are multiples of the angle's ulp, and the difference (about 45 at most;
+  // a rounded 1/90 may put it a hair past, which the kernels still cover) is smaller.
   let r = (d - quarter * 90.0) * (Double.pi / 180)
   let s = quarterSin(r)
   let c = quarterCos(r)
