@@ -192,8 +192,8 @@ public struct IndexBenchmark {
     record("knn10_p99", "k = 10, 99th percentile, no writer", alone.p99, nil)
     let started = Atomic(false)
     let stop = Atomic(false)
-    let finished = Atomic(false)
-    let moved = Atomic(0)
+    // The writer's moves, stored once it has stopped; -1 until then.
+    let moved = Atomic(-1)
     let writer = Thread {
       var rng = SeededGenerator(seed: 11)
       var count = 0
@@ -205,8 +205,7 @@ public struct IndexBenchmark {
         _ = try? geo.upsert(item)  // generated items are valid
         count += 1
       }
-      moved.store(count, ordering: .relaxed)
-      finished.store(true, ordering: .releasing)
+      moved.store(count, ordering: .releasing)
     }
     writer.start()
     // Timed only once the writer runs: on a busy machine it may start after the queries end.
@@ -217,7 +216,7 @@ public struct IndexBenchmark {
     }
     let seconds = Double(now() - t0) / 1e9
     stop.store(true, ordering: .relaxed)
-    while !finished.load(ordering: .acquiring) { usleep(100) }
+    while moved.load(ordering: .acquiring) < 0 { usleep(100) }
     record("knn10_with_writer", "k = 10 while another thread moves items", busy.median, nil)
     record(
       "knn10_with_writer_p99", "k = 10, 99th percentile, while another thread moves items",

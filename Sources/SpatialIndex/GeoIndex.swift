@@ -9,13 +9,12 @@ import Geodesy
 
 /// The in-memory geospatial index every map, pin and people query goes through.
 ///
-/// Concurrency: a spinning, writer-preferring readers-writer lock (`SlottedRWLock`, chosen by
-/// measuring it against pthread's: see docs/BENCHMARKS.md). Queries share it; each write holds it for one
-/// in-place change (about a microsecond), so a query waits at most for the writes queued ahead
-/// of it and a write at most for the queries already running. The tree loosens as
-/// items move; once enough has changed, or items overflowed a full tree, a fresh tree is built
-/// on a background thread from a copy, the writes made meanwhile are replayed onto it, and it
-/// replaces the old one in a short final step. Measured alternatives are in docs/BENCHMARKS.md.
+/// Concurrency: a `SlottedRWLock` (spinning, writer-preferring; the locks measured are in
+/// docs/BENCHMARKS.md), which other indexes may share. Queries share it; each write holds it for
+/// one in-place change (about a microsecond). The tree loosens as items move; once enough has
+/// changed, or items overflowed a full tree, a fresh tree is built on a background thread from
+/// a copy, the writes made meanwhile are replayed onto it, and it replaces the old one in a
+/// short final step. Measured alternatives are in docs/BENCHMARKS.md.
 public final class GeoIndex: @unchecked Sendable {
   public let sphere: Sphere
   let lock: SlottedRWLock
