@@ -148,9 +148,6 @@ extension SortedSet {
     let radius = r * search.conversion
     // Far from the centre's antipode, where the haversine itself loses precision.
     guard radius <= Sphere.redis.maximumDistance / 2 else { return nil }
-    let hits = scratch.searcher.nearestChords(
-      longitude: search.longitude, latitude: search.latitude, k: count + 1,
-      within: Self.widened(radius))
     let sure = radius * (1 - 1e-8) - 1e-6
     let inside = sure > 0 ? scratch.insideChord.chordSquared(forDistance: sure, on: .redis) : -1
     let scanned = ScannedCells(cells)
@@ -158,23 +155,29 @@ extension SortedSet {
     scratch.matches = []
     out.removeAll(keepingCapacity: true)
     defer { scratch.matches = out }
-    var previous = -Double.infinity
-    for i in hits.indices {
-      let hit = hits[i]
-      // Compared squared: a chord c within 1e-8 relative plus 1e-12 of the previous one, p,
-      // has c² ≤ p²(1 + 1e-8)² + 2p·1e-12(1 + 1e-8) + 1e-24, and 2p·1e-12 ≤ 1e-8·p² + 1e-16.
-      if hit.chordSquared <= previous * (1 + 3.0001e-8) + 1.0001e-16 { return nil }
-      if i == count { break }
-      guard hit.chordSquared <= inside else { return nil }
-      let score = score(slot: hit.id)
-      guard scanned.holdOnce(score) else { return nil }
-      out.append(
-        GeoMatch(
-          slot: hit.id, distance: .nan, score: score, longitude: hit.longitude,
-          latitude: hit.latitude))
-      previous = hit.chordSquared
+    let certain = scratch.searcher.nearestChords(
+      longitude: search.longitude, latitude: search.latitude, k: count + 1,
+      within: Self.widened(radius)
+    ) { hits in
+      var previous = -Double.infinity
+      for i in hits.indices {
+        let hit = hits[i]
+        // Compared squared: a chord c within 1e-8 relative plus 1e-12 of the previous one, p,
+        // has c² ≤ p²(1 + 1e-8)² + 2p·1e-12(1 + 1e-8) + 1e-24, and 2p·1e-12 ≤ 1e-8·p² + 1e-16.
+        if hit.chordSquared <= previous * (1 + 3.0001e-8) + 1.0001e-16 { return false }
+        if i == count { break }
+        guard hit.chordSquared <= inside else { return false }
+        let score = score(slot: hit.id)
+        guard scanned.holdOnce(score) else { return false }
+        out.append(
+          GeoMatch(
+            slot: hit.id, distance: .nan, score: score, longitude: hit.longitude,
+            latitude: hit.latitude))
+        previous = hit.chordSquared
+      }
+      return true
     }
-    return out
+    return certain ? out : nil
   }
 
   private func match(_ hit: Hit, _ search: RedisGeoArea.Search) -> GeoMatch? {

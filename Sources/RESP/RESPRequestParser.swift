@@ -104,21 +104,27 @@ public struct RESPRequestParser: Sendable {
     let limits = self.limits
     let consumed = buffer.withUnsafeReadableBytes { raw -> Int? in
       guard raw.count >= 4, raw[0] == UInt8(ascii: "*") else { return nil }
+      // Each argument takes at least six bytes (`$0` and two CRLFs): a count the bytes cannot
+      // hold is left to the general path, before any room is made for it.
       guard let (count, afterCount) = Self.headerValue(raw, from: 1),
-        count > 0, count <= limits.maxArrayLength
+        count > 0, count <= limits.maxArrayLength, count <= (raw.count - afterCount) / 6
       else { return nil }
-      var i = afterCount
-      for _ in 0..<count {
-        guard i < raw.count, raw[i] == UInt8(ascii: "$"),
-          let (length, afterLength) = Self.headerValue(raw, from: i + 1),
-          length <= limits.maxBulkLength, raw.count - afterLength >= length + 2
-        else { return nil }
-        spans.append(afterLength)
-        spans.append(length)
-        // Like Redis, the two bytes after the payload are skipped unchecked.
-        i = afterLength + length + 2
+      // Filled in place, not appended: one check that the storage is this parser's own.
+      spans.append(contentsOf: repeatElement(0, count: 2 * count))
+      return spans.withUnsafeMutableBufferPointer { out -> Int? in
+        var i = afterCount
+        for n in 0..<count {
+          guard i < raw.count, raw[i] == UInt8(ascii: "$"),
+            let (length, afterLength) = Self.headerValue(raw, from: i + 1),
+            length <= limits.maxBulkLength, raw.count - afterLength >= length + 2
+          else { return nil }
+          out[2 * n] = afterLength
+          out[2 * n + 1] = length
+          // Like Redis, the two bytes after the payload are skipped unchecked.
+          i = afterLength + length + 2
+        }
+        return i
       }
-      return i
     }
     // Kept for the next command: once the caller lets this one go, its storage is reused.
     defer { self.spans = spans }

@@ -24,26 +24,28 @@ extension GeoSearcher {
 
   /// The `k` items nearest by chord within `maxDistance` metres (widened by the rounding margin),
   /// nearest first, ties by id, without measuring any in metres: for callers that need the
-  /// haversine of only the few whose order or inclusion the chords leave in doubt.
-  public func nearestChords(
+  /// haversine of only the few whose order or inclusion the chords leave in doubt. They are lent
+  /// to `body` from the searcher's own buffer (no array to count references to), valid only
+  /// inside it; `body` must not query this searcher again.
+  public func nearestChords<R>(
     longitude: Double, latitude: Double, k: Int, within maxDistance: Double,
-    filter: Filter = .all
-  ) -> [ChordHit] {
+    filter: Filter = .all, _ body: (UnsafeBufferPointer<ChordHit>) -> R
+  ) -> R {
     var out = chordHits
-    chordHits = []
-    out.removeAll(keepingCapacity: true)
-    guard k > 0, maxDistance >= 0 else { return out }
-    forEachCandidate(
-      longitude: longitude, latitude: latitude, k: k, within: maxDistance, filter: filter,
-      nearestFirst: true
-    ) { item, chordSquared in
-      out.append(
-        ChordHit(
-          id: item.id, longitude: item.longitude, latitude: item.latitude,
-          chordSquared: chordSquared))
+    out.count = 0
+    if k > 0, maxDistance >= 0 {
+      forEachCandidate(
+        longitude: longitude, latitude: latitude, k: k, within: maxDistance, filter: filter,
+        nearestFirst: true
+      ) { item, chordSquared in
+        out.append(
+          ChordHit(
+            id: item.id, longitude: item.longitude, latitude: item.latitude,
+            chordSquared: chordSquared))
+      }
     }
     chordHits = out
-    return out
+    return body(UnsafeBufferPointer(start: out.base, count: out.count))
   }
 
   /// Runs the best-first search for the `k` nearest within `maxDistance` (widened by the

@@ -18,7 +18,7 @@ public final class GeoSearcher: SpatialQuerying {
   var foundKeys = ScratchBuffer<Double>()
   var stack = ScratchBuffer<Ref>()
   var hits = [Hit]()
-  var chordHits = [ChordHit]()
+  var chordHits = ScratchBuffer<ChordHit>(capacity: 16)
   /// The nearest searches' last radius and its squared chord.
   var limitChord = RememberedChord()
   var cells = CellAccumulator()
@@ -32,6 +32,7 @@ public final class GeoSearcher: SpatialQuerying {
     foundKeys.free()
     cells.free()
     stack.free()
+    chordHits.free()
   }
 
   /// Widens a squared chord bound by the rounding margin.

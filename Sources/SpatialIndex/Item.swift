@@ -103,7 +103,7 @@ public struct Hit: Hashable, Sendable {
 
 /// An item found by `GeoSearcher.nearestChords`: placed by its squared chord on the unit sphere
 /// from the centre (monotonic in the distance), not measured in metres.
-public struct ChordHit: Hashable, Sendable {
+public struct ChordHit: Hashable, Sendable, BitwiseCopyable {
   public var id: ItemID
   public var longitude: Double
   public var latitude: Double

@@ -41,7 +41,8 @@ import Testing
       ranked.sort { $0.c2 < $1.c2 || ($0.c2 == $1.c2 && $0.id < $1.id) }
       let expected = ranked.prefix(k)
       let got = searcher.nearestChords(
-        longitude: c.longitude, latitude: c.latitude, k: k, within: within)
+        longitude: c.longitude, latitude: c.latitude, k: k, within: within
+      ) { Array($0) }
       // The limit is widened by the rounding margin: at most members on its very edge differ.
       #expect(got.prefix(expected.count).map(\.id) == expected.map { $0.id })
       #expect(got.count >= expected.count && got.count <= k)
