@@ -30,6 +30,10 @@ public struct Outcome: Sendable {
   public var commandID: Int?
 
   public init(reply: RESPValue) { self.reply = reply }
+
+  /// Hands the reply's storage back for reuse once its bytes have been copied out: the next hot
+  /// reply on this thread is then written over it instead of into a new allocation.
+  public consuming func recycle() { ReplyBuffers.recycle(reply) }
 }
 
 /// The server-wide things some commands report or change: INFO, CLIENT, CONFIG, BACKUP.

@@ -192,6 +192,7 @@ final class ConnectionHandler: ChannelInboundHandler {
       }
     } else {
       enqueue(outcome.reply, close: outcome.close, context: context)
+      (consume outcome).recycle()
     }
   }
 

@@ -25,6 +25,11 @@ struct ReplyReuseTests {
     processor.execute(Arguments(words.map { ByteBuffer(string: $0) }), session: &session).reply
   }
 
+  static func storage(_ reply: RESPValue) -> UnsafeRawPointer? {
+    guard case .encoded(let buffer) = reply else { return nil }
+    return buffer.withUnsafeReadableBytes { $0.baseAddress }
+  }
+
   static func bytes(_ reply: RESPValue, _ version: RESPProtocolVersion = .resp2) -> String {
     var out = ByteBuffer()
     reply.write(to: &out, protocol: version)
@@ -59,5 +64,30 @@ struct ReplyReuseTests {
     #expect(
       Self.bytes(again)
         == "*2\r\n*2\r\n$7\r\nCatania\r\n$7\r\n56.4413\r\n*2\r\n" + long + "$8\r\n172.8860\r\n")
+  }
+
+  /// A recycled reply's storage is the next reply's, as the server hands each back once written;
+  /// one recycled while a copy is still held is not written over.
+  @Test func recycledRepliesAreReusedUnlessHeld() {
+    let processor = CommandProcessor(keyspace: Keyspace(), environment: Environment())
+    var session = Session(id: 1, authenticated: true)
+    _ = Self.run(
+      processor, &session,
+      ["GEOADD", "k", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania"])
+    let near = ["GEOSEARCH", "k", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "ASC"]
+    let first = processor.execute(
+      Arguments((near + ["COUNT", "1"]).map { ByteBuffer(string: $0) }), session: &session)
+    let firstStorage = Self.storage(first.reply)
+    #expect(firstStorage != nil)
+    (consume first).recycle()
+    let second = Self.run(processor, &session, near + ["COUNT", "2"])
+    #expect(Self.storage(second) == firstStorage)
+    #expect(Self.bytes(second) == "*2\r\n$7\r\nCatania\r\n$7\r\nPalermo\r\n")
+
+    let held = second
+    Outcome(reply: second).recycle()
+    let third = Self.run(processor, &session, near + ["COUNT", "1"])
+    #expect(Self.bytes(held) == "*2\r\n$7\r\nCatania\r\n$7\r\nPalermo\r\n")
+    #expect(Self.bytes(third) == "*1\r\n$7\r\nCatania\r\n")
   }
 }
