@@ -21,7 +21,7 @@ enum ReplyBuffers {
   ) -> RESPValue {
     var writer: RESPWriter
     if let slot = ThreadSlot.current, let buffer = buffers.take(slot) {
-      writer = RESPWriter(protocol: version, reusing: buffer)
+      writer = RESPWriter(protocol: version, reusing: consume buffer)
     } else {
       writer = RESPWriter(protocol: version, capacity: 512)
     }
