@@ -58,7 +58,7 @@ struct ReplyReuseTests {
     #expect(Self.bytes(held[0]) == firstBytes)
     let long = "$300\r\n" + String(repeating: "x", count: 300) + "\r\n"
     #expect(Self.bytes(held[3]) == "*3\r\n$7\r\nCatania\r\n" + long + "$7\r\nPalermo\r\n")
-    // Dropped replies let the buffer be reused; the next reply is still whole and right.
+    // With the held replies dropped (none recycled), the next reply is still whole and right.
     held.removeAll()
     let again = Self.run(processor, &session, near + ["COUNT", "2", "WITHDIST"])
     #expect(
