@@ -1,5 +1,7 @@
 #include "IndexIntrinsics.h"
 
+__thread long cardatlas_thread_slot = 0;
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 

@@ -1,10 +1,5 @@
+import IndexIntrinsics
 import Synchronization
-
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
 
 /// A small number for the calling thread, given on first use: the event-loop threads that run
 /// queries each get their own slot in per-set arrays, so they share no lock to find their
@@ -12,25 +7,24 @@ import Synchronization
 public enum ThreadSlot {
   public static let count = 64
   private static let next = Atomic<Int>(0)
-  private static let key: pthread_key_t = {
-    var key = pthread_key_t()
-    pthread_key_create(&key, nil)
-    return key
-  }()
 
   /// How many slots have been handed out (it may pass `count`). A slot is handed out before
   /// its thread first uses it, with sequentially consistent ordering.
   public static var handedOut: Int { min(count, next.load(ordering: .sequentiallyConsistent)) }
 
   /// This thread's slot, in 0..<count, or nil when all are taken.
+  @inline(__always)
   public static var current: Int? {
-    if let stored = pthread_getspecific(key) {
-      let slot = Int(bitPattern: stored) - 1
-      return slot < count ? slot : nil
-    }
-    let slot = next.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
-    pthread_setspecific(key, UnsafeRawPointer(bitPattern: slot + 1))
+    let stored = thread_slot_get()
+    let slot = stored != 0 ? stored - 1 : assign()
     return slot < count ? slot : nil
+  }
+
+  @inline(never)
+  private static func assign() -> Int {
+    let slot = next.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
+    thread_slot_set(slot + 1)
+    return slot
   }
 }
 

@@ -17,6 +17,14 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+/// The calling thread's `ThreadSlot` plus one, 0 until it is given one: a C thread-local is
+/// one load from the thread pointer, where `pthread_getspecific` is a call and Swift has no
+/// thread-locals of its own.
+extern __thread long cardatlas_thread_slot;
+
+static inline long thread_slot_get(void) { return cardatlas_thread_slot; }
+static inline void thread_slot_set(long slot) { cardatlas_thread_slot = slot; }
+
 #if defined(__x86_64__)
 /// Whether this CPU runs AVX-512F, tested once at load: the build targets baseline x86-64, so
 /// the 16-lane version is compiled for AVX-512 alone and chosen at run time.
