@@ -20,6 +20,7 @@ public enum ThreadSlot {
     return slot < count ? slot : nil
   }
 
+  /// Hands this thread the next slot: once per thread, so kept out of `current`'s inlined path.
   @inline(never)
   private static func assign() -> Int {
     let slot = next.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
