@@ -48,8 +48,11 @@ extension GeoCommands {
     let args = call.arguments
     return call.write { writer -> RESPValue in
       let parsed = args.withView { view in
-        sortedSet(writer.database(db), view, source).flatMap { set in
-          parse(view, set, flags).map { ($0, set) }
+        sortedSet(writer.database(db), view, source).flatMap {
+          set -> Result<(Request, SortedSet?), RedisReplyError> in
+          var request = Request()
+          if let error = parse(view, set, flags, into: &request) { return .failure(error) }
+          return .success((request, set))
         }
       }
       switch parsed {
@@ -63,14 +66,13 @@ extension GeoCommands {
   private static func answer(
     _ args: ArgumentView, _ set: SortedSet?, _ flags: SearchFlags, resp3: Bool
   ) -> RESPValue {
-    switch parse(args, set, flags) {
-    case .failure(let error): return .error(error.message)
-    case .success(let request):
-      // A switch, not `guard let`: binding the lent set would copy (retain) it.
-      switch set {
-      case .none: return .array([])
-      case .some(let set): return reply(request, set, resp3: resp3)
-      }
+    // Parsed in place rather than returned in a `Result`, whose copies counted references.
+    var request = Request()
+    if let error = parse(args, set, flags, into: &request) { return .error(error.message) }
+    // A switch, not `guard let`: binding the lent set would copy (retain) it.
+    switch set {
+    case .none: return .array([])
+    case .some(let set): return reply(request, set, resp3: resp3)
     }
   }
 
@@ -82,21 +84,20 @@ extension GeoCommands {
     return (base..<(args.count - 1)).contains { args.is($0, "store") || args.is($0, "storedist") }
   }
 
-  /// Reads the arguments in Redis's order, reporting the first error Redis would (after the
-  /// key's type, which the caller has checked in looking `set` up).
+  /// Reads the arguments into `request` (a fresh one) in Redis's order, returning the first error
+  /// Redis would report (after the key's type, which the caller has checked in looking `set` up).
   private static func parse(
-    _ args: ArgumentView, _ set: SortedSet?, _ flags: SearchFlags
-  ) -> Result<Request, RedisReplyError> {
-    var request = Request()
+    _ args: ArgumentView, _ set: SortedSet?, _ flags: SearchFlags, into request: inout Request
+  ) -> RedisReplyError? {
     var base: Int
     if flags.contains(.coordinates) {
       base = 6
       switch coordinate(args, 2) {
-      case .failure(let error): return .failure(error)
+      case .failure(let error): return error
       case .success(let at): request.center = at
       }
       switch distance(args, 4) {
-      case .failure(let error): return .failure(error)
+      case .failure(let error): return error
       case .success(let (radius, conversion)):
         request.shape = .circle(radius: radius)
         request.conversion = conversion
@@ -105,11 +106,11 @@ extension GeoCommands {
       base = 5
       if let set {
         guard let score = set.score(of: args.bytes(2)) else {
-          return .failure(RedisReplyError("ERR could not decode requested zset member"))
+          return RedisReplyError("ERR could not decode requested zset member")
         }
         request.center = SortedSet.position(score: score)
         switch distance(args, 3) {
-        case .failure(let error): return .failure(error)
+        case .failure(let error): return error
         case .success(let (radius, conversion)):
           request.shape = .circle(radius: radius)
           request.conversion = conversion
@@ -119,32 +120,28 @@ extension GeoCommands {
       base = flags.contains(.geosearchStore) ? 3 : 2
       if flags.contains(.geosearchStore) { request.storeKey = args.bytes(1) }
     }
-    if let error = parseOptions(args, from: base, set, flags, &request) { return .failure(error) }
+    if let error = parseOptions(args, from: base, set, flags, &request) { return error }
     if request.storeKey != nil && (request.withDist || request.withHash || request.withCoord) {
       let what =
         flags.contains(.geosearchStore) ? "GEOSEARCHSTORE" : "STORE option in GEORADIUS"
-      return .failure(
-        RedisReplyError(
-          "ERR \(what) is not compatible with WITHDIST, WITHHASH and WITHCOORD options"))
+      return RedisReplyError(
+        "ERR \(what) is not compatible with WITHDIST, WITHHASH and WITHCOORD options")
     }
     if flags.contains(.geosearch) {
       if request.center == nil && request.fromMember == nil {
-        return .failure(
-          RedisReplyError(
-            "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for \(args.string(0))"
-          ))
+        return RedisReplyError(
+          "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for \(args.string(0))")
       }
       if request.shape == nil {
-        return .failure(
-          RedisReplyError(
-            "ERR exactly one of BYRADIUS and BYBOX can be specified for \(args.string(0))"))
+        return RedisReplyError(
+          "ERR exactly one of BYRADIUS and BYBOX can be specified for \(args.string(0))")
       }
     }
     if request.any && request.count == 0 {
-      return .failure(RedisReplyError("ERR the ANY argument requires COUNT argument"))
+      return RedisReplyError("ERR the ANY argument requires COUNT argument")
     }
     if request.count != 0 && request.sort == .none && !request.any { request.sort = .ascending }
-    return .success(request)
+    return nil
   }
 
   /// The optional arguments, as `georadiusGeneric`'s loop reads them.
@@ -241,46 +238,52 @@ extension GeoCommands {
     return nil
   }
 
-  private static func matches(_ request: Request, _ set: SortedSet) -> [GeoMatch] {
-    guard let center = request.center, let shape = request.shape else { return [] }
+  /// Runs the search and lends its matches to `body`.
+  private static func withMatches<R>(
+    _ request: Request, _ set: SortedSet, _ body: (UnsafeBufferPointer<GeoMatch>) -> R
+  ) -> R {
+    guard let center = request.center, let shape = request.shape else {
+      return body(UnsafeBufferPointer(start: nil, count: 0))
+    }
     let search = RedisGeoArea.Search(
       longitude: center.longitude, latitude: center.latitude, shape: shape,
       conversion: request.conversion)
-    return set.search(
+    return set.withSearch(
       search, sort: request.sort, count: request.count, any: request.any,
-      distances: request.withDist || request.storeDist)
+      distances: request.withDist || request.storeDist, body)
   }
 
   /// The reply, encoded straight into bytes, names read from the set in place: the map's hot
   /// path returns thousands of these a second and a tree of values per member costs more than
   /// the search. A reply of names alone (the common one) reserves its room once.
   private static func reply(_ request: Request, _ set: SortedSet, resp3: Bool) -> RESPValue {
-    let found = matches(request, set)
     let fields =
       1 + (request.withDist ? 1 : 0) + (request.withHash ? 1 : 0) + (request.withCoord ? 1 : 0)
-    return ReplyBuffers.reply(protocol: resp3 ? .resp3 : .resp2) { out in
-      guard fields > 1 else {
-        let room =
-          RESPWriter.headerRoom + found.count * RESPWriter.bulkRoom(0)
-          + set.memberLengths(found)
-        out.reserving(room) { cursor in
-          cursor.arrayHeader(found.count)
-          set.forEachMember(of: found) { cursor.bulk($0) }
+    return withMatches(request, set) { found in
+      ReplyBuffers.reply(protocol: resp3 ? .resp3 : .resp2) { out in
+        guard fields > 1 else {
+          let room =
+            RESPWriter.headerRoom + found.count * RESPWriter.bulkRoom(0)
+            + set.memberLengths(found)
+          out.reserving(room) { cursor in
+            cursor.arrayHeader(found.count)
+            set.forEachMember(of: found) { cursor.bulk($0) }
+          }
+          return
         }
-        return
-      }
-      out.arrayHeader(found.count)
-      for match in found {
-        out.arrayHeader(fields)
-        set.withMember(match) { out.bulk($0) }
-        if request.withDist {
-          withFixedPoint4(match.distance / request.conversion) { out.bulk($0) }
-        }
-        if request.withHash { out.integer(Int(match.score)) }
-        if request.withCoord {
-          out.arrayHeader(2)
-          withHumanDouble(match.longitude) { out.formattedDouble($0) }
-          withHumanDouble(match.latitude) { out.formattedDouble($0) }
+        out.arrayHeader(found.count)
+        for match in found {
+          out.arrayHeader(fields)
+          set.withMember(match) { out.bulk($0) }
+          if request.withDist {
+            withFixedPoint4(match.distance / request.conversion) { out.bulk($0) }
+          }
+          if request.withHash { out.integer(Int(match.score)) }
+          if request.withCoord {
+            out.arrayHeader(2)
+            withHumanDouble(match.longitude) { out.formattedDouble($0) }
+            withHumanDouble(match.latitude) { out.formattedDouble($0) }
+          }
         }
       }
     }
@@ -293,7 +296,7 @@ extension GeoCommands {
     guard let destination = request.storeKey else { return .array([]) }
     let found =
       set.map { set in
-        matches(request, set).map { (member: set.member($0), match: $0) }
+        withMatches(request, set) { $0.map { (member: set.member($0), match: $0) } }
       } ?? []
     writer.delete(db: db, key: destination)
     guard !found.isEmpty else { return .integer(0) }

@@ -74,17 +74,9 @@ public enum RedisGeoArea {
   /// The cells a search scans, in Redis's order (centre, N, S, E, W, NE, NW, SE, SW), without
   /// the neighbours Redis zeroes or skips as repeats (`geohashCalculateAreasByShapeWGS84`,
   /// `membersOfAllNeighbors`). A cell may still appear twice, as in Redis.
-  public static func cells(for search: Search) -> [Cell] {
-    var out: [Cell] = []
-    cells(for: search, into: &out)
-    return out
-  }
-
-  /// `cells(for:)` written over `out`, whose storage a caller may reuse from search to search.
   /// Cells are handled by their row and column in the grid rather than interleaved: Redis's
   /// neighbour moves are plus or minus one along an axis, wrapping at the grid's edge.
-  public static func cells(for search: Search, into out: inout [Cell]) {
-    out.removeAll(keepingCapacity: true)
+  public static func cells(for search: Search) -> ScannedCells {
     let bounds = boundingBox(search)
     let radius: Double
     switch search.shape {
@@ -122,13 +114,49 @@ public enum RedisGeoArea {
       RedisGeohash.spread((centre.column &- 1) & mask), RedisGeohash.spread(centre.column),
       RedisGeohash.spread((centre.column &+ 1) & mask), 0)
     // Like Redis, compare with the last scanned cell only once it is not the centre.
-    out.reserveCapacity(9)
+    var out = ScannedCells(step: step)
     var last: UInt64? = nil
     for i in 0..<9 where zeroed & (1 << i) == 0 {
       let bits = rows[scanRow(i)] | columns[scanColumn(i)] << 1
       if let last, bits == last { continue }
-      out.append(Cell(bits: bits, step: step))
+      out.append(bits)
       if i > 0 { last = bits }
+    }
+    return out
+  }
+
+  /// The cells a search scans (nine at most), held in a value rather than an array: a search
+  /// computes them on every query, and an array's storage is a reference to count.
+  public struct ScannedCells: RandomAccessCollection, Sendable {
+    /// The cells' bits; places past the last cell hold `UInt64.max`, which no cell's bits are.
+    @usableFromInline var bits = SIMD16<UInt64>(repeating: .max)
+    /// The precision every cell of a search shares.
+    public let step: Int
+    public private(set) var endIndex = 0
+    public var startIndex: Int { 0 }
+    /// Redis scans the centre and its eight neighbours at most.
+    @usableFromInline static let most = 9
+
+    init(step: Int) { self.step = step }
+
+    mutating func append(_ cell: UInt64) {
+      bits[endIndex] = cell
+      endIndex += 1
+    }
+
+    public subscript(i: Int) -> Cell {
+      precondition(i >= 0 && i < endIndex, "cell index out of range")
+      return Cell(bits: bits[i], step: step)
+    }
+
+    /// How many of the cells hold a 52-bit score: in none, Redis misses the member; in two, it
+    /// lists it twice.
+    @inlinable
+    public func holding(score: UInt64) -> Int {
+      let prefix = score >> UInt64(52 - 2 * step)
+      var holding = 0
+      for i in 0..<Self.most where bits[i] == prefix { holding += 1 }
+      return holding
     }
   }
 

@@ -40,19 +40,41 @@ extension SortedSet {
     _ search: RedisGeoArea.Search, sort: GeoSortOrder, count: Int, any: Bool,
     distances: Bool = true
   ) -> [GeoMatch] {
-    let scratch = takeScratch()
-    defer { giveBack(scratch) }
-    RedisGeoArea.cells(for: search, into: &scratch.cells)
-    if sort == .ascending, count > 0, !any, !distances,
-      let nearest = nearestByChord(search, scratch.cells, count, scratch)
-    {
-      return nearest
+    withSearch(search, sort: sort, count: count, any: any, distances: distances) { Array($0) }
+  }
+
+  /// `search`, its matches lent to `body` (valid only inside it) rather than returned: the
+  /// nearest are lent from this thread's scratch space, so no array's reference is counted.
+  public func withSearch<R>(
+    _ search: RedisGeoArea.Search, sort: GeoSortOrder, count: Int, any: Bool,
+    distances: Bool = true, _ body: (UnsafeBufferPointer<GeoMatch>) -> R
+  ) -> R {
+    let cells = RedisGeoArea.cells(for: search)
+    let lent = takeScratch()
+    defer { giveBack(lent) }
+    return lent._withUnsafeGuaranteedRef { scratch in
+      if sort == .ascending, count > 0, !any, !distances {
+        var nearest: [GeoMatch] = []
+        swap(&nearest, &scratch.matches)
+        defer { swap(&nearest, &scratch.matches) }
+        if nearestByChord(search, cells, count, scratch, into: &nearest) {
+          return nearest.withUnsafeBufferPointer(body)
+        }
+      }
+      return matches(search, cells, sort, count, any, scratch.searcher).withUnsafeBufferPointer(
+        body)
     }
-    let cells = scratch.cells
+  }
+
+  /// The matches by haversine distance, as Redis finds and orders them.
+  private func matches(
+    _ search: RedisGeoArea.Search, _ cells: RedisGeoArea.ScannedCells, _ sort: GeoSortOrder,
+    _ count: Int, _ any: Bool, _ searcher: GeoSearcher
+  ) -> [GeoMatch] {
     if sort == .ascending, count > 0, !any {
-      if let nearest = nearestFirst(search, cells, count, scratch.searcher) { return nearest }
+      if let nearest = nearestFirst(search, cells, count, searcher) { return nearest }
     }
-    var found = everyMatch(search, cells, scratch.searcher).map(\.match)
+    var found = everyMatch(search, cells, searcher).map(\.match)
     if count > 0 && any && found.count > count { found.removeLast(found.count - count) }
     guard sort != .none else {
       if count > 0 && found.count > count { found.removeLast(found.count - count) }
@@ -80,7 +102,7 @@ extension SortedSet {
 
   /// Every member inside the shape, once per scanned cell holding it, in Redis's scan order.
   private func everyMatch(
-    _ search: RedisGeoArea.Search, _ cells: [RedisGeoArea.Cell], _ searcher: GeoSearcher
+    _ search: RedisGeoArea.Search, _ cells: RedisGeoArea.ScannedCells, _ searcher: GeoSearcher
   ) -> [(match: GeoMatch, cell: Int)] {
     let hits = searcher.radius(
       longitude: search.longitude, latitude: search.latitude,
@@ -110,7 +132,7 @@ extension SortedSet {
   /// every one of them is inside the shape and a scanned cell, and the next candidate is
   /// farther than the last. Nil sends the query down the exhaustive path.
   private func nearestFirst(
-    _ search: RedisGeoArea.Search, _ cells: [RedisGeoArea.Cell], _ count: Int,
+    _ search: RedisGeoArea.Search, _ cells: RedisGeoArea.ScannedCells, _ count: Int,
     _ searcher: GeoSearcher
   ) -> [GeoMatch]? {
     let hits = searcher.nearest(
@@ -118,9 +140,8 @@ extension SortedSet {
       within: Self.widened(search.enclosingRadius))
     var out: [GeoMatch] = []
     out.reserveCapacity(min(count, hits.count))
-    let scanned = ScannedCells(cells)
     for hit in hits.prefix(count) {
-      guard let match = self.match(hit, search), scanned.holdOnce(match.score) else {
+      guard let match = self.match(hit, search), Self.heldOnce(match.score, by: cells) else {
         return nil
       }
       out.append(match)
@@ -136,26 +157,23 @@ extension SortedSet {
     return out
   }
 
-  /// `nearestFirst` without a single haversine, for replies that show no distance: nil as soon
-  /// as the chords leave a member's inclusion or place in doubt (then the haversines decide).
-  /// Chords grow with the distance at least as fast, relatively, so two chords apart by more
-  /// than a 1e-8 margin are two distances apart by more than Redis's rounding; `distance` is NaN.
+  /// `nearestFirst` without a single haversine, for replies that show no distance: false as
+  /// soon as the chords leave a member's inclusion or place in doubt (then the haversines
+  /// decide). Chords grow with the distance at least as fast, relatively, so two chords apart by
+  /// more than a 1e-8 margin are two distances apart by more than Redis's rounding; `distance`
+  /// is NaN. The matches are written over `out`.
   private func nearestByChord(
-    _ search: RedisGeoArea.Search, _ cells: [RedisGeoArea.Cell], _ count: Int,
-    _ scratch: SearchScratch
-  ) -> [GeoMatch]? {
-    guard case .circle(let r) = search.shape else { return nil }
+    _ search: RedisGeoArea.Search, _ cells: RedisGeoArea.ScannedCells, _ count: Int,
+    _ scratch: SearchScratch, into out: inout [GeoMatch]
+  ) -> Bool {
+    guard case .circle(let r) = search.shape else { return false }
     let radius = r * search.conversion
     // Far from the centre's antipode, where the haversine itself loses precision.
-    guard radius <= Sphere.redis.maximumDistance / 2 else { return nil }
+    guard radius <= Sphere.redis.maximumDistance / 2 else { return false }
     let sure = radius * (1 - 1e-8) - 1e-6
     let inside = sure > 0 ? scratch.insideChord.chordSquared(forDistance: sure, on: .redis) : -1
-    let scanned = ScannedCells(cells)
-    var out = scratch.matches
-    scratch.matches = []
     out.removeAll(keepingCapacity: true)
-    defer { scratch.matches = out }
-    let certain = scratch.searcher.nearestChords(
+    return scratch.searcher.nearestChords(
       longitude: search.longitude, latitude: search.latitude, k: count + 1,
       within: Self.widened(radius)
     ) { hits in
@@ -168,7 +186,7 @@ extension SortedSet {
         if i == count { break }
         guard hit.chordSquared <= inside else { return false }
         let score = score(slot: hit.id)
-        guard scanned.holdOnce(score) else { return false }
+        guard Self.heldOnce(score, by: cells) else { return false }
         out.append(
           GeoMatch(
             slot: hit.id, distance: .nan, score: score, longitude: hit.longitude,
@@ -177,7 +195,6 @@ extension SortedSet {
       }
       return true
     }
-    return certain ? out : nil
   }
 
   private func match(_ hit: Hit, _ search: RedisGeoArea.Search) -> GeoMatch? {
@@ -209,29 +226,11 @@ extension SortedSet {
   static func widened(_ metres: Double) -> Double { metres * (1 + 1e-9) + 1e-6 }
 }
 
-/// The cells a search scans, as the score prefixes they hold, for testing many scores at once.
-/// Whether exactly one scanned cell holds a score matters: in none, Redis misses the member; in
-/// two, Redis lists it twice. Either way only the exhaustive path answers as Redis does.
-private struct ScannedCells {
-  /// The cells' prefixes, in a value rather than an array (no reference to count); places
-  /// past the last cell hold `UInt64.max`, which no score's prefix is.
-  private var prefixes = SIMD16<UInt64>(repeating: .max)
-  /// A search's cells share one step: a score's prefix at that step is compared with each.
-  private let shift: UInt64
-  /// Redis scans the centre and its eight neighbours at most.
-  private static let most = 9
-
-  init(_ cells: [RedisGeoArea.Cell]) {
-    precondition(cells.count <= Self.most, "more cells than Redis scans")
-    for (i, cell) in cells.enumerated() { prefixes[i] = cell.bits }
-    shift = UInt64(52 - 2 * (cells.first?.step ?? 26))
-  }
-
+extension SortedSet {
+  /// Whether exactly one scanned cell holds a score. In none, Redis misses the member; in two,
+  /// Redis lists it twice. Either way only the exhaustive path answers as Redis does.
   @inline(__always)
-  func holdOnce(_ score: Double) -> Bool {
-    let prefix = SortedSet.geohash(score: score) >> shift
-    var holding = 0
-    for i in 0..<Self.most where prefixes[i] == prefix { holding += 1 }
-    return holding == 1
+  static func heldOnce(_ score: Double, by cells: RedisGeoArea.ScannedCells) -> Bool {
+    cells.holding(score: geohash(score: score)) == 1
   }
 }

@@ -15,8 +15,9 @@ public final class SortedSet: @unchecked Sendable {
   private var freeSlots: [ItemID] = []
   let index: GeoIndex
   /// Searchers reuse their scratch buffers. Each thread with a `ThreadSlot` keeps its own here
-  /// (only that thread reads or writes its slot); other threads borrow from the pool.
-  private let ownScratch = PerThread<SearchScratch>()
+  /// (only that thread reads or writes its slot), lent unretained (`Searchers.owned` holds it);
+  /// other threads borrow from the pool.
+  private let ownScratch = PerThread<Unmanaged<SearchScratch>>()
   private let searchers = Mutex(Searchers())
   /// Slots by (score, member), for rank ranges; rebuilt on demand after a write.
   private let ordered = Mutex<[ItemID]?>(nil)
@@ -162,14 +163,14 @@ public final class SortedSet: @unchecked Sendable {
     try names.withName(match.slot, body)
   }
   /// The total length of the search results' member names.
-  public func memberLengths(_ matches: [GeoMatch]) -> Int {
+  public func memberLengths(_ matches: UnsafeBufferPointer<GeoMatch>) -> Int {
     names.totalLength(matches.lazy.map { $0.slot })
   }
 
   /// Runs `body` with each search result's member name in place, in order, under the lock the
   /// search ran under: valid only inside `body`, and only while the set is unchanged.
   public func forEachMember(
-    of matches: [GeoMatch], _ body: (UnsafeRawBufferPointer) throws -> Void
+    of matches: UnsafeBufferPointer<GeoMatch>, _ body: (UnsafeRawBufferPointer) throws -> Void
   ) rethrows {
     try names.forEachName(matches.lazy.map { $0.slot }, body)
   }
@@ -177,30 +178,34 @@ public final class SortedSet: @unchecked Sendable {
   func score(slot: ItemID) -> Double { scores[Int(slot)] }
 
   /// Scratch space no other thread uses until `giveBack`: this thread's own, or one from the
-  /// pool. (Taken and given back rather than lent to a closure, which would retain the set.)
-  func takeScratch() -> SearchScratch {
+  /// pool. (Taken and given back rather than lent to a closure, which would retain the set; and
+  /// unmanaged, so that a thread's own is lent without a reference counted.)
+  func takeScratch() -> Unmanaged<SearchScratch> {
     if let slot = ThreadSlot.current {
       if let scratch = ownScratch[slot] { return scratch }
       let scratch = SearchScratch(index.makeSearcher(), pooled: false)
-      ownScratch[slot] = scratch
-      return scratch
+      searchers.withLock { $0.owned.append(scratch) }
+      ownScratch[slot] = .passUnretained(scratch)
+      return .passUnretained(scratch)
     }
-    return searchers.withLock { $0.take() }.scratch
+    let pooled =
+      searchers.withLock { $0.take() }.scratch
       ?? SearchScratch(index.makeSearcher(), pooled: true)
+    return .passRetained(pooled)
   }
 
-  func giveBack(_ scratch: SearchScratch) {
-    guard scratch.pooled else { return }
-    searchers.withLock { $0.free.append(scratch) }
+  func giveBack(_ scratch: Unmanaged<SearchScratch>) {
+    guard scratch._withUnsafeGuaranteedRef({ $0.pooled }) else { return }
+    let taken = scratch.takeRetainedValue()
+    searchers.withLock { $0.free.append(taken) }
   }
 
-  /// What a search reuses: a searcher, and buffers for its cells and matches (handed to the
-  /// caller and kept: once the caller lets go of one, the next search writes over it in place).
+  /// What a search reuses: a searcher, and a buffer for its matches (lent to the caller, and
+  /// written over by the next search).
   final class SearchScratch {
     let searcher: GeoSearcher
     /// Whether it belongs to the shared pool rather than to a thread's slot.
     let pooled: Bool
-    var cells: [RedisGeoArea.Cell] = []
     var matches: [GeoMatch] = []
     /// The last search radius and its squared chord.
     var insideChord = RememberedChord()
@@ -211,9 +216,11 @@ public final class SortedSet: @unchecked Sendable {
     }
   }
 
-  /// Idle scratch spaces. Each is used by one thread at a time: taken, used, put back.
+  /// Idle scratch spaces, each used by one thread at a time: taken, used, put back. And those
+  /// threads own, kept here while the set lives.
   private struct Searchers: @unchecked Sendable {
     var free: [SearchScratch] = []
+    var owned: [SearchScratch] = []
 
     struct Taken: @unchecked Sendable { let scratch: SearchScratch? }
 
