@@ -126,37 +126,47 @@ public enum RedisGeoArea {
   }
 
   /// The cells a search scans (nine at most), held in a value rather than an array: a search
-  /// computes them on every query, and an array's storage is a reference to count.
+  /// computes them on every query, and an array's storage is a reference to count. (In a tuple,
+  /// written through a pointer: a vector written lane by lane is stored and reloaded whole.)
   public struct ScannedCells: RandomAccessCollection, Sendable {
     /// The cells' bits; places past the last cell hold `UInt64.max`, which no cell's bits are.
-    @usableFromInline var bits = SIMD16<UInt64>(repeating: .max)
+    @usableFromInline var bits:
+      (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
+        (.max, .max, .max, .max, .max, .max, .max, .max, .max)
     /// The precision every cell of a search shares.
     public let step: Int
     public private(set) var endIndex = 0
     public var startIndex: Int { 0 }
-    /// Redis scans the centre and its eight neighbours at most.
-    @usableFromInline static let most = 9
 
     init(step: Int) { self.step = step }
 
     mutating func append(_ cell: UInt64) {
-      bits[endIndex] = cell
+      precondition(endIndex < 9, "Redis scans nine cells at most")
+      withUnsafeMutableBytes(of: &bits) {
+        $0.storeBytes(of: cell, toByteOffset: 8 * endIndex, as: UInt64.self)
+      }
       endIndex += 1
     }
 
     public subscript(i: Int) -> Cell {
       precondition(i >= 0 && i < endIndex, "cell index out of range")
-      return Cell(bits: bits[i], step: step)
+      return withUnsafeBytes(of: bits) {
+        Cell(bits: $0.load(fromByteOffset: 8 * i, as: UInt64.self), step: step)
+      }
     }
 
     /// How many of the cells hold a 52-bit score: in none, Redis misses the member; in two, it
     /// lists it twice.
-    @inlinable
+    @inlinable @inline(__always)
     public func holding(score: UInt64) -> Int {
       let prefix = score >> UInt64(52 - 2 * step)
-      var holding = 0
-      for i in 0..<Self.most where bits[i] == prefix { holding += 1 }
-      return holding
+      return withUnsafeBytes(of: bits) { cells in
+        var holding = 0
+        for i in 0..<9 where cells.load(fromByteOffset: 8 * i, as: UInt64.self) == prefix {
+          holding += 1
+        }
+        return holding
+      }
     }
   }
 
