@@ -160,46 +160,10 @@ extension GeoCommands {
     while i < args.count {
       let remaining = args.count - i - 1
       let word = args.keyword(i)
-      if word == name.withdist {
-        request.withDist = true
-      } else if word == name.withhash {
-        request.withHash = true
-      } else if word == name.withcoord {
-        request.withCoord = true
-      } else if word == name.any {
-        request.any = true
-      } else if word == name.asc {
-        request.sort = .ascending
-      } else if word == name.desc {
-        request.sort = .descending
-      } else if word == name.count && remaining >= 1 {
-        guard let count = args.integer(i + 1) else {
-          return RedisReplyError(RedisError.notInteger)
-        }
-        guard count > 0 else { return RedisReplyError("ERR COUNT must be > 0") }
-        request.count = count
-        i += 1
-      } else if word == name.store && remaining >= 1 && storable {
-        request.storeKey = args.bytes(i + 1)
-        request.storeDist = false
-        i += 1
-      } else if word == name.storedist && remaining >= 1 && storable {
-        request.storeKey = args.bytes(i + 1)
-        request.storeDist = true
-        i += 1
-      } else if word == name.storedist && flags.contains(.geosearchStore) {
-        request.storeDist = true
-      } else if word == name.frommember && remaining >= 1 && geosearch && !fromLocation {
-        if let set {
-          guard let score = set.score(of: args.bytes(i + 1)) else {
-            return RedisReplyError("ERR could not decode requested zset member")
-          }
-          request.center = SortedSet.position(score: score)
-        }
-        request.fromMember = args.bytes(i + 1)
-        fromMember = true
-        i += 1
-      } else if word == name.fromlonlat && remaining >= 2 && geosearch && !fromMember {
+      // The options of the map's search (GEOSEARCH FROMLONLAT … BYRADIUS … COUNT n ASC) come
+      // first: each is found after fewer comparisons. Each name but STOREDIST has one branch,
+      // so the order does not change what is accepted; STOREDIST's two keep theirs.
+      if word == name.fromlonlat && remaining >= 2 && geosearch && !fromMember {
         switch coordinate(args, i + 1) {
         case .failure(let error): return error
         case .success(let at): request.center = at
@@ -215,6 +179,35 @@ extension GeoCommands {
         }
         byRadius = true
         i += 2
+      } else if word == name.count && remaining >= 1 {
+        guard let count = args.integer(i + 1) else {
+          return RedisReplyError(RedisError.notInteger)
+        }
+        guard count > 0 else { return RedisReplyError("ERR COUNT must be > 0") }
+        request.count = count
+        i += 1
+      } else if word == name.asc {
+        request.sort = .ascending
+      } else if word == name.desc {
+        request.sort = .descending
+      } else if word == name.withdist {
+        request.withDist = true
+      } else if word == name.withcoord {
+        request.withCoord = true
+      } else if word == name.withhash {
+        request.withHash = true
+      } else if word == name.any {
+        request.any = true
+      } else if word == name.frommember && remaining >= 1 && geosearch && !fromLocation {
+        if let set {
+          guard let score = set.score(of: args.bytes(i + 1)) else {
+            return RedisReplyError("ERR could not decode requested zset member")
+          }
+          request.center = SortedSet.position(score: score)
+        }
+        request.fromMember = args.bytes(i + 1)
+        fromMember = true
+        i += 1
       } else if word == name.bybox && remaining >= 3 && geosearch && !byRadius {
         guard let width = args.double(i + 1) else {
           return RedisReplyError("ERR need numeric width")
@@ -230,6 +223,16 @@ extension GeoCommands {
         request.conversion = conversion
         byBox = true
         i += 3
+      } else if word == name.store && remaining >= 1 && storable {
+        request.storeKey = args.bytes(i + 1)
+        request.storeDist = false
+        i += 1
+      } else if word == name.storedist && remaining >= 1 && storable {
+        request.storeKey = args.bytes(i + 1)
+        request.storeDist = true
+        i += 1
+      } else if word == name.storedist && flags.contains(.geosearchStore) {
+        request.storeDist = true
       } else {
         return RedisReplyError(RedisError.syntax)
       }
