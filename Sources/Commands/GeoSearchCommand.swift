@@ -242,16 +242,16 @@ extension GeoCommands {
   }
 
   /// Runs the search and lends its matches to `body`.
-  private static func withMatches<R>(
-    _ request: Request, _ set: SortedSet, _ body: (UnsafeBufferPointer<GeoMatch>) -> R
-  ) -> R {
+  private static func withMatches(
+    _ request: Request, _ set: SortedSet, _ body: (UnsafeBufferPointer<GeoMatch>) -> Void
+  ) {
     guard let center = request.center, let shape = request.shape else {
       return body(UnsafeBufferPointer(start: nil, count: 0))
     }
     let search = RedisGeoArea.Search(
       longitude: center.longitude, latitude: center.latitude, shape: shape,
       conversion: request.conversion)
-    return set.withSearch(
+    set.withSearch(
       search, sort: request.sort, count: request.count, any: request.any,
       distances: request.withDist || request.storeDist, body)
   }
@@ -262,8 +262,9 @@ extension GeoCommands {
   private static func reply(_ request: Request, _ set: SortedSet, resp3: Bool) -> RESPValue {
     let fields =
       1 + (request.withDist ? 1 : 0) + (request.withHash ? 1 : 0) + (request.withCoord ? 1 : 0)
-    return withMatches(request, set) { found in
-      ReplyBuffers.reply(protocol: resp3 ? .resp3 : .resp2) { out in
+    var reply = RESPValue.null
+    withMatches(request, set) { found in
+      reply = ReplyBuffers.reply(protocol: resp3 ? .resp3 : .resp2) { out in
         guard fields > 1 else {
           let room =
             RESPWriter.headerRoom + found.count * RESPWriter.bulkRoom(0)
@@ -290,6 +291,7 @@ extension GeoCommands {
         }
       }
     }
+    return reply
   }
 
   /// STORE / STOREDIST / GEOSEARCHSTORE: replace the destination with the results.
@@ -297,10 +299,10 @@ extension GeoCommands {
     _ request: Request, _ set: SortedSet?, db: Int, writer: inout Keyspace.Writer
   ) -> RESPValue {
     guard let destination = request.storeKey else { return .array([]) }
-    let found =
-      set.map { set in
-        withMatches(request, set) { $0.map { (member: set.member($0), match: $0) } }
-      } ?? []
+    var found: [(member: Bytes, match: GeoMatch)] = []
+    if let set {
+      withMatches(request, set) { found = $0.map { (member: set.member($0), match: $0) } }
+    }
     writer.delete(db: db, key: destination)
     guard !found.isEmpty else { return .integer(0) }
     let target = writer.sortedSet(db: db, key: destination)

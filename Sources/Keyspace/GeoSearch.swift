@@ -40,19 +40,24 @@ extension SortedSet {
     _ search: RedisGeoArea.Search, sort: GeoSortOrder, count: Int, any: Bool,
     distances: Bool = true
   ) -> [GeoMatch] {
-    withSearch(search, sort: sort, count: count, any: any, distances: distances) { Array($0) }
+    var found: [GeoMatch] = []
+    withSearch(search, sort: sort, count: count, any: any, distances: distances) {
+      found = Array($0)
+    }
+    return found
   }
 
   /// `search`, its matches lent to `body` (valid only inside it) rather than returned: the
   /// nearest are lent from this thread's scratch space, so no array's reference is counted.
-  public func withSearch<R>(
+  /// (Not generic over a result: called from another module, a generic one ran unspecialised.)
+  public func withSearch(
     _ search: RedisGeoArea.Search, sort: GeoSortOrder, count: Int, any: Bool,
-    distances: Bool = true, _ body: (UnsafeBufferPointer<GeoMatch>) -> R
-  ) -> R {
+    distances: Bool = true, _ body: (UnsafeBufferPointer<GeoMatch>) -> Void
+  ) {
     let cells = RedisGeoArea.cells(for: search)
     let lent = takeScratch()
     defer { giveBack(lent) }
-    return lent._withUnsafeGuaranteedRef { scratch in
+    lent._withUnsafeGuaranteedRef { scratch in
       if sort == .ascending, count > 0, !any, !distances {
         var nearest: [GeoMatch] = []
         swap(&nearest, &scratch.matches)
