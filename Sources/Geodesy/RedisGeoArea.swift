@@ -137,6 +137,9 @@ public enum RedisGeoArea {
     public let step: Int
     public private(set) var endIndex = 0
     public var startIndex: Int { 0 }
+    /// The centre's bits when no other cell repeats them, else `UInt64.max`: most of a small
+    /// search's members lie in the centre cell, and are then known to be held once at a glance.
+    @usableFromInline var uniqueCentre = UInt64.max
 
     init(step: Int) { self.step = step }
 
@@ -146,6 +149,7 @@ public enum RedisGeoArea {
         $0.storeBytes(of: cell, toByteOffset: 8 * endIndex, as: UInt64.self)
       }
       endIndex += 1
+      uniqueCentre = endIndex == 1 ? cell : (cell == uniqueCentre ? .max : uniqueCentre)
     }
 
     public subscript(i: Int) -> Cell {
@@ -160,6 +164,7 @@ public enum RedisGeoArea {
     @inlinable @inline(__always)
     public func holding(score: UInt64) -> Int {
       let prefix = score >> UInt64(52 - 2 * step)
+      if prefix == uniqueCentre { return 1 }
       return withUnsafeBytes(of: bits) { cells in
         var holding = 0
         for i in 0..<9 where cells.load(fromByteOffset: 8 * i, as: UInt64.self) == prefix {

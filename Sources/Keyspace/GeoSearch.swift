@@ -58,13 +58,10 @@ extension SortedSet {
     let lent = takeScratch()
     defer { giveBack(lent) }
     lent._withUnsafeGuaranteedRef { scratch in
-      if sort == .ascending, count > 0, !any, !distances {
-        var nearest: [GeoMatch] = []
-        swap(&nearest, &scratch.matches)
-        defer { swap(&nearest, &scratch.matches) }
-        if nearestByChord(search, cells, count, scratch, into: &nearest) {
-          return nearest.withUnsafeBufferPointer(body)
-        }
+      if sort == .ascending, count > 0, !any, !distances,
+        let found = nearestByChord(search, cells, count, scratch)
+      {
+        return body(UnsafeBufferPointer(start: scratch.matches, count: found))
       }
       return matches(search, cells, sort, count, any, scratch.searcher).withUnsafeBufferPointer(
         body)
@@ -162,43 +159,46 @@ extension SortedSet {
     return out
   }
 
-  /// `nearestFirst` without a single haversine, for replies that show no distance: false as
-  /// soon as the chords leave a member's inclusion or place in doubt (then the haversines
-  /// decide). Chords grow with the distance at least as fast, relatively, so two chords apart by
-  /// more than a 1e-8 margin are two distances apart by more than Redis's rounding; `distance`
-  /// is NaN. The matches are written over `out`.
+  /// `nearestFirst` without a single haversine, for replies that show no distance: nil as soon
+  /// as the chords leave a member's inclusion or place in doubt (then the haversines decide).
+  /// Chords grow with the distance at least as fast, relatively, so two chords apart by more
+  /// than a 1e-8 margin are two distances apart by more than Redis's rounding; `distance` is
+  /// NaN. The matches are written to `scratch.matches`; returns how many.
   private func nearestByChord(
     _ search: RedisGeoArea.Search, _ cells: RedisGeoArea.ScannedCells, _ count: Int,
-    _ scratch: SearchScratch, into out: inout [GeoMatch]
-  ) -> Bool {
-    guard case .circle(let r) = search.shape else { return false }
+    _ scratch: SearchScratch
+  ) -> Int? {
+    guard case .circle(let r) = search.shape else { return nil }
     let radius = r * search.conversion
     // Far from the centre's antipode, where the haversine itself loses precision.
-    guard radius <= Sphere.redis.maximumDistance / 2 else { return false }
+    guard radius <= Sphere.redis.maximumDistance / 2 else { return nil }
     let sure = radius * (1 - 1e-8) - 1e-6
     let inside = sure > 0 ? scratch.insideChord.chordSquared(forDistance: sure, on: .redis) : -1
-    out.removeAll(keepingCapacity: true)
     return scratch.searcher.nearestChords(
       longitude: search.longitude, latitude: search.latitude, k: count + 1,
       within: Self.widened(radius)
-    ) { hits in
+    ) { hits -> Int? in
+      scratch.reserve(hits.count)
+      let out = scratch.matches
+      var found = 0
       var previous = -Double.infinity
       for i in hits.indices {
         let hit = hits[i]
         // Compared squared: a chord c within 1e-8 relative plus 1e-12 of the previous one, p,
         // has c² ≤ p²(1 + 1e-8)² + 2p·1e-12(1 + 1e-8) + 1e-24, and 2p·1e-12 ≤ 1e-8·p² + 1e-16.
-        if hit.chordSquared <= previous * (1 + 3.0001e-8) + 1.0001e-16 { return false }
+        if hit.chordSquared <= previous * (1 + 3.0001e-8) + 1.0001e-16 { return nil }
         if i == count { break }
-        guard hit.chordSquared <= inside else { return false }
+        guard hit.chordSquared <= inside else { return nil }
         let score = score(slot: hit.id)
-        guard Self.heldOnce(score, by: cells) else { return false }
-        out.append(
-          GeoMatch(
+        guard Self.heldOnce(score, by: cells) else { return nil }
+        (out + found).initialize(
+          to: GeoMatch(
             slot: hit.id, distance: .nan, score: score, longitude: hit.longitude,
             latitude: hit.latitude))
+        found += 1
         previous = hit.chordSquared
       }
-      return true
+      return found
     }
   }
 

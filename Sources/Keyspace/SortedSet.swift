@@ -200,19 +200,31 @@ public final class SortedSet: @unchecked Sendable {
     searchers.withLock { $0.free.append(taken) }
   }
 
-  /// What a search reuses: a searcher, and a buffer for its matches (lent to the caller, and
-  /// written over by the next search).
+  /// What a search reuses: a searcher, and room for its nearest matches (lent to the caller,
+  /// and written over by the next search: raw storage, so no array's uniqueness is checked on
+  /// every match written).
   final class SearchScratch {
     let searcher: GeoSearcher
     /// Whether it belongs to the shared pool rather than to a thread's slot.
     let pooled: Bool
-    var matches: [GeoMatch] = []
+    private(set) var matches = UnsafeMutablePointer<GeoMatch>.allocate(capacity: 16)
+    private var capacity = 16
     /// The last search radius and its squared chord.
     var insideChord = RememberedChord()
 
     init(_ searcher: GeoSearcher, pooled: Bool) {
       self.searcher = searcher
       self.pooled = pooled
+    }
+
+    deinit { matches.deallocate() }
+
+    /// Makes room for `count` matches; what `matches` held is let go.
+    func reserve(_ count: Int) {
+      guard count > capacity else { return }
+      matches.deallocate()
+      capacity = max(count, 2 * capacity)
+      matches = .allocate(capacity: capacity)
     }
   }
 
