@@ -140,11 +140,13 @@ public enum RedisGeoArea {
     /// The centre's bits when no other cell repeats them, else `UInt64.max`: most of a small
     /// search's members lie in the centre cell, and are then known to be held once at a glance.
     @usableFromInline var uniqueCentre = UInt64.max
+    /// Redis scans the centre and its eight neighbours at most: the places in `bits`.
+    @usableFromInline static let capacity = 9
 
     init(step: Int) { self.step = step }
 
     mutating func append(_ cell: UInt64) {
-      precondition(endIndex < 9, "Redis scans nine cells at most")
+      precondition(endIndex < Self.capacity, "Redis scans nine cells at most")
       withUnsafeMutableBytes(of: &bits) {
         $0.storeBytes(of: cell, toByteOffset: 8 * endIndex, as: UInt64.self)
       }
@@ -167,7 +169,8 @@ public enum RedisGeoArea {
       if prefix == uniqueCentre { return 1 }
       return withUnsafeBytes(of: bits) { cells in
         var holding = 0
-        for i in 0..<9 where cells.load(fromByteOffset: 8 * i, as: UInt64.self) == prefix {
+        for i in 0..<Self.capacity
+        where cells.load(fromByteOffset: 8 * i, as: UInt64.self) == prefix {
           holding += 1
         }
         return holding
