@@ -111,7 +111,11 @@ let package = Package(
     .testTarget(name: "LoadGenTests", dependencies: ["LoadGen", "RedisTestSupport"]),
     .testTarget(
       name: "ServerTests",
-      dependencies: ["Server", "Commands", "Keyspace", "Store", "RESP", "RedisTestSupport"]),
+      dependencies: [
+        "Server", "Commands", "Keyspace", "Store", "RESP", "RedisTestSupport",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -12,6 +12,8 @@ public final class CommandProcessor: Sendable {
   private let entries: [Entry]
   /// Every command's name, subcommands included, by `Outcome.commandID`.
   public let commandNames: [String]
+  /// The commands answered: Redis's, then those the processor was given.
+  let specs: [CommandSpec]
 
   /// A command as looked up: shared, so that finding one copies no fields.
   private final class Entry: Sendable {
@@ -33,16 +35,22 @@ public final class CommandProcessor: Sendable {
     }
   }
 
-  public init(keyspace: Keyspace, environment: ServerEnvironment) {
+  /// Answers Redis's commands and `commands`, which other modules bring; a name may be used
+  /// once.
+  public init(
+    keyspace: Keyspace, environment: ServerEnvironment, commands: [CommandSpec] = []
+  ) {
     self.keyspace = keyspace
     self.environment = environment
+    specs = CommandTable.all + commands
     var names: [String] = []
     var entries: [Entry] = []
     var table: [Keyword: Unmanaged<Entry>] = [:]
-    for spec in CommandTable.all {
+    for spec in specs {
       let entry = Entry(spec, names: &names, entries: &entries)
       entries.append(entry)
-      table[Keyword(spec.name)] = .passUnretained(entry)
+      let previous = table.updateValue(.passUnretained(entry), forKey: Keyword(spec.name))
+      precondition(previous == nil, "two commands named \(spec.name)")
     }
     self.table = table
     self.entries = entries
@@ -74,11 +82,12 @@ public final class CommandProcessor: Sendable {
     } else {
       var invocation = Invocation(
         arguments: arguments, session: session, keyspace: .passUnretained(keyspace),
-        environment: environment)
+        environment: environment, processor: self)
       outcome = Outcome(reply: entry.spec.run(&invocation))
       outcome.changes = invocation.changes
       outcome.close = invocation.close
       outcome.deferred = invocation.deferred
+      outcome.pending = invocation.pending
       session = invocation.session
     }
     outcome.commandID = entry.id

@@ -1,26 +1,28 @@
 import Keyspace
 import RESP
 
-/// One command: its name, Redis's arity rule and flags, and what it does.
-struct CommandSpec: Sendable {
-  struct Flags: OptionSet, Sendable {
-    let rawValue: Int
+/// One command: its name, Redis's arity rule and flags, and what it does. Redis's commands are
+/// in `CommandTable`; other modules bring theirs to `CommandProcessor.init`.
+public struct CommandSpec: Sendable {
+  public struct Flags: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
     /// Changes data: runs under the write lock, its changes are made durable.
-    static let write = Flags(rawValue: 1)
+    public static let write = Flags(rawValue: 1)
     /// Allowed before AUTH.
-    static let noAuth = Flags(rawValue: 2)
+    public static let noAuth = Flags(rawValue: 2)
   }
 
   /// Lower case, as in Redis's errors; `container|sub` for subcommands.
-  let name: String
+  public let name: String
   /// Redis's arity: n means exactly n arguments (name included), -n at least n.
-  let arity: Int
-  let flags: Flags
+  public let arity: Int
+  public let flags: Flags
   let run: @Sendable (inout Invocation) -> RESPValue
   /// By the second word's name, lower case.
   let subcommands: [String: CommandSpec]
 
-  init(
+  public init(
     _ name: String, arity: Int, flags: Flags = [],
     run: @escaping @Sendable (inout Invocation) -> RESPValue
   ) {
@@ -33,7 +35,7 @@ struct CommandSpec: Sendable {
 
   /// A container command (CLIENT, CONFIG...) whose second word picks a subcommand.
   /// `run` answers the bare command where Redis allows one (arity -1: COMMAND).
-  init(
+  public init(
     container name: String, arity: Int = -2, flags: Flags = [], _ subcommands: [CommandSpec],
     run: @escaping @Sendable (inout Invocation) -> RESPValue = { _ in .error(RedisError.syntax) }
   ) {
@@ -51,17 +53,22 @@ struct CommandSpec: Sendable {
 }
 
 /// Everything a command runs with.
-struct Invocation {
-  let arguments: Arguments
-  var session: Session
+public struct Invocation {
+  public let arguments: Arguments
+  public var session: Session
   /// Lent unretained: the processor holds both, and an invocation lives only while it runs.
   /// (Their reference counts are shared by every event-loop thread: counting them on each
   /// command made the threads take the same cache line from each other.)
   let keyspace: Unmanaged<Keyspace>
   unowned(unsafe) let environment: ServerEnvironment
+  /// Every command the processor answers, for COMMAND.
+  unowned(unsafe) let processor: CommandProcessor
   var changes: [Change] = []
   var close = false
   var deferred: (@Sendable () -> RESPValue)?
+  /// Set by a command whose reply comes later, from another thread (a domain write answered
+  /// once it is durable): see `Outcome.pending`.
+  public var pending: PendingReply?
 
   var db: Int { session.db }
   var resp3: Bool { session.protocolVersion == .resp3 }

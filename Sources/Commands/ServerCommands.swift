@@ -16,19 +16,21 @@ enum ServerCommands {
     CommandSpec(
       container: "command", arity: -1,
       [
-        CommandSpec("command|count", arity: 2) { _ in .integer(CommandTable.all.count) },
-        CommandSpec("command|list", arity: -2) { _ in
-          .array(CommandTable.all.map { .bulkString(ByteBuffer(string: $0.name)) })
+        CommandSpec("command|count", arity: 2) { call in .integer(call.processor.specs.count) },
+        CommandSpec("command|list", arity: -2) { call in
+          .array(call.processor.specs.map { .bulkString(ByteBuffer(string: $0.name)) })
         },
         CommandSpec("command|info", arity: -2) { call in
           let names = (2..<call.arguments.count).map { call.arguments.lowercased($0) }
           return .array(
-            names.map { name in CommandTable.all.first { $0.name == name }.map(info) ?? .nullArray }
+            names.map { name in
+              call.processor.specs.first { $0.name == name }.map(info) ?? .nullArray
+            }
           )
         },
         CommandSpec("command|docs", arity: -2) { _ in .map([]) },
       ]
-    ) { _ in .array(CommandTable.all.map(info)) },
+    ) { call in .array(call.processor.specs.map(info)) },
     CommandSpec(
       container: "client",
       [

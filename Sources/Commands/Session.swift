@@ -26,6 +26,9 @@ public struct Outcome: Sendable {
   public var close = false
   /// Work to run off the event loop, whose result replaces `reply` (BACKUP).
   public var deferred: (@Sendable () -> RESPValue)?
+  /// A reply that comes later, in place of `reply`: the connection keeps its place among the
+  /// replies and calls this at once, in command order, with where to send the reply.
+  public var pending: PendingReply?
   /// The command's number in `CommandProcessor.commandNames`; nil for an unknown command.
   public var commandID: Int?
 
@@ -35,6 +38,11 @@ public struct Outcome: Sendable {
   /// reply on this thread is then written over it instead of into a new allocation.
   public consuming func recycle() { ReplyBuffers.recycle(reply) }
 }
+
+/// Starts the work of a command whose reply comes later, and hands the reply to `answer` once
+/// it is ready, on any thread. Called in command order, so writes it queues keep that order.
+public typealias PendingReply =
+  @Sendable (_ answer: @escaping @Sendable (RESPValue) -> Void) -> Void
 
 /// The server-wide things some commands report or change: INFO, CLIENT, CONFIG, BACKUP.
 public protocol ServerEnvironment: AnyObject, Sendable {

@@ -21,8 +21,11 @@ public final class CardAtlasServer: Sendable {
   private let listener = NIOLockedValueBox<Channel?>(nil)
   private let stopped = NIOLockedValueBox(false)
 
-  /// Opens the store and loads everything from it. Call `start()` next.
-  public init(configuration: ServerConfiguration, logger: Logger) throws {
+  /// Opens the store and loads everything from it, the domain modules' state included. Call
+  /// `start()` next.
+  public init(
+    configuration: ServerConfiguration, extensions: [ServerExtension] = [], logger: Logger
+  ) throws {
     self.configuration = configuration
     self.logger = logger
     MemoryTuning.returnLargeBlocksToTheSystem()
@@ -33,14 +36,16 @@ public final class CardAtlasServer: Sendable {
     try FileManager.default.createDirectory(
       atPath: configuration.dataDirectory, withIntermediateDirectories: true)
     let store = try Store(
-      directory: configuration.dataDirectory, fsync: configuration.fsync, logger: logger)
+      directory: configuration.dataDirectory, fsync: configuration.fsync,
+      migrations: extensions.flatMap(\.migrations), logger: logger)
     let keyspace = Keyspace()
     let started = DispatchTime.now().uptimeNanoseconds
     try keyspace.load { try store.load($0) }
     let loadedIn = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
     state = ServerState(
       configuration: configuration, keyspace: keyspace, store: store, shards: threads)
-    processor = CommandProcessor(keyspace: keyspace, environment: state)
+    let commands = try extensions.flatMap { try $0.start(store) }
+    processor = CommandProcessor(keyspace: keyspace, environment: state, commands: commands)
     state.statistics.names.withLockedValue { $0 = processor.commandNames }
     logger.info(
       "loaded the store",

@@ -184,15 +184,29 @@ final class ConnectionHandler: ChannelInboundHandler {
         case .success: answer = reply
         case .failure(let error): answer = .error("ERR write not persisted: \(error)")
         }
-        guard durable.add(sequence, answer) else { return }
-        loop.eventLoop.execute {
-          let (handler, context) = loop.value
-          handler.fill(handler.durable.take(), context: context)
-        }
+        Self.deliver(answer, at: sequence, through: durable, loop)
       }
+    } else if let pending = outcome.pending {
+      let sequence = reserve()
+      let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+      let durable = self.durable
+      pending { answer in Self.deliver(answer, at: sequence, through: durable, loop) }
     } else {
       enqueue(outcome.reply, close: outcome.close, context: context)
       (consume outcome).recycle()
+    }
+  }
+
+  /// Hands a reply made on another thread (the store's writer, a domain's) to its place:
+  /// replies gather in `durable` and fill their places in one event-loop task.
+  private static func deliver(
+    _ answer: RESPValue, at sequence: Int, through durable: DurableReplies,
+    _ loop: NIOLoopBound<(ConnectionHandler, ChannelHandlerContext)>
+  ) {
+    guard durable.add(sequence, answer) else { return }
+    loop.eventLoop.execute {
+      let (handler, context) = loop.value
+      handler.fill(handler.durable.take(), context: context)
     }
   }
 

@@ -1,10 +1,11 @@
 import Foundation
 import Keyspace
 
-/// One `commit` call: its changes go into one transaction together, and its completion runs once
-/// that transaction is durable or has failed.
+/// One `commit` call: its changes and writes go into one transaction together, and its
+/// completion runs once that transaction is durable or has failed.
 struct PendingCommit {
   let changes: [Change]
+  let writes: [any DurableWrite]
   let completion: @Sendable (Result<Void, any Error>) -> Void
 }
 
@@ -24,7 +25,7 @@ final class CommitQueue: @unchecked Sendable {
     defer { condition.unlock() }
     guard !closed else { return false }
     queued.append(commit)
-    queuedChanges += commit.changes.count
+    queuedChanges += commit.changes.count + commit.writes.count
     if queued.count == 1 { condition.signal() }
     return true
   }

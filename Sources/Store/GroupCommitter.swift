@@ -90,6 +90,8 @@ final class GroupCommitter: Sendable {
   private func write(_ batch: [PendingCommit]) {
     let start = ContinuousClock.now
     var changes = 0
+    // Commands whose own domain writes failed; the rest of the transaction went through.
+    var refused: [Int: any Error] = [:]
     let result: Result<Void, any Error>
     do {
       try pool.writeWithoutTransaction { db in
@@ -97,9 +99,22 @@ final class GroupCommitter: Sendable {
         // round at BEGIN after the busy timeout, not halfway through.
         try db.inTransaction(.immediate) {
           let writer = try ChangeWriter(db)
-          for commit in batch {
-            for change in commit.changes { try writer.apply(change) }
-            changes += commit.changes.count
+          for (index, commit) in batch.enumerated() {
+            if commit.writes.isEmpty {
+              for change in commit.changes { try writer.apply(change) }
+            } else {
+              do {
+                try db.inSavepoint {
+                  for change in commit.changes { try writer.apply(change) }
+                  for write in commit.writes { try write.apply(to: db) }
+                  return .commit
+                }
+              } catch  where Self.failsOnlyItsCommand(error) {
+                refused[index] = error
+                continue
+              }
+            }
+            changes += commit.changes.count + commit.writes.count
           }
           return .commit
         }
@@ -117,14 +132,30 @@ final class GroupCommitter: Sendable {
       switch result {
       case .success:
         s.transactions += 1
-        s.commands += batch.count
+        s.commands += batch.count - refused.count
         s.changes += changes
       case .failure(let error):
         s.failedTransactions += 1
         s.lastError = "\(error)"
       }
     }
-    for commit in batch { commit.completion(result) }
+    for (index, commit) in batch.enumerated() {
+      if case .success = result, let error = refused[index] {
+        // A domain's own error reaches it as thrown; SQLite's is named as the store names it.
+        commit.completion(
+          .failure(error is DatabaseError ? StoreError.wrap(error, path: path) : error))
+      } else {
+        commit.completion(result)
+      }
+    }
+  }
+
+  /// A domain write's own error (thrown by its code, or a constraint it broke) leaves the
+  /// transaction usable once its savepoint is rolled back; SQLite's other errors (a full disk,
+  /// an I/O error) may have rolled back the whole transaction, so they fail it.
+  private static func failsOnlyItsCommand(_ error: any Error) -> Bool {
+    guard let error = error as? DatabaseError else { return true }
+    return error.resultCode == .SQLITE_CONSTRAINT
   }
 
   /// Empties the WAL file once the writer has been idle a while (TRUNCATE checkpoint): the next

@@ -81,92 +81,22 @@ enum Schema {
     """,
   ]
 
-  /// Schema v1's triggers, kept as they were so that its migration still builds v1: the box was
-  /// checked against the R*Tree entry itself on every move, an R*Tree lookup per move.
-  private static let v1Triggers = [
-    spatialIndexTriggers[0],
-    """
-    CREATE TRIGGER geo_members_geom_update AFTER UPDATE OF geom ON geo_members
-    WHEN NOT EXISTS (
-      SELECT 1 FROM \(rtree) WHERE pkid = NEW.fid
-        AND xmin <= NEW.longitude AND xmax >= NEW.longitude
-        AND ymin <= NEW.latitude AND ymax >= NEW.latitude)
-    BEGIN
-    \(rewriteEntry(longitude: "NEW.longitude", latitude: "NEW.latitude"))
-    END
-    """,
-    spatialIndexTriggers[2],
-  ]
-
-  static func dropTriggers(on table: String, _ db: GRDB.Database) throws {
-    let names = try String.fetchAll(
-      db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?",
-      arguments: [table])
-    for name in names { try db.execute(sql: "DROP TRIGGER \(name.quotedDatabaseIdentifier)") }
-  }
-
   /// Empties geo_members at the cost of a DROP, not of a million trigger runs: the triggers and
   /// the R*Tree are dropped, the table truncated, and both recreated, all in the caller's
   /// transaction.
   static func truncateGeoMembers(_ db: GRDB.Database) throws {
-    try dropTriggers(on: "geo_members", db)
+    try StoreMigration.dropTriggers(on: "geo_members", db)
     try db.execute(sql: "DROP TABLE \(rtree)")
     try db.execute(sql: "DELETE FROM geo_members")
     try db.execute(sql: "CREATE VIRTUAL TABLE \(rtree) USING rtree(pkid, xmin, xmax, ymin, ymax)")
     for sql in spatialIndexTriggers { try db.execute(sql: sql) }
   }
 
-  /// A SpatiaLite function returns 0 rather than throwing when it fails.
-  private static func spatiaLite(_ call: String, _ db: GRDB.Database) throws {
-    guard try Int.fetchOne(db, sql: "SELECT \(call)") == 1 else {
-      throw StoreError.sqlite(code: SQLITE_ERROR, message: "SpatiaLite \(call) failed")
-    }
-  }
-
-  static var migrator: DatabaseMigrator {
+  /// The store's own migrations, then those of the domain modules, in the order given.
+  static func migrator(_ domain: [StoreMigration] = []) -> DatabaseMigrator {
     var migrator = DatabaseMigrator()
-    migrator.registerMigration("v1") { db in
-      // 0: the migration's transaction is already open (1 would try to BEGIN its own).
-      // WGS84_ONLY: 129 reference systems instead of ~5,000, a smaller file and a faster start.
-      try spatiaLite("InitSpatialMetadata(0, 'WGS84_ONLY')", db)
-      try db.execute(
-        sql: """
-          CREATE TABLE strings (
-            db INTEGER NOT NULL,
-            key BLOB NOT NULL,
-            value BLOB NOT NULL,
-            PRIMARY KEY (db, key)
-          ) WITHOUT ROWID;
-          -- fid is the GIS feature id and the rowid the spatial index points at: an explicit
-          -- INTEGER PRIMARY KEY, because VACUUM may renumber an implicit rowid.
-          -- (db, key, member) is the natural primary key, enforced by UNIQUE.
-          CREATE TABLE geo_members (
-            fid INTEGER PRIMARY KEY,
-            db INTEGER NOT NULL,
-            key BLOB NOT NULL,
-            member BLOB NOT NULL,
-            -- A 52-bit geohash (exact in a double), or a distance stored by GEOSEARCHSTORE.
-            score REAL NOT NULL,
-            longitude REAL NOT NULL,
-            latitude REAL NOT NULL,
-            UNIQUE (db, key, member)
-          );
-          """)
-      try spatiaLite("AddGeometryColumn('geo_members', 'geom', 4326, 'POINT', 'XY', 1)", db)
-      try spatiaLite("CreateSpatialIndex('geo_members', 'geom')", db)
-      try dropTriggers(on: "geo_members", db)
-      for sql in v1Triggers { try db.execute(sql: sql) }
-    }
-    // v2: each row keeps the centre of its R*Tree box, so that a move within it needs no R*Tree
-    // lookup. v1 rows get NULL, which their next move replaces.
-    migrator.registerMigration("v2") { db in
-      try db.execute(
-        sql: """
-          ALTER TABLE geo_members ADD COLUMN index_longitude REAL;
-          ALTER TABLE geo_members ADD COLUMN index_latitude REAL;
-          """)
-      try dropTriggers(on: "geo_members", db)
-      for sql in spatialIndexTriggers { try db.execute(sql: sql) }
+    for migration in StoreMigration.core + domain {
+      migrator.registerMigration(migration.name, migrate: migration.migrate)
     }
     return migrator
   }

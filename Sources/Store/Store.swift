@@ -18,15 +18,21 @@ public final class Store: Sendable {
   let committer: GroupCommitter
   private let closed = Atomic<Bool>(false)
 
-  /// Opens (creating if needed) `directory/cardatlas.sqlite` and runs the migrations.
+  /// Opens (creating if needed) `directory/cardatlas.sqlite` and runs the store's migrations,
+  /// then `migrations` (the domain modules'), oldest first.
   public convenience init(
-    directory: String, fsync: FsyncPolicy = .always,
+    directory: String, fsync: FsyncPolicy = .always, migrations: [StoreMigration] = [],
     logger: Logger = Logger(label: "cardatlas.store")
   ) throws {
-    try self.init(directory: directory, fsync: fsync, logger: logger, tuning: .default)
+    try self.init(
+      directory: directory, fsync: fsync, migrations: migrations, logger: logger,
+      tuning: .default)
   }
 
-  init(directory: String, fsync: FsyncPolicy, logger: Logger, tuning: Tuning) throws {
+  init(
+    directory: String, fsync: FsyncPolicy, migrations: [StoreMigration] = [], logger: Logger,
+    tuning: Tuning
+  ) throws {
     do {
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true)
@@ -42,7 +48,7 @@ public final class Store: Sendable {
       pool = try DatabasePool(
         path: path, configuration: Connection.configuration(tuning: tuning, wal: wal))
       try Connection.setSynchronous(fsync, pool)
-      try Schema.migrator.migrate(pool)
+      try Schema.migrator(migrations).migrate(pool)
       // The new file's directory entry must survive a power loss too.
       try syncPath(directory, directory: true)
     } catch {
@@ -67,25 +73,37 @@ public final class Store: Sendable {
     }
   }
 
-  /// Queues one command's changes for the next transaction. `completion` runs on the writer
-  /// thread once the transaction holding them is durable, or has failed (then every command in
-  /// it gets the error), in commit order. It must not block on another commit. After `close`,
-  /// it runs at once, on the caller's thread, with `StoreError.closed`.
+  /// Queues one command's changes, then its domain writes, for the next transaction.
+  /// `completion` runs on the writer thread once the transaction holding them is durable, or has
+  /// failed (then every command in it gets the error; a failing domain write fails only its
+  /// own command), in commit order. It must not block on another commit. After `close`, it runs
+  /// at once, on the caller's thread, with `StoreError.closed`.
   public func commit(
-    _ changes: [Change], completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+    _ changes: [Change], writes: [any DurableWrite] = [],
+    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
-    if closed.load(ordering: .acquiring)
-      || !committer.queue.append(PendingCommit(changes: changes, completion: completion))
-    {
+    let pending = PendingCommit(changes: changes, writes: writes, completion: completion)
+    if closed.load(ordering: .acquiring) || !committer.queue.append(pending) {
       completion(.failure(StoreError.closed))
     }
   }
 
-  /// Queues one command's changes and returns once they are durable.
-  public func commit(_ changes: [Change]) async throws {
+  /// Queues one command's changes and domain writes, and returns once they are durable.
+  public func commit(_ changes: [Change], writes: [any DurableWrite] = []) async throws {
     try await withCheckedThrowingContinuation {
       (continuation: CheckedContinuation<Void, any Error>) in
-      commit(changes) { continuation.resume(with: $0) }
+      commit(changes, writes: writes) { continuation.resume(with: $0) }
+    }
+  }
+
+  /// Runs `body` on a reader connection, in one snapshot (SpatiaLite loaded): domain modules
+  /// load their state and answer their queries through it. Writes go through `commit`.
+  public func read<T>(_ body: (GRDB.Database) throws -> T) throws -> T {
+    try checkOpen()
+    do {
+      return try committer.pool.read(body)
+    } catch let error as DatabaseError {
+      throw StoreError.wrap(error, path: path)
     }
   }
 

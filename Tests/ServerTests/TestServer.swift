@@ -9,7 +9,9 @@ final class TestServer {
   let port: UInt16
   let directory: String
 
-  init(configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
+  init(
+    extensions: [ServerExtension] = [], configure: (inout ServerConfiguration) -> Void = { _ in }
+  ) async throws {
     directory =
       FileManager.default.temporaryDirectory
       .appendingPathComponent("cardatlas-test-\(UUID().uuidString)").path
@@ -20,7 +22,8 @@ final class TestServer {
     configure(&configuration)
     var logger = Logger(label: "cardatlas-test")
     logger.logLevel = .warning
-    server = try CardAtlasServer(configuration: configuration, logger: logger)
+    server = try CardAtlasServer(
+      configuration: configuration, extensions: extensions, logger: logger)
     port = UInt16(try await server.start())
   }
 

@@ -165,7 +165,7 @@ import Testing
       do {
         let pool = try DatabasePool(
           path: path, configuration: Connection.configuration(tuning: .default, wal: WalSize()))
-        try Schema.migrator.migrate(pool, upTo: "v1")
+        try Schema.migrator().migrate(pool, upTo: "v1")
         try await pool.write { db in
           for i in 0..<100 {
             try db.execute(

@@ -22,9 +22,12 @@ let quietLogger: Logger = {
 }()
 
 func openStore(
-  _ directory: String, fsync: FsyncPolicy = .always, tuning: Tuning = .default
+  _ directory: String, fsync: FsyncPolicy = .always, migrations: [StoreMigration] = [],
+  tuning: Tuning = .default
 ) throws -> Store {
-  try Store(directory: directory, fsync: fsync, logger: quietLogger, tuning: tuning)
+  try Store(
+    directory: directory, fsync: fsync, migrations: migrations, logger: quietLogger,
+    tuning: tuning)
 }
 
 extension Store {
@@ -32,11 +35,6 @@ extension Store {
     var changes: [Change] = []
     try load { changes.append($0) }
     return changes
-  }
-
-  /// Runs SQL on a reader of the store's own pool (SpatiaLite loaded).
-  func read<T>(_ body: (GRDB.Database) throws -> T) throws -> T {
-    try committer.pool.read(body)
   }
 
   /// Runs SQL on the writer connection, between two group-commit rounds.

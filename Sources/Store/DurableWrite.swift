@@ -1,0 +1,12 @@
+import GRDB
+
+/// A write a domain module brings to the group commit, beside a command's keyspace `Change`s:
+/// it runs in the writer's transaction, so a record and the command's other writes become
+/// durable together, with the same fsync, before the command is answered.
+///
+/// Each commit that holds such writes runs in a savepoint of its own: a write that throws (a
+/// constraint the domain did not foresee) fails its own command and rolls back all it wrote,
+/// and the other commands of the transaction go through.
+public protocol DurableWrite: Sendable {
+  func apply(to db: GRDB.Database) throws
+}

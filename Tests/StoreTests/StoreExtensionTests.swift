@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+import Keyspace
+import Synchronization
+import Testing
+
+@testable import Store
+
+/// What domain modules bring to the store: migrations of their own, and writes that commit in
+/// the same transactions as the keyspace's changes.
+@Suite struct StoreExtensionTests {
+  /// A domain's table, and a write of one row to it.
+  static let notes = StoreMigration(
+    "test-notes-v1",
+    sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)")
+
+  struct AddNote: DurableWrite {
+    let id: Int
+    let text: String
+    func apply(to db: GRDB.Database) throws {
+      try db.execute(sql: "INSERT INTO notes (id, text) VALUES (?, ?)", arguments: [id, text])
+    }
+  }
+
+  struct Refused: Error, Equatable {}
+  struct ThrowingWrite: DurableWrite {
+    func apply(to db: GRDB.Database) throws { throw Refused() }
+  }
+
+  /// The shipped migrations are frozen copies: after them, the triggers are exactly those the
+  /// store recreates when it truncates the members' table.
+  @Test func theFrozenMigrationsLeaveTheTriggersTheStoreRecreates() async throws {
+    try await withTemporaryDirectory { dir in
+      let store = try openStore(dir)
+      defer { store.close() }
+      func normalized(_ sql: String) -> String {
+        sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+      }
+      let stored = try store.read { db in
+        try String.fetchAll(
+          db,
+          sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'geo_members'"
+        )
+      }
+      #expect(Set(stored.map(normalized)) == Set(Schema.spatialIndexTriggers.map(normalized)))
+    }
+  }
+
+  @Test func aDomainMigrationRunsOnceAfterTheStoresOwn() async throws {
+    try await withTemporaryDirectory { dir in
+      for _ in 0..<2 {
+        let store = try openStore(dir, migrations: [Self.notes])
+        let applied = try store.read { db in
+          try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+        }
+        #expect(applied == ["v1", "v2", "test-notes-v1"])
+        store.close()
+      }
+      // A store opened without the domain keeps its table and rows.
+      let store = try openStore(dir)
+      defer { store.close() }
+      #expect(try store.read { db in try db.tableExists("notes") })
+    }
+  }
+
+  @Test func domainWritesCommitWithTheKeyspaceChangesAndSurviveAReopen() async throws {
+    try await withTemporaryDirectory { dir in
+      do {
+        let store = try openStore(dir, migrations: [Self.notes])
+        try await store.commit(
+          [move("fleet", "a", 1, 2)],
+          writes: [AddNote(id: 1, text: "one"), AddNote(id: 2, text: "two")])
+        store.close()
+      }
+      let store = try openStore(dir, migrations: [Self.notes])
+      defer { store.close() }
+      #expect(try store.loadAll().count == 1)
+      let texts = try store.read { db in
+        try String.fetchAll(db, sql: "SELECT text FROM notes ORDER BY id")
+      }
+      #expect(texts == ["one", "two"])
+    }
+  }
+
+  /// Commands queued together share a transaction; one whose write breaks a constraint or
+  /// throws fails alone, with nothing of it kept, and the others are durable.
+  @Test func aFailingDomainWriteFailsOnlyItsOwnCommand() async throws {
+    try await withTemporaryDirectory { dir in
+      let store = try openStore(dir, migrations: [Self.notes])
+      let results = Mutex<[Int: Result<Void, any Error>]>([:])
+      let done = DispatchGroup()
+      for i in 0..<200 {
+        done.enter()
+        let writes: [any DurableWrite] =
+          switch i {
+          case 50: [AddNote(id: 1_050, text: "n3")]  // a text already taken by command 3
+          case 120: [AddNote(id: 1_120, text: "fine"), ThrowingWrite()]
+          default: [AddNote(id: i, text: "n\(i)")]
+          }
+        store.commit([move("fleet", "m\(i)", 1, 1)], writes: writes) { result in
+          results.withLock { $0[i] = result }
+          done.leave()
+        }
+      }
+      done.wait()
+      store.close()
+      let failed = results.withLock { r in r.filter { (try? $0.value.get()) == nil }.keys.sorted() }
+      #expect(failed == [50, 120])
+      let thrown = results.withLock { r -> Bool in
+        if case .failure(let error) = r[120]! { return error is Refused }
+        return false
+      }
+      #expect(thrown)
+
+      let reopened = try openStore(dir, migrations: [Self.notes])
+      defer { reopened.close() }
+      let members = Set(
+        try reopened.loadAll().compactMap { change -> String? in
+          guard case .geoUpsert(_, _, let member, _, _, _) = change else { return nil }
+          return String(decoding: member, as: UTF8.self)
+        })
+      #expect(members == Set((0..<200).filter { $0 != 50 && $0 != 120 }.map { "m\($0)" }))
+      let ids = try reopened.read { db in try Int.fetchAll(db, sql: "SELECT id FROM notes") }
+      #expect(Set(ids) == Set((0..<200).filter { $0 != 50 && $0 != 120 }))
+    }
+  }
+}
