@@ -46,10 +46,6 @@ struct Serve: AsyncParsableCommand {
       throw ValidationError(
         "--log-level must be one of trace, debug, info, notice, warning, error, critical")
     }
-    // CONFIG SET timeout's bounds: the idle timer counts nanoseconds in 64 bits.
-    guard (0...Int(Int32.max)).contains(timeout) else {
-      throw ValidationError("--timeout must be between 0 and 2147483647 seconds")
-    }
     var config = ServerConfiguration()
     config.host = host
     config.port = port

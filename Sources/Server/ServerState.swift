@@ -180,8 +180,7 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
     case "requirepass":
       live.withLockedValue { $0.requirePassword = value.isEmpty ? nil : value }
     case "maxclients", "timeout":
-      // Redis's bounds: an unsigned int of clients, an int of seconds (the idle timer counts
-      // nanoseconds in 64 bits, which 2^63 seconds would overflow).
+      // Redis's bounds and errors: an unsigned int of clients, an int of seconds.
       let range = name == "maxclients" ? 1...Int(UInt32.max) : 0...Int(Int32.max)
       guard let n = parseRedisInteger(Array(value.utf8)) else {
         return failed(name, "argument couldn't be parsed into an integer")

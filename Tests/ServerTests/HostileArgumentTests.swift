@@ -77,6 +77,18 @@ struct HostileArgumentTests {
     }
   }
 
+  @Test("CONFIG SET timeout takes Redis's bounds, and new connections still get their timer")
+  func idleTimeoutBounds() throws {
+    try Pair.run { pair in
+      for value in ["9223372036854775807", "9223372037", "2147483648", "2147483647", "600"] {
+        try pair.compare(["CONFIG", "SET", "timeout", value])
+        // The timer is set up for each new connection.
+        #expect(try RESPConnection(port: pair.port).command("PING").text == "+PONG\r\n")
+      }
+      try pair.compare(["CONFIG", "GET", "timeout"])
+    }
+  }
+
   // MARK: The class: every integer argument
 
   /// Each integer argument of each command (and the numbers read as floats beside them) given
