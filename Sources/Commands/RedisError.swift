@@ -7,7 +7,6 @@ public enum RedisError {
   public static let notInteger = "ERR value is not an integer or out of range"
   public static let wrongPass = "WRONGPASS invalid username-password pair or user is disabled."
   public static let dbIndexOutOfRange = "ERR DB index is out of range"
-  public static let invalidDbIndex = "ERR value is not an integer or out of range"
 
   public static func arity(_ name: String) -> String {
     "ERR wrong number of arguments for '\(name)' command"
