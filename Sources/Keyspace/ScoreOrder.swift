@@ -4,8 +4,8 @@
 ///
 /// A B+-tree whose inner nodes count each child's members (Redis keeps a skip list with spans
 /// beside its hash for the same reads, about 40 bytes a member). A leaf holds (score, slot)
-/// pairs, 12 bytes a member, between a quarter and all of its 64 places full: about 17 bytes a
-/// member after random inserts, 14 after a load. Ties on score are broken by the names in the
+/// pairs, 12 bytes a member, between a quarter and all of its 64 places full: about 18 bytes a
+/// member after random inserts, 12 after a load. Ties on score are broken by the names in the
 /// set's `MemberTable`, which must hold a slot's name while the slot is here.
 ///
 /// Nodes are raw memory, reached without reference counting; every leaf lies `height` levels
@@ -23,12 +23,12 @@ final class ScoreOrder {
   deinit { free(root, level: height) }
 
   /// Replaces the contents with `slots`, already in order, each scored by `scores[slot]`. Nodes
-  /// are filled to 7/8, so the first inserts after a load do not split every leaf.
+  /// are filled (a load takes the least memory; a later insert splits the node it reaches).
   func build(_ slots: [UInt32], scores: [Double]) {
     free(root, level: height)
     count = slots.count
     height = 0
-    let fill = Node.capacity - Node.capacity / 8
+    let fill = Node.capacity
     var level: [Node] = []
     var sizes: [Int] = []
     let leaves = max(1, (slots.count + fill - 1) / fill)

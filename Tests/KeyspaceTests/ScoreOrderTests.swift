@@ -142,7 +142,7 @@ struct ScoreOrderTests {
   @Test("a tree built in one pass answers as one built by inserts, and takes inserts after")
   func build() {
     var random = SeededGenerator(seed: 7)
-    for n in [0, 1, 55, 56, 57, 3584, 3585, 10_000] {
+    for n in [0, 1, 63, 64, 65, 4096, 4097, 10_000] {
       var model = Model()
       var entries: [(Double, UInt32)] = []
       for i in 0..<n {
