@@ -1,6 +1,7 @@
 /// Every command the server answers, by module of behaviour.
 enum CommandTable {
   static let all: [CommandSpec] =
-    GeoCommands.all + SortedSetCommands.all + KeyCommands.all + ConnectionCommands.all
+    GeoCommands.all + SortedSetCommands.all + SortedSetCommands.ranks + KeyCommands.all
+    + ConnectionCommands.all
     + ServerCommands.all
 }

@@ -152,7 +152,7 @@ enum SortedSetCommands {
   }
 
   /// `zslParseRange`'s reading of one bound: `(` for exclusive, then strtod to the end.
-  private static func scoreBound(_ args: Arguments, _ i: Int) -> (Double, Bool)? {
+  static func scoreBound(_ args: Arguments, _ i: Int) -> (Double, Bool)? {
     var bytes = args.bytes(i)
     let exclusive = bytes.first == UInt8(ascii: "(")
     if exclusive { bytes.removeFirst() }

@@ -10,8 +10,10 @@ import Synchronization
 /// Not thread-safe on its own: the `Keyspace` lock guards it (readers share, writers exclude).
 public final class SortedSet: @unchecked Sendable {
   /// Members by slot; slots are the index's item ids.
-  let names = MemberTable()
+  let names: MemberTable
   private var scores: [Double] = []
+  /// Slots by (score, member), for ranks and ranges.
+  private let order: ScoreOrder
   private var freeSlots: [ItemID] = []
   let index: GeoIndex
   /// Searchers reuse their scratch buffers. Each thread with a `ThreadSlot` keeps its own here
@@ -19,20 +21,22 @@ public final class SortedSet: @unchecked Sendable {
   /// other threads borrow from the pool.
   private let ownScratch = PerThread<Unmanaged<SearchScratch>>()
   private let searchers = Mutex(Searchers())
-  /// Slots by (score, member), for rank ranges; rebuilt on demand after a write.
-  private let ordered = Mutex<[ItemID]?>(nil)
 
   /// One lock for every set's index: writes to any set already exclude every search (the
   /// `Keyspace` lock), so sharing it costs nothing, and a set costs no lock of its own.
   private static let indexLock = SlottedRWLock()
 
   public init() {
+    names = MemberTable()
+    order = ScoreOrder(names: names)
     index = try! GeoIndex(sphere: .redis, lock: Self.indexLock)
   }
 
   /// A set built in one pass (loading from the store): one bulk index build instead of an
   /// insert per member. Later duplicates of a member win.
   public init(entries: [(member: Bytes, score: Double)]) {
+    names = MemberTable()
+    order = ScoreOrder(names: names)
     var items: [Item] = []
     items.reserveCapacity(entries.count)
     for (member, score) in entries {
@@ -48,6 +52,12 @@ public final class SortedSet: @unchecked Sendable {
       items.append(Item(id: slot, longitude: at.longitude, latitude: at.latitude))
     }
     index = try! GeoIndex(items: items, sphere: .redis, lock: Self.indexLock)
+    // Sorted as pairs, the scores beside the slots rather than looked up per comparison.
+    var sorted = scores.indices.map { (score: scores[$0], slot: UInt32($0)) }
+    sorted.sort { a, b in
+      a.score < b.score || (a.score == b.score && names.precedes(a.slot, b.slot))
+    }
+    order.build(sorted.map(\.slot), scores: scores)
   }
 
   public var count: Int { names.count }
@@ -72,10 +82,11 @@ public final class SortedSet: @unchecked Sendable {
     let position = Self.position(score: score)
     if let slot = names.slot(of: member) {
       guard scores[Int(slot)] != score else { return (false, false) }
+      order.remove(slot, score: scores[Int(slot)])
       scores[Int(slot)] = score
+      order.insert(slot, score: score)
       try! index.upsert(
         Item(id: slot, longitude: position.longitude, latitude: position.latitude))
-      invalidateOrder()
       return (false, true)
     }
     let slot: ItemID
@@ -87,8 +98,8 @@ public final class SortedSet: @unchecked Sendable {
       scores.append(score)
     }
     names.insert(member, at: slot)
+    order.insert(slot, score: score)
     try! index.upsert(Item(id: slot, longitude: position.longitude, latitude: position.latitude))
-    invalidateOrder()
     return (true, true)
   }
 
@@ -96,60 +107,56 @@ public final class SortedSet: @unchecked Sendable {
   @discardableResult
   public func remove(_ member: Bytes) -> Bool {
     guard let slot = names.slot(of: member) else { return false }
+    order.remove(slot, score: scores[Int(slot)])
     names.remove(slot: slot)
     index.remove(id: slot)
     freeSlots.append(slot)
-    invalidateOrder()
     return true
   }
 
-  /// Every member with its score, in Redis's order: by score, then by member bytes.
+  /// The members at `ranks` (within `0..<count`) with their scores, in Redis's order: by
+  /// score, then by member bytes; with `reverse`, ranks count from the end, and the order too.
   public func entries(ranks: ClosedRange<Int>, reverse: Bool) -> [(member: Bytes, score: Double)] {
-    let order = sortedSlots()
-    return ranks.map { rank in
-      let slot = order[reverse ? order.count - 1 - rank : rank]
-      return (names.name(slot), scores[Int(slot)])
-    }
+    let forward =
+      reverse
+      ? count - 1 - ranks.upperBound..<count - ranks.lowerBound
+      : ranks.lowerBound..<ranks.upperBound + 1
+    return entries(forward, reverse: reverse)
   }
 
-  /// Members whose score lies between the bounds, in score order (or reversed).
+  /// Members whose score lies between the bounds, in score order (or reversed): `offset` of
+  /// them skipped, then at most `limit` (a negative offset or limit counts as none).
   public func entries(
     scores range: ScoreRange, reverse: Bool, offset: Int, limit: Int?
   ) -> [(member: Bytes, score: Double)] {
-    let order = sortedSlots()
+    let within = ranks(range)
+    let skipped = max(offset, 0)
+    guard skipped < within.count else { return [] }
+    let taken = min(max(limit ?? within.count, 0), within.count - skipped)
+    let start = reverse ? within.upperBound - skipped - taken : within.lowerBound + skipped
+    return entries(start..<start + taken, reverse: reverse)
+  }
+
+  /// How many members score between the bounds (ZCOUNT).
+  public func count(scores range: ScoreRange) -> Int { ranks(range).count }
+
+  /// How many members come before `member` in Redis's order (ZRANK), if it is here.
+  public func rank(of member: Bytes) -> Int? {
+    names.slot(of: member).map { order.rank(of: $0, score: scores[Int($0)]) }
+  }
+
+  /// The ranks of the members scoring between the bounds.
+  private func ranks(_ range: ScoreRange) -> Range<Int> {
+    let low = order.count(below: range.min, orEqual: range.minExclusive)
+    let high = order.count(below: range.max, orEqual: !range.maxExclusive)
+    return low..<max(low, high)
+  }
+
+  private func entries(_ ranks: Range<Int>, reverse: Bool) -> [(member: Bytes, score: Double)] {
     var out: [(member: Bytes, score: Double)] = []
-    var skipped = 0
-    let ranks = reverse ? Array(order.indices.reversed()) : Array(order.indices)
-    for rank in ranks {
-      let slot = order[rank]
-      guard range.contains(scores[Int(slot)]) else { continue }
-      if skipped < offset {
-        skipped += 1
-        continue
-      }
-      if let limit, out.count >= limit { break }
-      out.append((names.name(slot), scores[Int(slot)]))
-    }
-    return out
-  }
-
-  private func invalidateOrder() {
-    ordered.withLock { $0 = nil }
-  }
-
-  private func sortedSlots() -> [ItemID] {
-    ordered.withLock { cached in
-      if let cached { return cached }
-      let free = Set(freeSlots)
-      var order = (0..<ItemID(scores.count)).filter { !free.contains($0) }
-      order.sort { a, b in
-        let sa = scores[Int(a)]
-        let sb = scores[Int(b)]
-        return sa < sb || (sa == sb && names.precedes(a, b))
-      }
-      cached = order
-      return order
-    }
+    out.reserveCapacity(ranks.count)
+    order.forEach(ranks) { slot, score in out.append((names.name(slot), score)) }
+    return reverse ? out.reversed() : out
   }
 
   /// A search result's member name.

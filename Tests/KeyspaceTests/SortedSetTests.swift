@@ -68,4 +68,63 @@ struct SortedSetTests {
       bulk.entries(ranks: 0...3999, reverse: false).map(\.member)
         == incremental.entries(ranks: 0...3999, reverse: false).map(\.member))
   }
+
+  @Test("ranks, rank ranges and score ranges, reversed too, against a sorted array")
+  func orderedReads() {
+    var random = SeededGenerator(seed: 5)
+    let set = SortedSet()
+    var model: [Bytes: Double] = [:]
+    // Positions repeat, so scores tie and names decide.
+    let places = (0..<300).map { _ in
+      Double(
+        RedisGeohash.score(
+          longitude: random.nextDouble() * 360 - 180, latitude: random.nextDouble() * 170 - 85)!)
+    }
+    for step in 0..<6000 {
+      let member = Array("p\(random.nextInt(below: 2500))".utf8)
+      if random.nextInt(below: 4) == 0 {
+        set.remove(member)
+        model[member] = nil
+      } else {
+        let score = places[random.nextInt(below: places.count)]
+        set.upsert(member, score: score)
+        model[member] = score
+      }
+      guard step % 500 == 499 else { continue }
+      let sorted = model.sorted {
+        $0.value < $1.value || ($0.value == $1.value && $0.key.lexicographicallyPrecedes($1.key))
+      }
+      for (rank, entry) in sorted.enumerated() where rank % 37 == 0 {
+        #expect(set.rank(of: entry.key) == rank)
+      }
+      #expect(set.rank(of: Array("absent".utf8)) == nil)
+      for _ in 0..<30 {
+        let a = random.nextInt(below: sorted.count)
+        let b = random.nextInt(below: sorted.count)
+        let ranks = min(a, b)...max(a, b)
+        #expect(set.entries(ranks: ranks, reverse: false).map(\.member) == sorted[ranks].map(\.key))
+        #expect(
+          set.entries(ranks: ranks, reverse: true).map(\.member)
+            == Array(sorted.reversed())[ranks].map(\.key))
+        let low = places[random.nextInt(below: places.count)]
+        let high =
+          random.nextInt(below: 5) == 0
+          ? Double.infinity : places[random.nextInt(below: places.count)]
+        let range = ScoreRange(
+          min: low, minExclusive: random.nextInt(below: 2) == 0, max: high,
+          maxExclusive: random.nextInt(below: 2) == 0)
+        let within = sorted.filter { range.contains($0.value) }
+        #expect(set.count(scores: range) == within.count)
+        let offset = random.nextInt(below: 4) == 0 ? 0 : random.nextInt(below: within.count + 3)
+        let limit = random.nextInt(below: 3) == 0 ? nil : random.nextInt(below: 20)
+        for reverse in [false, true] {
+          let expected = (reverse ? within.reversed() : within).dropFirst(offset)
+            .prefix(limit ?? .max)
+          let got = set.entries(scores: range, reverse: reverse, offset: offset, limit: limit)
+          #expect(got.map(\.member) == expected.map(\.key))
+          #expect(got.map(\.score) == expected.map(\.value))
+        }
+      }
+    }
+  }
 }
