@@ -35,14 +35,30 @@ extension GeoCommands {
     if !stores {
       let args = call.arguments
       let resp3 = call.resp3
-      return call.read { db in
+      var large = false
+      let reply = call.read { db in
         args.withView { view in
           view.withBytes(source) { key in
-            db.withSortedSet(at: key) { answer(view, $0, flags, resp3: resp3) }
+            db.withSortedSet(at: key) { answer(view, $0, flags, resp3: resp3, large: &large) }
               ?? .error(RedisError.wrongType)
           }
         }
       }
+      guard large else { return reply }
+      // Run again, off the event loop: the set may have changed meanwhile.
+      let keyspace = call.keyspace.takeUnretainedValue()
+      let db = call.db
+      call.deferred = {
+        keyspace.read(db: db) { db in
+          args.withView { view in
+            view.withBytes(source) { key in
+              db.withSortedSet(at: key) { answer(view, $0, flags, resp3: resp3, large: nil) }
+                ?? .error(RedisError.wrongType)
+            }
+          }
+        }
+      }
+      return reply
     }
     let db = call.db
     let args = call.arguments
@@ -62,9 +78,11 @@ extension GeoCommands {
     }
   }
 
-  /// A read-only search's reply, from the set at its key (nil when the key is missing).
+  /// A read-only search's reply, from the set at its key (nil when the key is missing). Given
+  /// `large`, a search that may be large is not run: `large` is set instead.
   private static func answer(
-    _ args: ArgumentView, _ set: SortedSet?, _ flags: SearchFlags, resp3: Bool
+    _ args: ArgumentView, _ set: SortedSet?, _ flags: SearchFlags, resp3: Bool,
+    large: UnsafeMutablePointer<Bool>?
   ) -> RESPValue {
     // Parsed in place rather than returned in a `Result`, whose copies counted references.
     var request = Request()
@@ -72,8 +90,34 @@ extension GeoCommands {
     // A switch, not `guard let`: binding the lent set would copy (retain) it.
     switch set {
     case .none: return .array([])
-    case .some(let set): return reply(request, set, resp3: resp3)
+    case .some(let set):
+      if let large, mayBeLarge(request, set) {
+        large.pointee = true
+        return .null
+      }
+      return reply(request, set, resp3: resp3)
     }
+  }
+
+  /// Searches that may visit more members than this run off the event loop (on the server's
+  /// thread pool, as BACKUP does), so that the loop's other connections are served meanwhile:
+  /// a whole-world search of a million members takes hundreds of milliseconds.
+  static let largeSearch = 20_000
+
+  /// Whether a search may visit more than `largeSearch` members. The nearest few (`ASC COUNT n`,
+  /// the map's search) visit about n, and are told in three comparisons; others ask the index
+  /// for a bound from its node counts.
+  private static func mayBeLarge(_ request: Request, _ set: SortedSet) -> Bool {
+    if request.sort == .ascending && !request.any && request.count > 0
+      && request.count <= largeSearch
+    {
+      return false
+    }
+    guard let center = request.center, let shape = request.shape else { return false }
+    let search = RedisGeoArea.Search(
+      longitude: center.longitude, latitude: center.latitude, shape: shape,
+      conversion: request.conversion)
+    return set.mayFind(moreThan: largeSearch, search)
   }
 
   /// Whether a GEORADIUS-style command names STORE or STOREDIST with a key after it.

@@ -220,4 +220,12 @@ public final class Database: @unchecked Sendable {
 
   /// Every key, in no particular order.
   public var keys: [Bytes] { entries.keys.map(\.bytes) }
+
+  /// Every sorted set with its key, in no particular order.
+  public var sortedSets: [(key: Bytes, set: SortedSet)] {
+    entries.compactMap { key, value in
+      guard case .sortedSet(let set) = value else { return nil }
+      return (key.bytes, set)
+    }
+  }
 }

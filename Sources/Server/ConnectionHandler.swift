@@ -30,6 +30,9 @@ final class ConnectionHandler: ChannelInboundHandler {
   private var closing = false
   private var draining = false
   private var readable = true
+  /// Work of this connection's runs off the loop (a large search, BACKUP): the commands after
+  /// it wait, so that they run after it as they were sent.
+  private var deferredRunning = false
   /// A flush waits in the event loop's task queue (see `channelReadComplete`).
   private var flushScheduled = false
   /// Durable writes' replies on their way from the store's writer thread.
@@ -124,7 +127,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
   /// Runs every complete command received, until the client stops keeping up with replies.
   private func process(context: ChannelHandlerContext) {
-    while !closing && !draining {
+    while !closing && !draining && !deferredRunning {
       if !context.channel.isWritable {
         // Stop reading until the client takes its replies: its bytes wait in the kernel.
         readable = false
@@ -167,10 +170,12 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     if let work = outcome.deferred {
       let sequence = reserve()
+      deferredRunning = true
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       threadPool.runIfActive(eventLoop: context.eventLoop, work).whenComplete { result in
         let (handler, context) = loop.value
         let reply = (try? result.get()) ?? .error("ERR server is shutting down")
+        handler.deferredRunning = false
         handler.fill([(sequence, reply)], context: context)
       }
     } else if !outcome.changes.isEmpty {

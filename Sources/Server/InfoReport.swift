@@ -14,7 +14,7 @@ struct InfoReport {
   /// are what an operator looks for first.
   static let allSections = [
     "server", "clients", "memory", "persistence", "stats", "commandstats", "latencystats",
-    "keyspace",
+    "keyspace", "index",
   ]
 
   func text(sections requested: [String]) -> String {
@@ -37,6 +37,7 @@ struct InfoReport {
     case "persistence": return persistence()
     case "stats": return stats()
     case "keyspace": return keyspace()
+    case "index": return index()
     case "commandstats": return commandStats()
     case "latencystats": return latencyStats()
     default: return []

@@ -22,6 +22,8 @@ public final class GeoIndex: @unchecked Sendable {
   var state: IndexState
   /// Writes made while a rebuild runs, to replay onto the new tree; nil when none runs.
   private var pending: [Change]?
+  /// Trees built so far, inline and in the background (guarded by `lock`).
+  private var rebuilds = 0
   /// Indexes this small rebuild inside the write itself: it takes well under a millisecond.
   private static let inlineRebuildLimit = 4096
 
@@ -65,6 +67,26 @@ public final class GeoIndex: @unchecked Sendable {
   public var footprint: Int {
     lock.withReadLock {
       state.tree.footprint + state.overflow.items.capacity * (MemoryLayout<Item>.stride + 24 + 16)
+    }
+  }
+
+  /// What INFO shows of an index: its size, how far it is from a fresh tree, and its rebuilds.
+  public struct Statistics: Sendable, Equatable {
+    public var count: Int
+    /// Items waiting in the overflow, which every query scans.
+    public var overflow: Int
+    /// Changes since the tree was built that may have loosened it.
+    public var wear: Int
+    public var rebuilds: Int
+    /// Whether a rebuild is running now.
+    public var rebuilding: Bool
+  }
+
+  public var statistics: Statistics {
+    lock.withReadLock {
+      Statistics(
+        count: state.count, overflow: state.overflow.items.count, wear: state.wear,
+        rebuilds: rebuilds, rebuilding: pending != nil)
     }
   }
 
@@ -117,7 +139,8 @@ public final class GeoIndex: @unchecked Sendable {
     }
   }
 
-  /// Decides, inside a write, whether the tree should be rebuilt. Called with the write lock held.
+  /// Decides, inside a write or as a rebuild ends, whether the tree should be rebuilt. Called
+  /// with the write lock held.
   private func afterWrite() {
     guard pending == nil else { return }
     let n = state.count
@@ -129,6 +152,7 @@ public final class GeoIndex: @unchecked Sendable {
     else { return }
     if n <= Self.inlineRebuildLimit {
       state = Self.fresh(from: state.allItems(), grow: !state.overflow.isEmpty)
+      rebuilds += 1
       return
     }
     pending = []
@@ -152,10 +176,14 @@ public final class GeoIndex: @unchecked Sendable {
           pending = []
           return changes
         }
+        // The replayed writes count as wear, and those that found no slot wait in the overflow:
+        // after a bulk load, most of the last rebuild's writes. No later write may come to look
+        // at them, so the next rebuild, if they call for one, starts now.
         for change in changes { Self.apply(change, to: &next) }
-        next.wear = 0
         state = next
         pending = nil
+        rebuilds += 1
+        afterWrite()
         return nil
       }
       guard let batch else { return }

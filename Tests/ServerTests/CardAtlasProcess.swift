@@ -16,8 +16,12 @@ final class CardAtlasProcess {
   let directory: String
   private let process = Process()
 
-  /// The executable SwiftPM built beside the test bundle.
+  /// The executable SwiftPM built beside the test bundle, or the one `CARDATLAS_EXECUTABLE`
+  /// names (to run these tests against another build, a release one say).
   static func executable() throws -> URL {
+    if let path = ProcessInfo.processInfo.environment["CARDATLAS_EXECUTABLE"] {
+      return URL(fileURLWithPath: path)
+    }
     var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     for _ in 0..<4 {
       let candidate = folder.appendingPathComponent("cardatlas")
