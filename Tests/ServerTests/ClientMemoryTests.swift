@@ -187,7 +187,15 @@ struct ClientMemoryTests {
     }
     #expect(try Self.info(checker)["client_output_buffer_limit_disconnections"] == "9")
     #expect(try Self.clients(checker).count == 1)
-    // Redis's syntax errors.
+    // Redis's units (k is 1,000, kb 1,024), classes other than normal accepted and unused,
+    // and Redis's syntax errors.
+    #expect(
+      try checker.command(
+        "CONFIG", "SET", "client-output-buffer-limit", "normal 1kb 2k 3 pubsub 32mb 8mb 60"
+      ).text == "+OK\r\n")
+    #expect(
+      try checker.command("CONFIG", "GET", "client-output-buffer-limit").text
+        == "*2\r\n$26\r\nclient-output-buffer-limit\r\n$18\r\nnormal 1024 2000 3\r\n")
     #expect(
       try checker.command("CONFIG", "SET", "client-output-buffer-limit", "normal 1mb 0").text
         == "-ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - Wrong number of arguments in buffer limit configuration.\r\n"
