@@ -354,12 +354,16 @@ final class ConnectionHandler: ChannelInboundHandler {
           context: context, "Client closed for overcoming of output buffer limits")
       }
     }
-    let change = total - countedMemory
+    // The bytes held, not the buffers' spare room: the read buffer's size moves with NIO's
+    // adaptive allocator by up to 64 KiB between reads, and would touch the total on most of a
+    // busy connection's reads.
+    let held = query + pending
+    let change = held - countedMemory
     if change >= ServerState.ClientMemory.granularity
       || change <= -ServerState.ClientMemory.granularity
     {
-      countedMemory = total
-      client.counted.store(total, ordering: .relaxed)
+      countedMemory = held
+      client.counted.store(held, ordering: .relaxed)
       state.clientMemory.add(change, shard: shard)
       if change > 0 { state.evictClientsIfNeeded() }
     }

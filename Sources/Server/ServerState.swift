@@ -90,8 +90,13 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
   final class ClientMemory: Sendable {
     static let granularity = 16 * 1024
 
+    /// Padded to lines of its own: two loops' counters side by side would share one.
     private final class Counter: Sendable {
       let bytes = Synchronization.Atomic<Int>(0)
+      private let padding:
+        (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (
+          0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        )
     }
 
     private let shards: [Counter]

@@ -259,17 +259,18 @@ struct ClientMemoryTests {
       #expect(try admin.command("CONFIG", "SET", "maxmemory-clients", "8mb").text == "+OK\r\n")
       #expect(
         try admin.command("CONFIG", "GET", "maxmemory-clients").text.hasSuffix("$7\r\n8388608\r\n"))
-      // Two strings on their way: 1 MB of one, then 6 MB of another. (Redis ranks clients by
-      // powers of two of their memory, so the two differ by more than that.)
+      // Two strings on their way: 1.4 MB of one, then 7 MB of another. (Redis counts the room
+      // it makes for a whole string, and ranks clients by powers of two of their memory, so
+      // the two differ by more than that.)
       let small = try RESPConnection(port: port)
       try small.send(Array("*3\r\n$3\r\nSET\r\n$5\r\nsmall\r\n$1500000\r\n".utf8))
-      try small.send([UInt8](repeating: UInt8(ascii: "s"), count: 1_000_000))
+      try small.send([UInt8](repeating: UInt8(ascii: "s"), count: 1_400_000))
       usleep(200_000)
       let large = try RESPConnection(port: port)
-      try large.send(Array("*3\r\n$3\r\nSET\r\n$5\r\nlarge\r\n$7000000\r\n".utf8))
-      try? large.send([UInt8](repeating: UInt8(ascii: "l"), count: 6_000_000))
+      try large.send(Array("*3\r\n$3\r\nSET\r\n$5\r\nlarge\r\n$7500000\r\n".utf8))
+      try? large.send([UInt8](repeating: UInt8(ascii: "l"), count: 7_000_000))
       #expect(Self.isClosed(large), "port \(port)")
-      try small.send([UInt8](repeating: UInt8(ascii: "s"), count: 500_000) + [13, 10])
+      try small.send([UInt8](repeating: UInt8(ascii: "s"), count: 100_000) + [13, 10])
       #expect(try small.reply().text == "+OK\r\n", "port \(port)")
       let info = try Self.info(admin)
       #expect(info["evicted_clients"] == "1", "port \(port)")
