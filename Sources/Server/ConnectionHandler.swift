@@ -38,6 +38,9 @@ final class ConnectionHandler: ChannelInboundHandler {
   private var turnYielded = false
   /// Bytes of ready replies held in `waiting` behind one that is not.
   private var heldBytes = 0
+  /// Bytes of the requests whose replies wait in `waiting` for the store (their changes wait
+  /// in its queue) or the thread pool.
+  private var unansweredBytes = 0
   /// This connection's share of its event loop's `ServerState.ClientMemory`.
   private var countedMemory = 0
   /// When the replies not yet taken went over the soft output limit; nil while under it.
@@ -51,6 +54,8 @@ final class ConnectionHandler: ChannelInboundHandler {
   private struct Slot {
     var reply: ByteBuffer?
     var close = false
+    /// The request's size while its reply is pending.
+    var request = 0
   }
 
   init(
@@ -146,11 +151,14 @@ final class ConnectionHandler: ChannelInboundHandler {
       // back are durable: its bytes wait in the kernel. Held replies count as the channel's
       // would: a client that pipelines large reads behind a write and never reads had all
       // their replies held here (8 such connections took the RSS from 52 to 860 MB).
-      if !context.channel.isWritable || heldBytes > Self.heldLimit {
+      if !context.channel.isWritable || heldBytes > Self.heldLimit
+        || unansweredBytes > Self.unansweredLimit
+      {
         pauseReading(context: context)
         return
       }
       let command: RESPCommand
+      let unparsed = parser.bufferedByteCount
       do {
         guard let next = try parser.next() else { return }
         command = next
@@ -160,7 +168,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         closing = true
         return
       }
-      run(command, context: context)
+      run(command, size: unparsed - parser.bufferedByteCount, context: context)
       // Hand large replies to the channel now: its writability then reflects them, and a client
       // that pipelines big queries without reading stops being served instead of holding the
       // event loop (and every other connection on it) while its replies pile up here. Then let
@@ -177,6 +185,10 @@ final class ConnectionHandler: ChannelInboundHandler {
   /// Held replies past which reading stops, as much as the channel buffers before it turns
   /// unwritable (NIO's default high water mark).
   private static let heldLimit = 64 * 1024
+  /// Requests waiting for the store past which reading stops: a client that pipelines writes
+  /// faster than the store commits them would otherwise fill the store's queue. A bulk load's
+  /// GEOADDs of 1,000 members (40 KB) still go some 25 to a transaction.
+  private static let unansweredLimit = 1024 * 1024
 
   private func pauseReading(context: ChannelHandlerContext) {
     guard readable else { return }
@@ -188,7 +200,7 @@ final class ConnectionHandler: ChannelInboundHandler {
   /// Reads and runs commands again once nothing holds reading back.
   private func resumeReading(context: ChannelHandlerContext) {
     guard !readable, !turnYielded, !closing, !draining, context.channel.isWritable,
-      heldBytes <= Self.heldLimit
+      heldBytes <= Self.heldLimit, unansweredBytes <= Self.unansweredLimit
     else { return }
     readable = true
     client?.reading.store(true, ordering: .relaxed)
@@ -208,7 +220,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
   }
 
-  private func run(_ command: RESPCommand, context: ChannelHandlerContext) {
+  private func run(_ command: RESPCommand, size: Int, context: ChannelHandlerContext) {
     guard var session else { return }
     let started = DispatchTime.now().uptimeNanoseconds
     let outcome = processor.execute(Arguments(command), session: &session)
@@ -223,7 +235,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     if outcome.close { closing = true }
 
     if let work = outcome.deferred {
-      let sequence = reserve()
+      let sequence = reserve(size)
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       threadPool.runIfActive(eventLoop: context.eventLoop, work).whenComplete { result in
         let (handler, context) = loop.value
@@ -231,7 +243,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         handler.fill([(sequence, reply)], context: context)
       }
     } else if !outcome.changes.isEmpty {
-      let sequence = reserve()
+      let sequence = reserve(size)
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       let reply = outcome.reply
       let durable = self.durable
@@ -267,8 +279,9 @@ final class ConnectionHandler: ChannelInboundHandler {
   }
 
   /// Holds a place for a reply that comes later; returns its sequence number.
-  private func reserve() -> Int {
-    waiting.append(Slot(reply: nil))
+  private func reserve(_ request: Int) -> Int {
+    unansweredBytes += request
+    waiting.append(Slot(reply: nil, request: request))
     return firstWaiting + waiting.count - 1
   }
 
@@ -282,7 +295,10 @@ final class ConnectionHandler: ChannelInboundHandler {
       var bytes = context.channel.allocator.buffer(capacity: 64)
       reply.write(to: &bytes, protocol: session?.protocolVersion ?? .resp2)
       heldBytes += bytes.readableBytes
-      waiting[waiting.index(waiting.startIndex, offsetBy: index)].reply = bytes
+      let slot = waiting.index(waiting.startIndex, offsetBy: index)
+      unansweredBytes -= waiting[slot].request
+      waiting[slot].request = 0
+      waiting[slot].reply = bytes
     }
     while var slot = waiting.first, slot.reply != nil {
       waiting.removeFirst()
@@ -335,7 +351,7 @@ final class ConnectionHandler: ChannelInboundHandler {
       omem += buffered
     }
     let free = parser.freeCapacity
-    let total = query + free + output.capacity + omem
+    let total = query + free + output.capacity + omem + unansweredBytes
     client.queryBuffer.store(unparsed, ordering: .relaxed)
     client.queryBufferFree.store(free, ordering: .relaxed)
     client.argumentBytes.store(arguments, ordering: .relaxed)
@@ -357,7 +373,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     // The bytes held, not the buffers' spare room: the read buffer's size moves with NIO's
     // adaptive allocator by up to 64 KiB between reads, and would touch the total on most of a
     // busy connection's reads.
-    let held = query + pending
+    let held = query + pending + unansweredBytes
     let change = held - countedMemory
     if change >= ServerState.ClientMemory.granularity
       || change <= -ServerState.ClientMemory.granularity
