@@ -34,6 +34,20 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Most connections at once.") var maxClients = 10_000
   @Option(help: "Close a connection silent for this many seconds (0: never).")
   var timeout = 600
+  @Option(
+    help: """
+      Close a connection whose replies not yet taken reach <hard> bytes, or stay at <soft> or \
+      more for over <soft-seconds>: Redis's 'normal <hard> <soft> <soft-seconds>', sizes such \
+      as 64mb or 1gb, 0 for no limit.
+      """)
+  var clientOutputBufferLimit = "normal 256mb 64mb 60"
+  @Option(help: "Close a connection whose unparsed input exceeds this (e.g. 1gb; at least 1mb).")
+  var clientQueryBufferLimit = "1gb"
+  @Option(
+    help:
+      "Total for all connections' buffers: past it, the connection using the most is closed first (0: none)."
+  )
+  var maxmemoryClients = "1gb"
   @Option(help: "Event-loop threads (0: one per core).") var threads = 0
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
@@ -45,6 +59,18 @@ struct Serve: AsyncParsableCommand {
     guard let level = Logger.Level(rawValue: logLevel) else {
       throw ValidationError(
         "--log-level must be one of trace, debug, info, notice, warning, error, critical")
+    }
+    guard case .success(let outputLimit) = OutputBufferLimit.parse(clientOutputBufferLimit),
+      let outputLimit
+    else {
+      throw ValidationError(
+        "--client-output-buffer-limit must be 'normal <hard> <soft> <soft-seconds>', e.g. 'normal 256mb 64mb 60'"
+      )
+    }
+    guard let queryLimit = MemorySize.parse(clientQueryBufferLimit), queryLimit >= 1024 * 1024
+    else { throw ValidationError("--client-query-buffer-limit must be a size of at least 1mb") }
+    guard let clientsLimit = MemorySize.parse(maxmemoryClients) else {
+      throw ValidationError("--maxmemory-clients must be a size in bytes, e.g. 1gb, or 0")
     }
     var config = ServerConfiguration()
     config.host = host
@@ -59,6 +85,9 @@ struct Serve: AsyncParsableCommand {
     config.maxClients = maxClients
     config.idleTimeout = timeout
     config.threads = threads
+    config.outputBufferLimit = outputLimit
+    config.queryBufferLimit = queryLimit
+    config.maxMemoryClients = clientsLimit
     var logger = Logger(label: "cardatlas")
     logger.logLevel = level
     let server = try CardAtlasServer(configuration: config, logger: logger)

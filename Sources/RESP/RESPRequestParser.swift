@@ -24,6 +24,13 @@ public struct RESPRequestParser: Sendable {
   /// Bytes received but not yet returned as part of a command.
   public var bufferedByteCount: Int { buffer.readableBytes }
 
+  /// Bytes of the arguments already taken out of the buffer for a command still arriving in
+  /// pieces (what Redis's CLIENT LIST calls argv-mem).
+  public var argumentByteCount: Int { arguments.reduce(0) { $0 + $1.readableBytes } }
+
+  /// Room in the buffer's storage after what it holds (Redis's qbuf-free).
+  public var freeCapacity: Int { buffer.writableBytes }
+
   public mutating func append(_ bytes: ByteBuffer) {
     guard failure == nil else { return }
     buffer.appendStream(bytes)

@@ -43,7 +43,8 @@ public final class CardAtlasServer: Sendable {
     try keyspace.load { try store.load($0) }
     let loadedIn = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
     state = ServerState(
-      configuration: configuration, keyspace: keyspace, store: store, shards: threads)
+      configuration: configuration, keyspace: keyspace, store: store, shards: threads,
+      logger: logger)
     let commands = try extensions.flatMap { try $0.start(store) }
     processor = CommandProcessor(keyspace: keyspace, environment: state, commands: commands)
     state.statistics.names.withLockedValue { $0 = processor.commandNames }
@@ -63,15 +64,17 @@ public final class CardAtlasServer: Sendable {
   @discardableResult
   public func start() async throws -> Int {
     let shards = NIOLockedValueBox<[ObjectIdentifier: Int]>([:])
+    var turns: [Turns] = []
     for (i, loop) in group.makeIterator().enumerated() {
       shards.withLockedValue { $0[ObjectIdentifier(loop)] = i }
+      turns.append(Turns(eventLoop: loop))
     }
     let bootstrap = ServerBootstrap(group: group)
       .serverChannelOption(ChannelOptions.backlog, value: 1024)
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
       .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
       .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
-      .childChannelInitializer { [state, processor, threadPool, channels] channel in
+      .childChannelInitializer { [state, processor, threadPool, channels, turns] channel in
         let shard = shards.withLockedValue { $0[ObjectIdentifier(channel.eventLoop)] ?? 0 }
         let id = ObjectIdentifier(channel)
         channels.withLockedValue { $0[id] = channel }
@@ -86,7 +89,8 @@ public final class CardAtlasServer: Sendable {
           }
           try channel.pipeline.syncOperations.addHandler(
             ConnectionHandler(
-              state: state, processor: processor, threadPool: threadPool, shard: shard))
+              state: state, processor: processor, threadPool: threadPool, shard: shard,
+              turns: turns[shard]))
         }
       }
     let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()

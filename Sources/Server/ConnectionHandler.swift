@@ -19,6 +19,7 @@ final class ConnectionHandler: ChannelInboundHandler {
   private let processor: CommandProcessor
   private let threadPool: NIOThreadPool
   private let shard: Int
+  private let turns: Turns
   private var parser: RESPRequestParser
   private var session: Session?
   private var client: ServerState.Client?
@@ -29,10 +30,25 @@ final class ConnectionHandler: ChannelInboundHandler {
   private var output: ByteBuffer
   private var closing = false
   private var draining = false
+  /// Reading is on (autoRead). Off while the client does not take its replies, while replies
+  /// held behind a pending write exceed `heldLimit`, and while the loop's other connections
+  /// have their turn after a large batch of replies.
   private var readable = true
   /// Work of this connection's runs off the loop (a large search, BACKUP): the commands after
   /// it wait, so that they run after it as they were sent.
   private var deferredRunning = false
+  /// Reading waits for the other connections' turn (see `process`).
+  private var turnYielded = false
+  /// Bytes of ready replies held in `waiting` behind one that is not.
+  private var heldBytes = 0
+  /// Bytes of the requests whose replies wait in `waiting` for the store (their changes wait
+  /// in its queue) or the thread pool.
+  private var unansweredBytes = 0
+  /// This connection's share of its event loop's `ServerState.ClientMemory`.
+  private var countedMemory = 0
+  /// When the replies not yet taken went over the soft output limit; nil while under it.
+  private var overSoftLimitSince: UInt64?
+  private var softLimitCheckScheduled = false
   /// A flush waits in the event loop's task queue (see `channelReadComplete`).
   private var flushScheduled = false
   /// Durable writes' replies on their way from the store's writer thread.
@@ -41,20 +57,26 @@ final class ConnectionHandler: ChannelInboundHandler {
   private struct Slot {
     var reply: ByteBuffer?
     var close = false
+    /// The request's size while its reply is pending.
+    var request = 0
   }
 
-  init(state: ServerState, processor: CommandProcessor, threadPool: NIOThreadPool, shard: Int) {
+  init(
+    state: ServerState, processor: CommandProcessor, threadPool: NIOThreadPool, shard: Int,
+    turns: Turns
+  ) {
     self.state = state
     self.processor = processor
     self.threadPool = threadPool
     self.shard = shard
+    self.turns = turns
     parser = RESPRequestParser(limits: state.configuration.limits)
     output = ByteBufferAllocator().buffer(capacity: 4096)
   }
 
   func channelActive(context: ChannelHandlerContext) {
     let address = context.channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
-    guard let client = state.connect(address: address ?? "?") else {
+    guard let client = state.connect(address: address ?? "?", channel: context.channel) else {
       var buffer = context.channel.allocator.buffer(capacity: 64)
       buffer.writeString("-ERR max number of clients reached\r\n")
       let channel = context.channel
@@ -72,6 +94,9 @@ final class ConnectionHandler: ChannelInboundHandler {
   func channelInactive(context: ChannelHandlerContext) {
     if let session { state.disconnect(id: session.id) }
     session = nil
+    client = nil
+    state.clientMemory.add(-countedMemory, shard: shard)
+    countedMemory = 0
     context.fireChannelInactive()
   }
 
@@ -79,6 +104,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     guard !closing else { return }
     parser.append(unwrapInboundIn(data))
     process(context: context)
+    account(context: context)
   }
 
   /// Flushes once the event loop has run what every ready connection sent, as Redis writes its
@@ -98,12 +124,8 @@ final class ConnectionHandler: ChannelInboundHandler {
   }
 
   func channelWritabilityChanged(context: ChannelHandlerContext) {
-    if context.channel.isWritable && !readable {
-      readable = true
-      context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
-      process(context: context)
-      flush(context: context)
-    }
+    account(context: context)
+    resumeReading(context: context)
     context.fireChannelWritabilityChanged()
   }
 
@@ -127,14 +149,19 @@ final class ConnectionHandler: ChannelInboundHandler {
 
   /// Runs every complete command received, until the client stops keeping up with replies.
   private func process(context: ChannelHandlerContext) {
-    while !closing && !draining && !deferredRunning {
-      if !context.channel.isWritable {
-        // Stop reading until the client takes its replies: its bytes wait in the kernel.
-        readable = false
-        context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+    while readable && !closing && !draining && !deferredRunning {
+      // Stop reading until the client takes its replies, or until the writes that hold them
+      // back are durable: its bytes wait in the kernel. Held replies count as the channel's
+      // would: a client that pipelines large reads behind a write and never reads had all
+      // their replies held here (8 such connections took the RSS from 52 to 860 MB).
+      if !context.channel.isWritable || heldBytes > Self.heldLimit
+        || unansweredBytes > Self.unansweredLimit
+      {
+        pauseReading(context: context)
         return
       }
       let command: RESPCommand
+      let unparsed = parser.bufferedByteCount
       do {
         guard let next = try parser.next() else { return }
         command = next
@@ -144,17 +171,59 @@ final class ConnectionHandler: ChannelInboundHandler {
         closing = true
         return
       }
-      run(command, context: context)
+      run(command, size: unparsed - parser.bufferedByteCount, context: context)
       // Hand large replies to the channel now: its writability then reflects them, and a client
       // that pipelines big queries without reading stops being served instead of holding the
-      // event loop (and every other connection on it) while its replies pile up here.
-      if output.readableBytes >= Self.flushThreshold { flush(context: context) }
+      // event loop (and every other connection on it) while its replies pile up here. Then let
+      // the loop's other connections run: the kernel takes megabytes before the channel turns
+      // unwritable, and a turn that lasted until then kept a PING waiting tens of milliseconds.
+      if output.readableBytes >= Self.flushThreshold {
+        flush(context: context)
+        yieldTurn(context: context)
+      }
     }
   }
 
   private static let flushThreshold = 64 * 1024
+  /// Held replies past which reading stops, as much as the channel buffers before it turns
+  /// unwritable (NIO's default high water mark).
+  private static let heldLimit = 64 * 1024
+  /// Requests waiting for the store past which reading stops: a client that pipelines writes
+  /// faster than the store commits them would otherwise fill the store's queue. A bulk load's
+  /// GEOADDs of 1,000 members (40 KB) still go some 25 to a transaction.
+  private static let unansweredLimit = 1024 * 1024
 
-  private func run(_ command: RESPCommand, context: ChannelHandlerContext) {
+  private func pauseReading(context: ChannelHandlerContext) {
+    guard readable else { return }
+    readable = false
+    client?.reading.store(false, ordering: .relaxed)
+    context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+  }
+
+  /// Reads and runs commands again once nothing holds reading back.
+  private func resumeReading(context: ChannelHandlerContext) {
+    guard !readable, !turnYielded, !closing, !draining, context.channel.isWritable,
+      heldBytes <= Self.heldLimit, unansweredBytes <= Self.unansweredLimit
+    else { return }
+    readable = true
+    client?.reading.store(true, ordering: .relaxed)
+    context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+    process(context: context)
+    flush(context: context)
+  }
+
+  /// Pauses this connection until the event loop has served what the others sent.
+  private func yieldTurn(context: ChannelHandlerContext) {
+    guard !closing, !turnYielded else { return }
+    pauseReading(context: context)
+    turnYielded = true
+    turns.add {
+      self.turnYielded = false
+      self.resumeReading(context: context)
+    }
+  }
+
+  private func run(_ command: RESPCommand, size: Int, context: ChannelHandlerContext) {
     guard var session else { return }
     let started = DispatchTime.now().uptimeNanoseconds
     let outcome = processor.execute(Arguments(command), session: &session)
@@ -169,7 +238,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     if outcome.close { closing = true }
 
     if let work = outcome.deferred {
-      let sequence = reserve()
+      let sequence = reserve(size)
       deferredRunning = true
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       threadPool.runIfActive(eventLoop: context.eventLoop, work).whenComplete { result in
@@ -179,7 +248,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         handler.fill([(sequence, reply)], context: context)
       }
     } else if !outcome.changes.isEmpty {
-      let sequence = reserve()
+      let sequence = reserve(size)
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       let reply = outcome.reply
       let durable = self.durable
@@ -192,7 +261,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         Self.deliver(answer, at: sequence, through: durable, loop)
       }
     } else if let pending = outcome.pending {
-      let sequence = reserve()
+      let sequence = reserve(size)
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       let durable = self.durable
       pending { answer in Self.deliver(answer, at: sequence, through: durable, loop) }
@@ -224,12 +293,14 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
     var bytes = context.channel.allocator.buffer(capacity: 64)
     reply.write(to: &bytes, protocol: session?.protocolVersion ?? .resp2)
+    heldBytes += bytes.readableBytes
     waiting.append(Slot(reply: bytes, close: close))
   }
 
   /// Holds a place for a reply that comes later; returns its sequence number.
-  private func reserve() -> Int {
-    waiting.append(Slot(reply: nil))
+  private func reserve(_ request: Int) -> Int {
+    unansweredBytes += request
+    waiting.append(Slot(reply: nil, request: request))
     return firstWaiting + waiting.count - 1
   }
 
@@ -242,11 +313,16 @@ final class ConnectionHandler: ChannelInboundHandler {
       guard index >= 0, index < waiting.count else { continue }
       var bytes = context.channel.allocator.buffer(capacity: 64)
       reply.write(to: &bytes, protocol: session?.protocolVersion ?? .resp2)
-      waiting[waiting.index(waiting.startIndex, offsetBy: index)].reply = bytes
+      heldBytes += bytes.readableBytes
+      let slot = waiting.index(waiting.startIndex, offsetBy: index)
+      unansweredBytes -= waiting[slot].request
+      waiting[slot].request = 0
+      waiting[slot].reply = bytes
     }
     while var slot = waiting.first, slot.reply != nil {
       waiting.removeFirst()
       firstWaiting += 1
+      heldBytes -= slot.reply!.readableBytes
       output.writeBuffer(&slot.reply!)
       if slot.close {
         closeAfterWrite(context: context)
@@ -259,6 +335,8 @@ final class ConnectionHandler: ChannelInboundHandler {
       process(context: context)
       flush(context: context)
     }
+    resumeReading(context: context)
+    account(context: context)
   }
 
   private func flush(context: ChannelHandlerContext) {
@@ -266,6 +344,106 @@ final class ConnectionHandler: ChannelInboundHandler {
     let bytes = output
     output = context.channel.allocator.buffer(capacity: 4096)
     context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+    account(context: context)
+  }
+
+  // MARK: Client memory
+
+  /// Publishes this connection's buffers for CLIENT LIST, applies the query and output limits,
+  /// and counts its memory toward `maxmemory-clients`. A few loads and stores per request: the
+  /// channel's own buffer is asked for only once it is past its high water mark, and the
+  /// loop's total is touched only when this connection's use has moved by `granularity`.
+  private func account(context: ChannelHandlerContext) {
+    guard let client, !closing else { return }
+    let unparsed = parser.bufferedByteCount
+    let arguments = parser.argumentByteCount
+    let query = unparsed + arguments
+    if query > state.limits.queryBuffer.load(ordering: .relaxed) {
+      state.statistics.queryBufferLimitDisconnections.add(1, ordering: .relaxed)
+      return close(context: context, "Closing client that reached max query buffer length")
+    }
+    var omem = heldBytes
+    if !context.channel.isWritable,
+      let buffered = try? context.channel.syncOptions?.getOption(
+        ChannelOptions.bufferedWritableBytes)
+    {
+      omem += buffered
+    }
+    let free = parser.freeCapacity
+    let total = query + free + output.capacity + omem + unansweredBytes
+    client.queryBuffer.store(unparsed, ordering: .relaxed)
+    client.queryBufferFree.store(free, ordering: .relaxed)
+    client.argumentBytes.store(arguments, ordering: .relaxed)
+    client.outputBuffer.store(output.readableBytes, ordering: .relaxed)
+    client.outputList.store(waiting.count, ordering: .relaxed)
+    client.outputMemory.store(omem, ordering: .relaxed)
+    client.totalMemory.store(total, ordering: .relaxed)
+    let pending = output.readableBytes + omem
+    let limit = state.limits.output
+    if (limit.hard > 0 && pending >= limit.hard) || (limit.soft > 0 && pending >= limit.soft)
+      || overSoftLimitSince != nil
+    {
+      guard withinOutputLimit(pending, limit, context: context) else {
+        state.statistics.outputBufferLimitDisconnections.add(1, ordering: .relaxed)
+        return close(
+          context: context, "Client closed for overcoming of output buffer limits")
+      }
+    }
+    // The bytes held, not the buffers' spare room: the read buffer's size moves with NIO's
+    // adaptive allocator by up to 64 KiB between reads, and would touch the total on most of a
+    // busy connection's reads.
+    let held = query + pending + unansweredBytes
+    let change = held - countedMemory
+    if change >= ServerState.ClientMemory.granularity
+      || change <= -ServerState.ClientMemory.granularity
+    {
+      countedMemory = held
+      client.counted.store(held, ordering: .relaxed)
+      state.clientMemory.add(change, shard: shard)
+      if change > 0 { state.evictClientsIfNeeded() }
+    }
+  }
+
+  /// Redis's test of `client-output-buffer-limit`: false once `pending` reaches the hard
+  /// limit, or has stayed at the soft limit or above for longer than its seconds (checked
+  /// again when they have passed, since a client that reads nothing adds nothing).
+  private func withinOutputLimit(
+    _ pending: Int, _ limit: OutputBufferLimit, context: ChannelHandlerContext
+  ) -> Bool {
+    if limit.hard > 0 && pending >= limit.hard { return false }
+    guard limit.soft > 0 && pending >= limit.soft else {
+      overSoftLimitSince = nil
+      return true
+    }
+    let now = ServerState.now()
+    // At most 136 years, so that the nanoseconds fit.
+    let allowed = UInt64(min(limit.softSeconds, 1 << 32)) * 1_000_000_000
+    guard let since = overSoftLimitSince else {
+      overSoftLimitSince = now
+      checkAgain(in: allowed + 1_000_000, context: context)
+      return true
+    }
+    if now - since > allowed { return false }
+    checkAgain(in: since + allowed + 1_000_000 - now, context: context)
+    return true
+  }
+
+  private func checkAgain(in nanoseconds: UInt64, context: ChannelHandlerContext) {
+    guard !softLimitCheckScheduled else { return }
+    softLimitCheckScheduled = true
+    let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+    context.eventLoop.scheduleTask(in: .nanoseconds(Int64(nanoseconds))) {
+      let (handler, context) = loop.value
+      handler.softLimitCheckScheduled = false
+      handler.account(context: context)
+    }
+  }
+
+  /// Closes the connection at once for a limit, as Redis does (no reply), and logs why.
+  private func close(context: ChannelHandlerContext, _ reason: String) {
+    if let client { state.logger.warning("\(reason): \(state.line(client).dropLast())") }
+    closing = true
+    context.close(promise: nil)
   }
 
   private func closeAfterWrite(context: ChannelHandlerContext) {

@@ -60,12 +60,18 @@ struct InfoReport {
     ]
   }
 
+  /// No command blocks and none tracks keys, so those counts are 0 here.
   private func clients() -> [(String, String)] {
-    [
+    let largest = state.largestClientBuffers
+    return [
       ("connected_clients", String(state.connectedClients)),
-      ("maxclients", String(state.maxClients)),
       ("cluster_connections", "0"),
+      ("maxclients", String(state.maxClients)),
+      ("client_recent_max_input_buffer", String(largest.input)),
+      ("client_recent_max_output_buffer", String(largest.output)),
       ("blocked_clients", "0"),
+      ("tracking_clients", "0"),
+      ("clients_in_timeout_table", "0"),
     ]
   }
 
@@ -79,6 +85,7 @@ struct InfoReport {
       ("used_memory_rss", String(rss)),
       ("used_memory_rss_human", ServerInfo.human(rss)),
       ("total_system_memory", String(ProcessInfo.processInfo.physicalMemory)),
+      ("mem_clients_normal", String(state.clientMemory.total)),
       ("mem_allocator", "libc"),
     ]
   }
@@ -125,6 +132,15 @@ struct InfoReport {
       ("unknown_commands", String(errors.rejected)),
       ("total_error_replies", String(failed)),
       ("protocol_errors", String(errors.protocol)),
+      ("evicted_clients", String(statistics.evictedClients.load(ordering: .relaxed))),
+      (
+        "client_query_buffer_limit_disconnections",
+        String(statistics.queryBufferLimitDisconnections.load(ordering: .relaxed))
+      ),
+      (
+        "client_output_buffer_limit_disconnections",
+        String(statistics.outputBufferLimitDisconnections.load(ordering: .relaxed))
+      ),
     ]
   }
 

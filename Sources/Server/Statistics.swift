@@ -1,5 +1,6 @@
 import Histogram
 import NIOConcurrencyHelpers
+import Synchronization
 
 /// Counters for INFO: per-command calls, failures and latency, and totals. Each event loop
 /// records into its own shard, so recording never contends across cores; INFO merges them.
@@ -40,6 +41,11 @@ final class Statistics: Sendable {
   let names = NIOLockedValueBox<[String]>([])
   let connectionsReceived = NIOLockedValueBox<UInt64>(0)
   let rejectedConnections = NIOLockedValueBox<UInt64>(0)
+  /// Connections closed by `maxmemory-clients`, `client-query-buffer-limit` and
+  /// `client-output-buffer-limit`.
+  let evictedClients = Atomic<UInt64>(0)
+  let queryBufferLimitDisconnections = Atomic<UInt64>(0)
+  let outputBufferLimitDisconnections = Atomic<UInt64>(0)
 
   init(shards count: Int) {
     shards = (0..<max(1, count)).map { _ in NIOLockedValueBox(Shard()) }
@@ -97,5 +103,8 @@ final class Statistics: Sendable {
     for shard in shards { shard.withLockedValue { $0 = Shard() } }
     connectionsReceived.withLockedValue { $0 = 0 }
     rejectedConnections.withLockedValue { $0 = 0 }
+    evictedClients.store(0, ordering: .relaxed)
+    queryBufferLimitDisconnections.store(0, ordering: .relaxed)
+    outputBufferLimitDisconnections.store(0, ordering: .relaxed)
   }
 }

@@ -53,6 +53,16 @@ final class CardAtlasProcess {
   }
 
   var isRunning: Bool { process.isRunning }
+  var processIdentifier: Int32 { process.processIdentifier }
+
+  /// Resident set size (VmRSS), from /proc.
+  var residentBytes: Int {
+    let status =
+      (try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+    let kilobytes = line?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+    return (kilobytes ?? 0) * 1024
+  }
   var exitStatus: Int32 { process.terminationStatus }
 
   func signal(_ number: Int32) {
