@@ -148,6 +148,38 @@ struct ClientMemoryTests {
   }
 
   @Test(
+    "writes pipelined faster than the store commits them: at most 1 MiB of them wait, all committed"
+  )
+  func unreadWrites() async throws {
+    let server = try await TestServer()
+    let checker = try RESPConnection(port: server.port)
+    let writer = try RESPConnection(port: server.port)
+    let count = 60_000
+    var pipeline: [UInt8] = []
+    for i in 0..<count {
+      pipeline += RESPConnection.frame([
+        "GEOADD", "k", String(Double(i % 3000) / 20 - 75), "10", String(format: "m%06d", i),
+      ])
+    }
+    let size = pipeline.count / count
+    let writes = pipeline
+    Thread { try? writer.send(writes) }.start()
+    var mostPending = 0
+    var members = ""
+    for _ in 0..<600 where members != ":\(count)\r\n" {
+      for fields in try Self.clients(checker)
+      where fields.contains(where: { $0 == ("cmd", "geoadd") }) {
+        mostPending = max(mostPending, Int(fields.first { $0.0 == "oll" }?.1 ?? "") ?? 0)
+      }
+      members = try checker.command("ZCARD", "k").text
+      usleep(50_000)
+    }
+    #expect(members == ":\(count)\r\n")
+    #expect(mostPending > 0 && mostPending <= 1024 * 1024 / size + 1)
+    await server.stop()
+  }
+
+  @Test(
     "client-output-buffer-limit: past the soft limit for its seconds, or past the hard one, the connection is closed"
   )
   func outputBufferLimit() throws {
