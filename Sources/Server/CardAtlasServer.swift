@@ -44,8 +44,10 @@ public final class CardAtlasServer: Sendable {
     let loadedIn = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
     state = ServerState(
       configuration: configuration, keyspace: keyspace, store: store, shards: threads)
-    let commands = try extensions.flatMap { try $0.start(store) }
-    processor = CommandProcessor(keyspace: keyspace, environment: state, commands: commands)
+    let parts = try extensions.map { try $0.start(store) }
+    processor = CommandProcessor(
+      keyspace: keyspace, environment: state, commands: parts.flatMap(\.commands),
+      accounts: parts.lazy.compactMap(\.accounts).first)
     state.statistics.names.withLockedValue { $0 = processor.commandNames }
     logger.info(
       "loaded the store",

@@ -30,6 +30,9 @@ final class ConnectionHandler: ChannelInboundHandler {
   private var closing = false
   private var draining = false
   private var readable = true
+  /// The sequence number of a command that holds the connection (a sign-in): nothing after it
+  /// runs until its reply has arrived.
+  private var heldBy: Int?
   /// A flush waits in the event loop's task queue (see `channelReadComplete`).
   private var flushScheduled = false
   /// Durable writes' replies on their way from the store's writer thread.
@@ -62,7 +65,8 @@ final class ConnectionHandler: ChannelInboundHandler {
       return
     }
     self.client = client
-    session = Session(id: client.id, authenticated: state.requirePassword == nil)
+    session = Session(
+      id: client.id, authenticated: state.requirePassword == nil, address: address ?? "?")
     context.fireChannelActive()
   }
 
@@ -124,7 +128,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
   /// Runs every complete command received, until the client stops keeping up with replies.
   private func process(context: ChannelHandlerContext) {
-    while !closing && !draining {
+    while !closing && !draining && heldBy == nil {
       if !context.channel.isWritable {
         // Stop reading until the client takes its replies: its bytes wait in the kernel.
         readable = false
@@ -171,7 +175,7 @@ final class ConnectionHandler: ChannelInboundHandler {
       threadPool.runIfActive(eventLoop: context.eventLoop, work).whenComplete { result in
         let (handler, context) = loop.value
         let reply = (try? result.get()) ?? .error("ERR server is shutting down")
-        handler.fill([(sequence, reply)], context: context)
+        handler.fill([(sequence, reply, nil)], context: context)
       }
     } else if !outcome.changes.isEmpty {
       let sequence = reserve()
@@ -188,9 +192,13 @@ final class ConnectionHandler: ChannelInboundHandler {
       }
     } else if let pending = outcome.pending {
       let sequence = reserve()
+      if outcome.holdsConnection { heldBy = sequence }
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       let durable = self.durable
-      pending { answer in Self.deliver(answer, at: sequence, through: durable, loop) }
+      pending(
+        Responder { reply, update in
+          Self.deliver(reply, at: sequence, through: durable, loop, update: update)
+        })
     } else {
       enqueue(outcome.reply, close: outcome.close, context: context)
       (consume outcome).recycle()
@@ -201,9 +209,10 @@ final class ConnectionHandler: ChannelInboundHandler {
   /// replies gather in `durable` and fill their places in one event-loop task.
   private static func deliver(
     _ answer: RESPValue, at sequence: Int, through durable: DurableReplies,
-    _ loop: NIOLoopBound<(ConnectionHandler, ChannelHandlerContext)>
+    _ loop: NIOLoopBound<(ConnectionHandler, ChannelHandlerContext)>,
+    update: SessionUpdate? = nil
   ) {
-    guard durable.add(sequence, answer) else { return }
+    guard durable.add(sequence, answer, update: update) else { return }
     loop.eventLoop.execute {
       let (handler, context) = loop.value
       handler.fill(handler.durable.take(), context: context)
@@ -228,13 +237,22 @@ final class ConnectionHandler: ChannelInboundHandler {
     return firstWaiting + waiting.count - 1
   }
 
-  /// Held replies have arrived: write every ready one, in order, and flush once.
-  private func fill(
-    _ replies: [(sequence: Int, reply: RESPValue)], context: ChannelHandlerContext
-  ) {
-    for (sequence, reply) in replies {
+  /// Held replies have arrived: write every ready one, in order, and flush once. A reply that
+  /// changes the session changes it first, and one that held the connection lets it go on.
+  private func fill(_ replies: [DurableReplies.Entry], context: ChannelHandlerContext) {
+    var released = false
+    for (sequence, reply, update) in replies {
       let index = sequence - firstWaiting
       guard index >= 0, index < waiting.count else { continue }
+      if let update, var session {
+        update(&session)
+        self.session = session
+        state.sessionChanged(session)
+      }
+      if sequence == heldBy {
+        heldBy = nil
+        released = true
+      }
       var bytes = context.channel.allocator.buffer(capacity: 64)
       reply.write(to: &bytes, protocol: session?.protocolVersion ?? .resp2)
       waiting[waiting.index(waiting.startIndex, offsetBy: index)].reply = bytes
@@ -250,7 +268,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
     flush(context: context)
     if draining { closeWhenDone(context: context) }
-    if waiting.isEmpty && readable && !closing {
+    if (waiting.isEmpty || released) && readable && !closing {
       process(context: context)
       flush(context: context)
     }
