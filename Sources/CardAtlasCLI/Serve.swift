@@ -1,3 +1,4 @@
+import AccountCommands
 import ArgumentParser
 import Dispatch
 import Foundation
@@ -61,7 +62,8 @@ struct Serve: AsyncParsableCommand {
     config.threads = threads
     var logger = Logger(label: "cardatlas")
     logger.logLevel = level
-    let server = try CardAtlasServer(configuration: config, logger: logger)
+    let server = try CardAtlasServer(
+      configuration: config, extensions: [.accounts()], logger: logger)
     try await server.start()
     await Self.waitForSignal()
     await server.stop()

@@ -13,6 +13,8 @@ public struct Session: Sendable {
   /// The account signed in on this connection: it runs the domain commands, as itself, and
   /// nothing of the keyspace.
   public var account: Int64?
+  /// The stored session (SESSION.OPEN, SESSION.RESUME) the account signed in with, if any.
+  public var accountSession: Int64?
   /// CLIENT SETNAME.
   public var name: String?
   /// The client's address, for limits on failed sign-ins.
