@@ -86,6 +86,14 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
       ]),
+    // Cards: the card model and its rules (plans, share URLs, who may change what), the card
+    // map index; no RESP, no HTTP.
+    .target(
+      name: "Cards",
+      dependencies: [
+        "Accounts", "Store", "SpatialIndex", "Geodesy",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     // The accounts' commands (ACCOUNT.*, SESSION.*, WHOAMI): arguments in, JSON replies out.
     .target(
       name: "AccountCommands",
@@ -123,6 +131,7 @@ let package = Package(
       ]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands", "Keyspace", "Datasets"]),
     .testTarget(name: "LoadGenTests", dependencies: ["LoadGen", "RedisTestSupport"]),
+    .testTarget(name: "CardsTests", dependencies: ["Cards"]),
     .testTarget(
       name: "AccountsTests",
       dependencies: [

@@ -1,0 +1,2 @@
+/// A digital business card.
+public struct Card: Sendable {}
