@@ -113,7 +113,58 @@ extension ArgumentReading {
   public func integer(_ i: Int) -> Int? {
     withBytes(i) { parseRedisInteger($0) }
   }
+
+  // Every integer a client sends is read by one of the three below, each bounding what it
+  // returns so that no arithmetic on it can overflow.
+
+  /// A count, offset or index (COUNT n, LIMIT offset count, ZRANGE's start and stop): `string2ll`,
+  /// saturated at ±2^62. No keyspace or set holds that many, so the value means what Redis's
+  /// does, and what is done with it (a count plus one, a start plus a count, a length plus a
+  /// negative index) stays in range.
+  public func saturatingInteger(_ i: Int) -> Int? {
+    integer(i).map { max(-saturationBound, min($0, saturationBound)) }
+  }
+
+  /// An integer Redis reads into a bounded type (`getRangeLongFromObjectOrReply`: a C `int`
+  /// for a database index), with Redis's errors when it is not an integer or out of `range`.
+  func integer(_ i: Int, in range: ClosedRange<Int>) -> Result<Int, RedisReplyError> {
+    guard let value = integer(i) else { return .failure(RedisReplyError(RedisError.notInteger)) }
+    guard range.contains(value) else {
+      return .failure(
+        RedisReplyError(
+          "ERR value is out of range, value must between \(range.lowerBound) and "
+            + "\(range.upperBound)"))
+    }
+    return .success(value)
+  }
+
+  /// A SCAN cursor as `parseScanCursorOrReply` reads it: `strtoul` over the C string (up to a
+  /// NUL byte), a sign then digits, `-n` wrapping to 2^64 - n and nothing at all to 0; nil for
+  /// a leading space, anything after the digits, or more than 2^64 - 1 (ERANGE).
+  public func cursor(_ i: Int) -> UInt64? {
+    withBytes(i) { bytes -> UInt64? in
+      let text = bytes.prefix { $0 != 0 }
+      guard let first = text.first else { return 0 }
+      if isCSpace(first) { return nil }
+      let negative = first == UInt8(ascii: "-")
+      let digits = negative || first == UInt8(ascii: "+") ? text.dropFirst() : text
+      guard !digits.isEmpty else { return nil }
+      var value: UInt64 = 0
+      for byte in digits {
+        let digit = byte &- UInt8(ascii: "0")
+        guard digit < 10 else { return nil }
+        let (shifted, over) = value.multipliedReportingOverflow(by: 10)
+        let (sum, carry) = shifted.addingReportingOverflow(UInt64(digit))
+        if over || carry { return nil }
+        value = sum
+      }
+      return negative ? 0 &- value : value
+    }
+  }
 }
+
+/// Where `saturatingInteger` stops: 2^62, so that twice it is still an `Int`.
+let saturationBound = 1 << 62
 
 /// A plain decimal (`-12.345`: at most 15 digits, no exponent) read exactly as strtod reads it,
 /// or nil for anything else. The digits make an integer below 2^53 and the power of ten is

@@ -180,7 +180,8 @@ extension GeoCommands {
         byRadius = true
         i += 2
       } else if word == name.count && remaining >= 1 {
-        guard let count = args.integer(i + 1) else {
+        // Saturated: the search asks its index for `count + 1`.
+        guard let count = args.saturatingInteger(i + 1) else {
           return RedisReplyError(RedisError.notInteger)
         }
         guard count > 0 else { return RedisReplyError("ERR COUNT must be > 0") }

@@ -52,7 +52,7 @@ enum KeyCommands {
   /// byte order, so a full iteration returns every key present throughout it exactly once.
   static func scan(_ call: inout Invocation) -> RESPValue {
     let args = call.arguments
-    guard let cursor = UInt64(args.string(1)) else { return .error("ERR invalid cursor") }
+    guard let cursor = args.cursor(1) else { return .error("ERR invalid cursor") }
     var pattern: Bytes?
     var count = 10
     var typeName: String?
@@ -60,11 +60,13 @@ enum KeyCommands {
     while i < args.count {
       let left = args.count - i - 1
       if args.is(i, "count") && left >= 1 {
-        guard let n = args.integer(i + 1) else { return .error(RedisError.notInteger) }
+        guard let n = args.saturatingInteger(i + 1) else { return .error(RedisError.notInteger) }
         guard n >= 1 else { return .error(RedisError.syntax) }
         count = n
       } else if args.is(i, "match") && left >= 1 {
-        pattern = args.bytes(i + 1)
+        // Like Redis, `*` alone is no pattern: it takes the empty key too.
+        let match = args.bytes(i + 1)
+        pattern = match == [UInt8(ascii: "*")] ? nil : match
       } else if args.is(i, "type") && left >= 1 {
         typeName = args.string(i + 1)
       } else {
@@ -89,7 +91,11 @@ enum KeyCommands {
   }
 
   static func select(_ call: inout Invocation) -> RESPValue {
-    guard let db = call.arguments.integer(1) else { return .error(RedisError.invalidDbIndex) }
+    let db: Int
+    switch call.arguments.integer(1, in: Int(Int32.min)...Int(Int32.max)) {
+    case .failure(let error): return .error(error.message)
+    case .success(let index): db = index
+    }
     guard (0..<Keyspace.databaseCount).contains(db) else {
       return .error(RedisError.dbIndexOutOfRange)
     }

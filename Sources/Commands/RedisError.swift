@@ -7,7 +7,6 @@ public enum RedisError {
   public static let notInteger = "ERR value is not an integer or out of range"
   public static let wrongPass = "WRONGPASS invalid username-password pair or user is disabled."
   public static let dbIndexOutOfRange = "ERR DB index is out of range"
-  public static let invalidDbIndex = "ERR value is not an integer or out of range"
 
   /// A domain command run without an account signed in (the admin acts as no account).
   public static let needsAccount =

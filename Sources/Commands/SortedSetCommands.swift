@@ -71,7 +71,7 @@ enum SortedSetCommands {
       if args.is(i, "withscores") {
         withScores = true
       } else if args.is(i, "limit") && left >= 2 {
-        guard let o = args.integer(i + 1), let l = args.integer(i + 2) else {
+        guard let o = args.saturatingInteger(i + 1), let l = args.saturatingInteger(i + 2) else {
           return .error(RedisError.notInteger)
         }
         offset = o
@@ -105,7 +105,9 @@ enum SortedSetCommands {
       }
       range = ScoreRange(min: low.0, minExclusive: low.1, max: high.0, maxExclusive: high.1)
     } else {
-      guard let start = args.integer(minIndex), let stop = args.integer(maxIndex) else {
+      guard let start = args.saturatingInteger(minIndex),
+        let stop = args.saturatingInteger(maxIndex)
+      else {
         return .error(RedisError.notInteger)
       }
       ranks = (start, stop)

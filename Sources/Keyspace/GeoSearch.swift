@@ -31,7 +31,8 @@ extension SortedSet {
   /// within each, keeping the members inside the shape. The same members come out here, in
   /// the same order: the index finds the members inside the shape, and each is placed by the
   /// cell that holds it and its score. `count` 0 means no limit; with `any`, the first `count`
-  /// in scan order are kept, as Redis stops scanning once it has them.
+  /// in scan order are kept, as Redis stops scanning once it has them. A count is below
+  /// `Int.max` (the index is asked for one more): Commands saturates it where it is parsed.
   ///
   /// Without `distances`, the matches' `distance` may be NaN: the nearest are then ordered and
   /// placed inside the circle by their chords wherever no rounding could change the outcome,

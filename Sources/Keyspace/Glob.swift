@@ -1,83 +1,118 @@
 /// Redis's glob matching (`stringmatchlen`), for KEYS, SCAN MATCH and CONFIG GET: `*`, `?`,
 /// `[abc]`, `[^a-z]`, and `\` to escape.
+///
+/// Iterative, so no pattern can exhaust the stack: every element but `*` takes exactly one
+/// byte, so on a mismatch only the last `*` needs to take one more byte and the match go on
+/// from just after it (what Redis's recursion, cut short by `skipLongerMatches`, comes to), and
+/// the time is at most pattern × string. Redis also gives up on a pattern after its 1,000th
+/// nested `*` (CVE-2022-36021): a `*` followed by more pattern recurses, so a pattern with more
+/// than 1,000 of them matches nothing, and neither does it here.
 public func globMatches(
   _ pattern: some Collection<UInt8>, _ string: some Collection<UInt8>,
   ignoringCase: Bool = false
 ) -> Bool {
-  var skipLonger = false
-  return globMatch(Array(pattern)[...], Array(string)[...], ignoringCase, &skipLonger)
-}
-
-private func globMatch(
-  _ pattern: ArraySlice<UInt8>, _ string: ArraySlice<UInt8>, _ nocase: Bool,
-  _ skipLonger: inout Bool
-) -> Bool {
-  var p = pattern
-  var s = string
-  func lower(_ c: UInt8) -> UInt8 { c >= 65 && c <= 90 ? c + 32 : c }
-  func same(_ a: UInt8, _ b: UInt8) -> Bool { nocase ? lower(a) == lower(b) : a == b }
-  while let head = p.first, let char = s.first {
-    switch head {
-    case UInt8(ascii: "*"):
-      while p.count > 1 && p[p.startIndex + 1] == UInt8(ascii: "*") { p = p.dropFirst() }
-      if p.count == 1 { return true }
-      while !s.isEmpty {
-        if globMatch(p.dropFirst(), s, nocase, &skipLonger) { return true }
-        if skipLonger { return false }
-        s = s.dropFirst()
-      }
-      skipLonger = true
-      return false
-    case UInt8(ascii: "?"):
-      s = s.dropFirst()
-    case UInt8(ascii: "["):
-      p = p.dropFirst()
-      let negate = p.first == UInt8(ascii: "^")
-      if negate { p = p.dropFirst() }
-      var matched = false
-      while true {
-        if p.first == UInt8(ascii: "\\") && p.count >= 2 {
-          p = p.dropFirst()
-          if p.first == char { matched = true }
-        } else if p.first == UInt8(ascii: "]") {
-          break
-        } else if p.isEmpty {
-          // An unclosed class: step back so the outer loop's advance lands at the end.
-          p = pattern[(p.startIndex - 1)...]
-          break
-        } else if p.count >= 3 && p[p.startIndex + 1] == UInt8(ascii: "-") {
-          var start = p[p.startIndex]
-          var end = p[p.startIndex + 2]
-          var c = char
-          if start > end { swap(&start, &end) }
-          if nocase {
-            start = lower(start)
-            end = lower(end)
-            c = lower(c)
-          }
-          p = p.dropFirst(2)
-          if c >= start && c <= end { matched = true }
-        } else if same(p[p.startIndex], char) {
-          matched = true
-        }
-        p = p.dropFirst()
-      }
-      if negate { matched.toggle() }
-      if !matched { return false }
-      s = s.dropFirst()
-    case UInt8(ascii: "\\"):
-      if p.count >= 2 { p = p.dropFirst() }
-      if !same(p[p.startIndex], char) { return false }
-      s = s.dropFirst()
-    default:
-      if !same(head, char) { return false }
-      s = s.dropFirst()
-    }
-    p = p.dropFirst()
-    if s.isEmpty {
-      while p.first == UInt8(ascii: "*") { p = p.dropFirst() }
-      break
+  Array(pattern).withUnsafeBufferPointer { pattern in
+    Array(string).withUnsafeBufferPointer { string in
+      globMatch(pattern, string, ignoringCase)
     }
   }
-  return p.isEmpty && s.isEmpty
+}
+
+/// Redis's nesting limit: `stringmatchlen_impl` returns no match when called this deep.
+private let maximumNesting = 1000
+
+private func globMatch(
+  _ pattern: UnsafeBufferPointer<UInt8>, _ string: UnsafeBufferPointer<UInt8>, _ nocase: Bool
+) -> Bool {
+  // Redis's loop runs only while both are left: an empty string matches the empty pattern
+  // alone, `*` included.
+  guard !string.isEmpty else { return pattern.isEmpty }
+  let star = UInt8(ascii: "*")
+  var p = 0
+  var s = 0
+  // Just after the last `*` met, and the byte of the string its match would end at next.
+  var resume = -1
+  var resumeAt = 0
+  var nesting = 0
+  while s < string.count {
+    if p < pattern.count && pattern[p] == star {
+      while p + 1 < pattern.count && pattern[p + 1] == star { p += 1 }
+      if p + 1 == pattern.count { return true }
+      nesting += 1
+      if nesting > maximumNesting { return false }
+      p += 1
+      resume = p
+      resumeAt = s
+      continue
+    }
+    if p < pattern.count {
+      let (matched, next) = element(pattern, p, string[s], nocase)
+      if matched {
+        p = next
+        s += 1
+        continue
+      }
+    }
+    // The pattern ran out or an element failed: the last `*` takes one more byte.
+    guard resume >= 0 else { return false }
+    resumeAt += 1
+    s = resumeAt
+    p = resume
+  }
+  // The string is used up: only stars may be left. (Had the last `*` taken more bytes, the
+  // pattern after it would have had fewer to match, so nothing is retried.)
+  while p < pattern.count && pattern[p] == star { p += 1 }
+  return p == pattern.count
+}
+
+/// Whether the pattern's element at `p` (not a `*`) matches `char`, and where the next element
+/// starts: read as `stringmatchlen` reads it, quirks included. An unclosed `[` takes the rest of
+/// the pattern; `a-z` compares bytes as C's signed `char`s; `\` in a class ignores the case.
+@inline(__always)
+private func element(
+  _ pattern: UnsafeBufferPointer<UInt8>, _ p: Int, _ char: UInt8, _ nocase: Bool
+) -> (Bool, Int) {
+  func lower(_ c: UInt8) -> UInt8 { c >= 65 && c <= 90 ? c + 32 : c }
+  func same(_ a: UInt8, _ b: UInt8) -> Bool { nocase ? lower(a) == lower(b) : a == b }
+  let end = pattern.count
+  switch pattern[p] {
+  case UInt8(ascii: "?"):
+    return (true, p + 1)
+  case UInt8(ascii: "["):
+    var i = p + 1
+    let negate = i < end && pattern[i] == UInt8(ascii: "^")
+    if negate { i += 1 }
+    var matched = false
+    while true {
+      if i < end && pattern[i] == UInt8(ascii: "\\") && end - i >= 2 {
+        i += 1
+        if pattern[i] == char { matched = true }
+      } else if i < end && pattern[i] == UInt8(ascii: "]") {
+        break
+      } else if i == end {
+        // Unclosed: the class ends with the pattern.
+        return (matched != negate, end)
+      } else if end - i >= 3 && pattern[i + 1] == UInt8(ascii: "-") {
+        var low = Int8(bitPattern: pattern[i])
+        var high = Int8(bitPattern: pattern[i + 2])
+        var c = Int8(bitPattern: char)
+        if low > high { swap(&low, &high) }
+        if nocase {
+          low = Int8(bitPattern: lower(UInt8(bitPattern: low)))
+          high = Int8(bitPattern: lower(UInt8(bitPattern: high)))
+          c = Int8(bitPattern: lower(char))
+        }
+        i += 2
+        if c >= low && c <= high { matched = true }
+      } else if same(pattern[i], char) {
+        matched = true
+      }
+      i += 1
+    }
+    return (matched != negate, i + 1)
+  case UInt8(ascii: "\\") where end - p >= 2:
+    return (same(pattern[p + 1], char), p + 2)
+  default:
+    return (same(pattern[p], char), p + 1)
+  }
 }

@@ -2,6 +2,7 @@ import Commands
 import Foundation
 import Keyspace
 import NIOConcurrencyHelpers
+import RESP
 import Store
 import Synchronization
 
@@ -178,12 +179,19 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
     switch name {
     case "requirepass":
       live.withLockedValue { $0.requirePassword = value.isEmpty ? nil : value }
-    case "maxclients":
-      guard let n = Int(value), n >= 1 else { return invalid(name, value) }
-      live.withLockedValue { $0.maxClients = n }
-    case "timeout":
-      guard let n = Int(value), n >= 0 else { return invalid(name, value) }
-      live.withLockedValue { $0.idleTimeout = n }
+    case "maxclients", "timeout":
+      // Redis's bounds and errors: an unsigned int of clients, an int of seconds.
+      let range = name == "maxclients" ? 1...Int(UInt32.max) : 0...Int(Int32.max)
+      guard let n = parseRedisInteger(Array(value.utf8)) else {
+        return failed(name, "argument couldn't be parsed into an integer")
+      }
+      guard range.contains(n) else {
+        return failed(
+          name, "argument must be between \(range.lowerBound) and \(range.upperBound) inclusive")
+      }
+      live.withLockedValue {
+        if name == "maxclients" { $0.maxClients = n } else { $0.idleTimeout = n }
+      }
     case "save", "appendonly":
       return nil  // Accepted for Redis tooling; the store is always durable.
     default:
@@ -196,8 +204,8 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
     return nil
   }
 
-  private func invalid(_ name: String, _ value: String) -> String {
-    "ERR CONFIG SET failed (possibly related to argument '\(name)') - argument couldn't be parsed into an integer"
+  private func failed(_ name: String, _ reason: String) -> String {
+    "ERR CONFIG SET failed (possibly related to argument '\(name)') - \(reason)"
   }
 
   func resetStatistics() { statistics.reset() }
