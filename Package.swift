@@ -98,6 +98,10 @@ let package = Package(
     .target(
       name: "AccountCommands",
       dependencies: ["Accounts", "Commands", "Server", "RESP", "Store"]),
+    // The cards' commands (CARD.*): arguments in, JSON replies out.
+    .target(
+      name: "CardCommands",
+      dependencies: ["Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store", "SpatialIndex"]),
     // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
     .target(
       name: "LoadGen",
@@ -110,7 +114,7 @@ let package = Package(
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
-        "IndexBench", "Server", "LoadGen", "Store", "RESP", "Accounts", "AccountCommands",
+        "IndexBench", "Server", "LoadGen", "Store", "RESP", "Accounts", "AccountCommands", "CardCommands",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -133,9 +137,10 @@ let package = Package(
     .testTarget(name: "LoadGenTests", dependencies: ["LoadGen", "RedisTestSupport"]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
     .testTarget(
-      name: "AccountsTests",
+      name: "DomainTests",
       dependencies: [
-        "Accounts", "AccountCommands", "Server", "Store", "RESP", "RedisTestSupport",
+        "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
+        "RedisTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(

@@ -5,7 +5,7 @@ import RESP
 
 /// ACCOUNT.*, SESSION.* and WHOAMI: each reads its arguments, calls `Accounts`, and answers
 /// once the change is durable. The rules are in `Accounts`.
-struct AccountCommands {
+public struct AccountCommands: Sendable {
   let accounts: Accounts
 
   var all: [CommandSpec] {

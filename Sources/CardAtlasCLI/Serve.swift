@@ -1,4 +1,5 @@
-import AccountCommands
+import CardCommands
+import Cards
 import ArgumentParser
 import Dispatch
 import Foundation
@@ -36,6 +37,7 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Close a connection silent for this many seconds (0: never).")
   var timeout = 600
   @Option(help: "Event-loop threads (0: one per core).") var threads = 0
+  @Option(help: "The base of cards' share URLs.") var publicUrl = "http://127.0.0.1:8080"
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
 
@@ -62,8 +64,11 @@ struct Serve: AsyncParsableCommand {
     config.threads = threads
     var logger = Logger(label: "cardatlas")
     logger.logLevel = level
+    var cardsConfiguration = Cards.Configuration()
+    cardsConfiguration.publicURL = publicUrl
     let server = try CardAtlasServer(
-      configuration: config, extensions: [.accounts()], logger: logger)
+      configuration: config, extensions: [.accountsAndCards(cards: cardsConfiguration)],
+      logger: logger)
     try await server.start()
     await Self.waitForSignal()
     await server.stop()

@@ -28,7 +28,8 @@ extension Cards {
     switch (query.shape, center) {
     case (.radius(let r), let c?):
       guard r >= 0, r.isFinite else { return .failure(.badQuery("radius cannot be negative")) }
-      found = searcher.radius(longitude: c.longitude, latitude: c.latitude, radius: r, filter: filter)
+      found = searcher.radius(
+        longitude: c.longitude, latitude: c.latitude, radius: r, filter: filter)
     case (.box(let w, let h), let c?):
       guard w >= 0, h >= 0, w.isFinite, h.isFinite else {
         return .failure(.badQuery("height or width cannot be negative"))

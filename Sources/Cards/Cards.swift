@@ -162,7 +162,9 @@ public final class Cards: Sendable {
     let updated = state.withLock { s -> Result<Card, CardError> in
       guard var card = s.cards[id] else { return .failure(.notFound) }
       guard card.ownerId == owner else { return .failure(.noPermission) }
-      do { card.fields = try card.fields.merging(patch, isPro: isPro) } catch {
+      do throws(CardFieldError) {
+        card.fields = try card.fields.merging(patch, isPro: isPro)
+      } catch {
         return .failure(.invalid(error))
       }
       card.updatedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
@@ -241,16 +243,17 @@ public final class Cards: Sendable {
       return
     }
     map.remove(id)
-    commit([
-      CardWrite { db in
-        try db.execute(sql: "DELETE FROM cards WHERE id = ?", arguments: [id])
-        if card.isPrimary {
-          try db.execute(
-            sql: "INSERT OR IGNORE INTO card_reserved_urls (account_id) VALUES (?)",
-            arguments: [owner])
+    commit(
+      [
+        CardWrite { db in
+          try db.execute(sql: "DELETE FROM cards WHERE id = ?", arguments: [id])
+          if card.isPrimary {
+            try db.execute(
+              sql: "INSERT OR IGNORE INTO card_reserved_urls (account_id) VALUES (?)",
+              arguments: [owner])
+          }
         }
-      }
-    ], done)
+      ], done)
   }
 
   // MARK: The map
@@ -354,7 +357,8 @@ public final class Cards: Sendable {
       return [
         CardWrite { db in
           try db.execute(sql: "DELETE FROM cards WHERE owner_id = ?", arguments: [id])
-          try db.execute(sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [id])
+          try db.execute(
+            sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [id])
         }
       ]
     }
@@ -363,8 +367,10 @@ public final class Cards: Sendable {
     /// derived from the owner's plan, not stored).
     func proChanged(_ account: Account) -> [any DurableWrite] {
       for card in cards.cards(of: account.id) {
-        cards.map.place(card, visible: card.fields.showOnMap && card.fields.location != nil
-          && card.isActive(ownerIsPro: account.isPro))
+        cards.map.place(
+          card,
+          visible: card.fields.showOnMap && card.fields.location != nil
+            && card.isActive(ownerIsPro: account.isPro))
       }
       return []
     }

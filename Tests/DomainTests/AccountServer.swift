@@ -1,12 +1,13 @@
-import AccountCommands
 import Accounts
+import CardCommands
+import Cards
 import Foundation
 import Logging
 import RESP
 import RedisTestSupport
 import Server
 
-/// A server in this process with the accounts module, over a store in a temporary directory.
+/// A server in this process with the accounts and cards, over a store in a temporary directory.
 /// Its scrypt cost is lowered (2^10) so a test can make many accounts; one test checks the
 /// default's.
 final class AccountServer {
@@ -14,9 +15,11 @@ final class AccountServer {
   private(set) var port: UInt16
   let directory: String
   let accounts: Accounts.Configuration
+  let cards: Cards.Configuration
 
   init(
     accounts configure: (inout Accounts.Configuration) -> Void = { _ in },
+    cards configureCards: (inout Cards.Configuration) -> Void = { _ in },
     server serverSettings: (inout ServerConfiguration) -> Void = { _ in }
   ) async throws {
     directory =
@@ -26,21 +29,27 @@ final class AccountServer {
     accounts.hasher = PasswordHasher(costLog2: 10)
     configure(&accounts)
     self.accounts = accounts
+    var cards = Cards.Configuration()
+    cards.publicURL = "https://cards.test"
+    configureCards(&cards)
+    self.cards = cards
     var configuration = ServerConfiguration()
     configuration.port = 0
     configuration.dataDirectory = directory
     configuration.threads = 2
     serverSettings(&configuration)
-    (server, port) = try await Self.start(configuration, accounts)
+    (server, port) = try await Self.start(configuration, accounts, cards)
   }
 
   private static func start(
-    _ configuration: ServerConfiguration, _ accounts: Accounts.Configuration
+    _ configuration: ServerConfiguration, _ accounts: Accounts.Configuration,
+    _ cards: Cards.Configuration
   ) async throws -> (CardAtlasServer, UInt16) {
     var logger = Logger(label: "accounts-test")
     logger.logLevel = .warning
     let server = try CardAtlasServer(
-      configuration: configuration, extensions: [.accounts(accounts)], logger: logger)
+      configuration: configuration,
+      extensions: [.accountsAndCards(accounts: accounts, cards: cards)], logger: logger)
     return (server, UInt16(try await server.start()))
   }
 
@@ -51,7 +60,7 @@ final class AccountServer {
     await server.stop()
     var configuration = server.configuration
     configuration.port = 0
-    (server, port) = try await Self.start(configuration, accounts)
+    (server, port) = try await Self.start(configuration, accounts, cards)
   }
 
   func stop() async {
@@ -79,5 +88,18 @@ extension RESPConnection {
         as? [String: Any]
     else { throw RESPConnection.Failed(description: "not a JSON object") }
     return object
+  }
+}
+
+extension AccountServer {
+  /// A new account, signed in on a new connection; returns the connection and the account's id
+  /// and username.
+  func signedIn(_ email: String) throws -> (RESPConnection, id: Int, username: String) {
+    let c = try connect()
+    let account = try c.object("ACCOUNT.CREATE", email, "secret1")
+    guard try c.text("AUTH", email, "secret1") == "OK" else {
+      throw RESPConnection.Failed(description: "cannot sign in \(email)")
+    }
+    return (c, account["id"] as? Int ?? 0, account["username"] as? String ?? "")
   }
 }
