@@ -76,6 +76,23 @@ struct CardCommands {
           return CardJSON.bulk(["state": "notfound"])
         }
       },
+      CommandSpec("card.clusters", arity: -6, flags: .needsAccount) { call in
+        let args = call.arguments
+        guard let box = CardSearchArguments.bounds(args, from: 1) else {
+          return .error("ERR invalid bounds")
+        }
+        guard let zoom = args.saturatingInteger(5) else { return .error(RedisError.notInteger) }
+        var filters: [CardFilter] = []
+        var i = 6
+        while i < args.count {
+          guard args.is(i, "filter"), i + 2 < args.count,
+            let filter = CardSearchArguments.filter(args, i)
+          else { return .error(RedisError.syntax) }
+          filters.append(filter)
+          i += 3
+        }
+        return cards.clusters(in: box, zoom: zoom, filters: filters).reply(CardGeoJSON.reply)
+      },
       CommandSpec("card.search", arity: -3, flags: .needsAccount) { call in
         switch CardSearchArguments.parse(call.arguments) {
         case .failure(let error): return .error(error.message)

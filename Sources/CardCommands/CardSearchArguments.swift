@@ -54,14 +54,10 @@ struct CardSearchArguments {
         shape = .nearest(k)
         i += 2
       } else if args.is(i, "bounds"), left >= 4, shape == nil, center == nil {
-        guard let a = float(i + 1), let b = float(i + 2), let c = float(i + 3),
-          let d = float(i + 4)
-        else { return notFloat }
-        guard [a, c].allSatisfy({ abs($0) <= 180 }), [b, d].allSatisfy({ abs($0) <= 90 }),
-          b <= d
-        else { return .failure(.badQuery("invalid bounds")) }
-        shape = .bounds(
-          GeoBox(minLongitude: a, minLatitude: b, maxLongitude: c, maxLatitude: d))
+        guard let box = bounds(args, from: i + 1) else {
+          return .failure(.badQuery("invalid bounds"))
+        }
+        shape = .bounds(box)
         i += 5
       } else if args.is(i, "count"), left >= 1 {
         guard let n = args.saturatingInteger(i + 1), n > 0 else {
@@ -82,14 +78,10 @@ struct CardSearchArguments {
         request.withCoordinates = true
         i += 1
       } else if args.is(i, "filter"), left >= 2 {
-        guard
-          let field = CardFilter.Field.allCases.first(where: {
-            $0.rawValue.lowercased() == args.lowercased(i + 1)
-          })
-        else {
+        guard let filter = filter(args, i) else {
           return .failure(.badQuery("FILTER takes company, jobTitle, specialty or city"))
         }
-        request.query.filters.append(CardFilter(field: field, value: args.string(i + 2)))
+        request.query.filters.append(filter)
         i += 3
       } else if args.is(i, "cursor"), left >= 1 {
         let text = args.string(i + 1)
@@ -116,6 +108,22 @@ struct CardSearchArguments {
     request.query.center = center
     request.query.shape = shape
     return .success(request)
+  }
+
+  /// `<minlon> <minlat> <maxlon> <maxlat>` from argument `i`: a viewport, which may cross the
+  /// antimeridian (min longitude east of max).
+  static func bounds(_ args: Arguments, from i: Int) -> GeoBox? {
+    guard i + 3 < args.count, let a = args.double(i), let b = args.double(i + 1),
+      let c = args.double(i + 2), let d = args.double(i + 3),
+      [a, c].allSatisfy({ abs($0) <= 180 }), [b, d].allSatisfy({ abs($0) <= 90 }), b <= d
+    else { return nil }
+    return GeoBox(minLongitude: a, minLatitude: b, maxLongitude: c, maxLatitude: d)
+  }
+
+  /// `FILTER <field> <value>` at argument `i`.
+  static func filter(_ args: Arguments, _ i: Int) -> CardFilter? {
+    CardFilter.Field.allCases.first { $0.rawValue.lowercased() == args.lowercased(i + 1) }
+      .map { CardFilter(field: $0, value: args.string(i + 2)) }
   }
 
   private static let notFloat = Result<CardSearchArguments, CardError>.failure(

@@ -48,6 +48,11 @@ struct CardSearchTests {
       pro[id] = false
     }
     let admin = try server.connect()
+    // Half start Pro, so there are cards enough to find.
+    for (_, id) in owners.prefix(3) {
+      _ = try admin.object("ACCOUNT.PRO", "\(id)", "1")
+      pro[id] = true
+    }
     var cards: [Int: Model] = [:]
     func point() -> (Double, Double) {
       (
@@ -55,7 +60,7 @@ struct CardSearchTests {
         Double.random(in: 48.8...48.95, using: &generator)
       )
     }
-    for step in 0..<400 {
+    for step in 0..<500 {
       let (c, owner) = owners.randomElement(using: &generator)!
       let mine = cards.filter { $0.value.owner == owner }.map(\.key)
       switch Int.random(in: 0..<10, using: &generator) {
@@ -167,6 +172,42 @@ struct CardSearchTests {
     let bounds = Self.ids(
       try viewer.command(["CARD.SEARCH", "BOUNDS", "2.2", "48.8", "2.35", "48.9"]).value)
     #expect(bounds == inBox)
+    // CARD.CLUSTERS: the markers' counts add up to the visible cards in the grid cells that
+    // cover the viewport, with and without a filter, and a single marker is one of them.
+    for zoom in [3, 10, 12, 14] {
+      let size = Double(1 << (zoom + 3))
+      func cell(_ p: (Double, Double)) -> (Int, Int) {
+        let y = 0.5 - log(tan(.pi / 4 + p.1 * .pi / 360)) / (2 * .pi)
+        return (Int(y * size), Int((p.0 / 360 + 0.5) * size))
+      }
+      let (top, left) = cell((2.2, 48.9))
+      let (bottom, right) = cell((2.35, 48.8))
+      let covered = cards.filter { id, card in
+        guard visible(card) else { return false }
+        let (row, column) = cell(card.location!)
+        return (top...bottom).contains(row) && (left...right).contains(column)
+      }.map(\.key)
+      for company in [nil] + Self.companies.map(Optional.some) {
+        var args = ["CARD.CLUSTERS", "2.2", "48.8", "2.35", "48.9", "\(zoom)"]
+        if let company { args += ["FILTER", "company", company] }
+        let reply = try viewer.text(args)
+        let collection = try JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
+        let features = collection?["features"] as? [[String: Any]] ?? []
+        var total = 0
+        for feature in features {
+          let properties = feature["properties"] as? [String: Any] ?? [:]
+          if properties["cluster"] as? Bool == true {
+            total += properties["count"] as? Int ?? 0
+            #expect((properties["expansionZoom"] as? Int ?? 0) > zoom)
+          } else {
+            total += 1
+            #expect(covered.contains(properties["id"] as? Int ?? 0))
+          }
+        }
+        let expected = covered.filter { company == nil || cards[$0]?.company == company }.count
+        #expect(total == expected, "zoom \(zoom) filter \(company ?? "-")")
+      }
+    }
     // Nothing hidden, inactive or deleted ever appears.
     let world = Self.ids(
       try viewer.command(["CARD.SEARCH", "FROMLONLAT", "2.35", "48.85", "BYRADIUS", "20000", "km"])
