@@ -69,7 +69,7 @@ struct CardSearchTests {
         let located = Int.random(in: 0..<5, using: &generator) > 0
         let p = point()
         let company = Self.companies.randomElement(using: &generator)!
-        let location = located ? #","location":{"longitude":\#(p.0),"latitude":\#(p.1)}"# : ""
+        let location = located ? #","location":{"lon":\#(p.0),"lat":\#(p.1)}"# : ""
         let reply = try c.command(
           "CARD.CREATE",
           #"{"firstName":"C\#(step)","company":"\#(company)","showOnMap":\#(shown)\#(location)}"#
@@ -223,11 +223,11 @@ struct CardSearchTests {
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let a = try ana.object(
       "CARD.CREATE",
-      #"{"firstName":"Ana","company":"Acme","showOnMap":true,"location":{"longitude":2.35,"latitude":48.85}}"#
+      #"{"firstName":"Ana","company":"Acme","showOnMap":true,"location":{"lon":2.35,"lat":48.85}}"#
     )
     _ = try bo.object(
       "CARD.CREATE",
-      #"{"firstName":"Bo","showOnMap":true,"location":{"longitude":2.36,"latitude":48.85}}"#)
+      #"{"firstName":"Bo","showOnMap":true,"location":{"lon":2.36,"lat":48.85}}"#)
     let reply = try bo.command(
       "CARD.SEARCH", "FROMLONLAT", "2.35", "48.85", "BYRADIUS", "2", "km", "WITHDIST", "WITHCOORD"
     ).value

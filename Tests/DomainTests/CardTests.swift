@@ -7,7 +7,7 @@ import Testing
 @Suite("Cards")
 struct CardTests {
   static let ana =
-    #"{"firstName":"Ana","lastName":"Lima","company":"Acme","jobTitle":"Engineer","showOnMap":true,"location":{"longitude":2.35,"latitude":48.85}}"#
+    #"{"firstName":"Ana","lastName":"Lima","company":"Acme","jobTitle":"Engineer","showOnMap":true,"location":{"lon":2.35,"lat":48.85}}"#
 
   @Test(
     "the first card is primary at /c/<username>; a free account has one card, Pro up to its limit; one more is LIMIT"
@@ -78,7 +78,7 @@ struct CardTests {
     _ = try ana.object("CARD.CREATE", Self.ana)
     let second = try ana.object(
       "CARD.CREATE",
-      #"{"firstName":"Ana","company":"Side","showOnMap":true,"location":{"longitude":2.36,"latitude":48.86}}"#
+      #"{"firstName":"Ana","company":"Side","showOnMap":true,"location":{"lon":2.36,"lat":48.86}}"#
     )
     let secondID = "\(second["id"] as? Int ?? 0)"
     let slug = second["slug"] as? String ?? ""
@@ -146,7 +146,7 @@ struct CardTests {
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let hidden = try ana.object(
-      "CARD.CREATE", #"{"firstName":"Ana","location":{"longitude":2.35,"latitude":48.85}}"#)
+      "CARD.CREATE", #"{"firstName":"Ana","location":{"lon":2.35,"lat":48.85}}"#)
     let id = "\(hidden["id"] as? Int ?? 0)"
     func found() throws -> Int {
       try bo.command("CARD.SEARCH", "FROMLONLAT", "2.35", "48.85", "BYRADIUS", "5", "km").value
