@@ -98,7 +98,8 @@ enum FieldRules {
     .init(name: "whatsappUrl", path: \.whatsappUrl, kind: .url),
     .init(name: "threadsUrl", path: \.threadsUrl, kind: .url),
     .init(name: "cvUrl", path: \.cvUrl, kind: .url, proOnly: true),
-    .init(name: "cvHeader", path: \.cvHeader, kind: .text(maximum: 100, lines: .one), proOnly: true),
+    .init(
+      name: "cvHeader", path: \.cvHeader, kind: .text(maximum: 100, lines: .one), proOnly: true),
     .init(
       name: "cvDescription", path: \.cvDescription, kind: .text(maximum: 2_000, lines: .several),
       proOnly: true),
@@ -110,13 +111,14 @@ enum FieldRules {
   ]
 
   /// The address's parts, in the order they are checked.
-  static let addressFields: [(name: String, path: WritableKeyPath<CardAddress, String?> & Sendable, kind: Kind)] = [
-    ("street", \.street, .text(maximum: 200, lines: .several)),
-    ("city", \.city, .text(maximum: 100, lines: .one)),
-    ("region", \.region, .text(maximum: 100, lines: .one)),
-    ("postcode", \.postcode, .text(maximum: 20, lines: .one)),
-    ("country", \.country, .text(maximum: 100, lines: .one)),
-  ]
+  static let addressFields:
+    [(name: String, path: WritableKeyPath<CardAddress, String?> & Sendable, kind: Kind)] = [
+      ("street", \.street, .text(maximum: 200, lines: .several)),
+      ("city", \.city, .text(maximum: 100, lines: .one)),
+      ("region", \.region, .text(maximum: 100, lines: .one)),
+      ("postcode", \.postcode, .text(maximum: 20, lines: .one)),
+      ("country", \.country, .text(maximum: 100, lines: .one)),
+    ]
 
   static let webLinkText = Kind.text(maximum: 100, lines: .one)
 
