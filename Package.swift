@@ -101,7 +101,10 @@ let package = Package(
     // The cards' commands (CARD.*): arguments in, JSON replies out.
     .target(
       name: "CardCommands",
-      dependencies: ["Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store", "SpatialIndex"]),
+      dependencies: [
+        "Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store",
+        "SpatialIndex", "Datasets",
+      ]),
     // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
     .target(
       name: "LoadGen",

@@ -36,6 +36,21 @@ public final class Accounts: Sendable {
     var nextAccount: Int64 = 1
     var nextSession: Int64 = 1
     var observers: [any AccountObserver] = []
+
+    /// A new account under the next id, with a username no other has.
+    mutating func register(email: String, passwordHash: String?, isPro: Bool) -> Account {
+      var username = Tokens.username()
+      while usernames.contains(username) { username = Tokens.username() }
+      let account = Account(
+        id: nextAccount, email: email, username: username, passwordHash: passwordHash,
+        isPro: isPro, role: .none,
+        createdAt: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded()))
+      nextAccount += 1
+      accounts[account.id] = account
+      byEmail[account.emailKey] = account.id
+      usernames.insert(username)
+      return account
+    }
   }
 
   let store: Store
@@ -120,17 +135,7 @@ public final class Accounts: Sendable {
       }
       let account = state.withLock { s in
         s.signingUp.remove(key)
-        var username = Tokens.username()
-        while s.usernames.contains(username) { username = Tokens.username() }
-        let account = Account(
-          id: s.nextAccount, email: email, username: username, passwordHash: hash, isPro: false,
-          role: .none,
-          createdAt: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded()))
-        s.nextAccount += 1
-        s.accounts[account.id] = account
-        s.byEmail[key] = account.id
-        s.usernames.insert(username)
-        return account
+        return s.register(email: email, passwordHash: hash, isPro: false)
       }
       commit([AccountWrite { db in try account.insert(db) }]) { result in
         if case .failure = result { self.forget(account.id) }
@@ -142,6 +147,26 @@ public final class Accounts: Sendable {
       done(.failure(.busy))
     }
   }
+
+  /// A new account that signs in another way than a password (a provider's ID token), or
+  /// none (demo data): it has no password hash, so no password signs it in.
+  public func create(passwordless email: String, isPro: Bool, _ done: @escaping Done<Account>) {
+    if let problem = Validation.problem(email: email) { return done(.failure(problem)) }
+    let key = Account.key(email)
+    let account = state.withLock { s -> Account? in
+      guard s.byEmail[key] == nil, !s.signingUp.contains(key) else { return nil }
+      return s.register(email: email, passwordHash: nil, isPro: isPro)
+    }
+    guard let account else {
+      return done(.failure(.invalid(field: "email", reason: "already registered")))
+    }
+    commit([AccountWrite { db in try account.insert(db) }]) { result in
+      if case .failure = result { self.forget(account.id) }
+      done(result.map { account })
+    }
+  }
+
+  public var isEmpty: Bool { state.withLock { $0.accounts.isEmpty } }
 
   /// Checks an email and password. Attempts on an email or from an address that failed
   /// repeatedly wait first (`SignInThrottle`); an unknown email costs what a wrong password

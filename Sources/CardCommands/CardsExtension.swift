@@ -17,6 +17,7 @@ extension ServerExtension {
       var parts = AccountCommands.parts(owners)
       let cardsModel = try Cards(store: store, accounts: owners, configuration: cards)
       parts.commands += CardCommands(cards: cardsModel).all
+      parts.loadDemo = { try DemoCards.loadIfEmpty(accounts: owners, cards: cardsModel) }
       return parts
     }
   }

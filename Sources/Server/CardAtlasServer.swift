@@ -57,6 +57,7 @@ public final class CardAtlasServer: Sendable {
       ])
     if configuration.demo {
       try DemoData.loadIfEmpty(into: processor, store: store, logger: logger)
+      for load in parts.compactMap(\.loadDemo) { try load() }
     }
     MemoryTuning.releaseFreePages()
   }

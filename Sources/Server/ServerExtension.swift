@@ -10,10 +10,16 @@ public struct ServerExtension: Sendable {
     public var commands: [CommandSpec]
     /// Signs accounts in through AUTH and HELLO (the accounts module's).
     public var accounts: (any AccountSignIn)?
+    /// Loads the module's demo data into an empty store (`serve --demo`).
+    public var loadDemo: (@Sendable () throws -> Void)?
 
-    public init(commands: [CommandSpec], accounts: (any AccountSignIn)? = nil) {
+    public init(
+      commands: [CommandSpec], accounts: (any AccountSignIn)? = nil,
+      loadDemo: (@Sendable () throws -> Void)? = nil
+    ) {
       self.commands = commands
       self.accounts = accounts
+      self.loadDemo = loadDemo
     }
   }
 
