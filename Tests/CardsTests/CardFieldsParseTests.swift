@@ -54,6 +54,33 @@ import Testing
         == invalid("webLinks[0].label", "unknown field"))
   }
 
+  @Test func unknownNamesAreShownOnOneShortLine() {
+    let long = String(repeating: "n", count: 1_000)
+    #expect(
+      refusal(card(long, "x"))
+        == invalid(String(repeating: "n", count: 64) + "...", "unknown field"))
+    #expect(refusal(card("nick\r\nname", "x")) == invalid("nick??name", "unknown field"))
+    #expect(
+      refusal(card(#""address":{"\#(long)":"x"}"#))
+        == invalid("address." + String(repeating: "n", count: 64) + "...", "unknown field"))
+  }
+
+  @Test func deepNestingIsRefused() {
+    // Foundation's parser stops at 512 levels; below that, no field takes nested objects.
+    let deep = String(repeating: #"{"a":"#, count: 600) + "1" + String(repeating: "}", count: 600)
+    #expect(refusal(card(#""address":"# + deep)) == invalid("json", "not valid JSON"))
+    let nested =
+      String(repeating: #"{"a":"#, count: 400) + "null" + String(repeating: "}", count: 400)
+    #expect(refusal(card(#""aboutMe":"# + nested)) == invalid("aboutMe", "must be a string"))
+    let fields = CardFields(firstName: "Ann")
+    #expect(
+      refusal(merging: #"{"aboutMe":"# + nested + "}", into: fields)
+        == invalid("aboutMe", "must be a string"))
+    #expect(
+      refusal(merging: #"{"aboutMe":"# + deep + "}", into: fields)
+        == invalid("json", "not valid JSON"))
+  }
+
   @Test(arguments: [
     "id", "code", "slug", "url", "isPrimary", "isActive", "ownerId", "createdAt", "updatedAt",
   ])

@@ -119,7 +119,7 @@ import Testing
   /// Random valid fields survive json() -> parse.
   @Test func randomFieldsSurviveJSON() throws {
     var generator = SplitMix64(seed: 20_261_125)
-    for _ in 0..<1_000 {
+    for _ in 0..<500 {
       let fields = RandomCard.fields(using: &generator)
       let json = fields.json()
       let parsed = try CardFields.parse(json, isPro: true)
@@ -132,7 +132,7 @@ import Testing
   /// Coordinates at full precision, made in code (CARD.LOCATE), survive too.
   @Test func randomLocationsSurviveJSON() throws {
     var generator = SplitMix64(seed: 85_051_128)
-    for _ in 0..<20_000 {
+    for _ in 0..<5_000 {
       let location = CardLocation(
         longitude: .random(in: -180...180, using: &generator),
         latitude: .random(in: -85.05112878...85.05112878, using: &generator),

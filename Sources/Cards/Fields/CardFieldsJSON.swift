@@ -124,7 +124,7 @@ enum JSONInput {
         throw CardFieldError(field: name, reason: "set by the server")
       }
       guard FieldRules.topLevelFields.contains(name) else {
-        throw CardFieldError(field: name, reason: "unknown field")
+        throw CardFieldError(field: shown(name), reason: "unknown field")
       }
     }
     if let address = object["address"] as? [String: Any] {
@@ -139,8 +139,16 @@ enum JSONInput {
     throws(CardFieldError)
   {
     for name in object.keys.sorted() where !known.contains(name) {
-      throw CardFieldError(field: "\(path).\(name)", reason: "unknown field")
+      throw CardFieldError(field: "\(path).\(shown(name))", reason: "unknown field")
     }
+  }
+
+  /// An unknown name as an error shows it: one line, at most 64 characters.
+  static func shown(_ name: String) -> String {
+    let line = String(
+      String.UnicodeScalarView(
+        name.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
+    return line.count <= 64 ? line : line.prefix(64) + "..."
   }
 
   /// RFC 7396's MergePatch: a patch that is not an object replaces the target; an object's

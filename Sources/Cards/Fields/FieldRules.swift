@@ -14,7 +14,7 @@ import Foundation
 /// | email | an address as the accounts accept it, ≤ 254 bytes |
 /// | phoneNumber, secondaryPhone | `isPhoneNumber` |
 /// | every `…Url` field, webLinks' url | `urlProblem`: absolute http(s) with a host, ≤ 2048 bytes |
-/// | linkedIn, twitter | such a URL, or a bare handle (`handleProblem`) |
+/// | linkedIn, twitter | such a URL, or a bare handle (`keptHandle`) |
 /// | location | lon in [-180, 180], lat in [-85.05112878, 85.05112878] (Redis's GEO limits) |
 /// | webLinks | at most 20 |
 /// | the whole JSON input, and the card's JSON | ≤ 32 KiB |
@@ -151,7 +151,7 @@ enum FieldRules {
       if value.contains("://") {
         if let reason = urlProblem(value) { return .failure(reason) }
       } else {
-        return handleProblem(value, handle)
+        return keptHandle(value, handle)
       }
     }
     return .success(value)
@@ -292,7 +292,7 @@ enum FieldRules {
   }
 
   /// A bare handle as kept (the `@` of a Twitter handle dropped), or why it is refused.
-  static func handleProblem(_ value: String, _ handle: Handle) -> Result<String, Reason> {
+  static func keptHandle(_ value: String, _ handle: Handle) -> Result<String, Reason> {
     func isASCIIAlphanumeric(_ c: Character) -> Bool { c.isASCII && (c.isLetter || c.isNumber) }
     switch handle {
     case .linkedIn:
