@@ -22,6 +22,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
   ],
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
@@ -76,6 +77,34 @@ let package = Package(
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ],
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
+    // Accounts: sign-up, sign-in (scrypt), sessions, resets, deletion, Pro; no RESP, no HTTP.
+    .target(
+      name: "Accounts",
+      dependencies: [
+        "Store",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "CryptoExtras", package: "swift-crypto"),
+      ]),
+    // Cards: the card model and its rules (plans, share URLs, who may change what), the card
+    // map index; no RESP, no HTTP.
+    .target(
+      name: "Cards",
+      dependencies: [
+        "Accounts", "Store", "SpatialIndex", "Geodesy",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // The accounts' commands (ACCOUNT.*, SESSION.*, WHOAMI): arguments in, JSON replies out.
+    .target(
+      name: "AccountCommands",
+      dependencies: ["Accounts", "Commands", "Server", "RESP", "Store"]),
+    // The cards' commands (CARD.*): arguments in, JSON replies out.
+    .target(
+      name: "CardCommands",
+      dependencies: [
+        "Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store",
+        "SpatialIndex", "Datasets",
+      ]),
     // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
     .target(
       name: "LoadGen",
@@ -88,7 +117,7 @@ let package = Package(
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
-        "IndexBench", "Server", "LoadGen", "Store", "RESP",
+        "IndexBench", "Server", "LoadGen", "Store", "RESP", "Accounts", "AccountCommands", "CardCommands",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -109,6 +138,14 @@ let package = Package(
       ]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands", "Keyspace", "Datasets"]),
     .testTarget(name: "LoadGenTests", dependencies: ["LoadGen", "RedisTestSupport"]),
+    .testTarget(name: "CardsTests", dependencies: ["Cards"]),
+    .testTarget(
+      name: "DomainTests",
+      dependencies: [
+        "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
+        "RedisTestSupport",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .testTarget(
       name: "ServerTests",
       dependencies: [

@@ -1,3 +1,5 @@
+import CardCommands
+import Cards
 import ArgumentParser
 import Dispatch
 import Foundation
@@ -49,6 +51,7 @@ struct Serve: AsyncParsableCommand {
   )
   var maxmemoryClients = "1gb"
   @Option(help: "Event-loop threads (0: one per core).") var threads = 0
+  @Option(help: "The base of cards' share URLs.") var publicUrl = "http://127.0.0.1:8080"
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
 
@@ -90,7 +93,11 @@ struct Serve: AsyncParsableCommand {
     config.maxMemoryClients = clientsLimit
     var logger = Logger(label: "cardatlas")
     logger.logLevel = level
-    let server = try CardAtlasServer(configuration: config, logger: logger)
+    var cardsConfiguration = Cards.Configuration()
+    cardsConfiguration.publicURL = publicUrl
+    let server = try CardAtlasServer(
+      configuration: config, extensions: [.accountsAndCards(cards: cardsConfiguration)],
+      logger: logger)
     try await server.start()
     await Self.waitForSignal()
     await server.stop()

@@ -121,6 +121,9 @@ extension ArgumentReading {
   /// saturated at ±2^62. No keyspace or set holds that many, so the value means what Redis's
   /// does, and what is done with it (a count plus one, a start plus a count, a length plus a
   /// negative index) stays in range.
+  /// A distance unit's metres (m, km, ft, mi, any case), as the GEO commands read it.
+  public func unit(_ i: Int) -> Double? { GeoCommands.unit(self, i) }
+
   public func saturatingInteger(_ i: Int) -> Int? {
     integer(i).map { max(-saturationBound, min($0, saturationBound)) }
   }

@@ -14,6 +14,8 @@ public final class CommandProcessor: Sendable {
   public let commandNames: [String]
   /// The commands answered: Redis's, then those the processor was given.
   let specs: [CommandSpec]
+  /// Signs accounts in through AUTH and HELLO, when an accounts module is there.
+  let accounts: (any AccountSignIn)?
 
   /// A command as looked up: shared, so that finding one copies no fields.
   private final class Entry: Sendable {
@@ -38,10 +40,12 @@ public final class CommandProcessor: Sendable {
   /// Answers Redis's commands and `commands`, which other modules bring; a name may be used
   /// once.
   public init(
-    keyspace: Keyspace, environment: ServerEnvironment, commands: [CommandSpec] = []
+    keyspace: Keyspace, environment: ServerEnvironment, commands: [CommandSpec] = [],
+    accounts: (any AccountSignIn)? = nil
   ) {
     self.keyspace = keyspace
     self.environment = environment
+    self.accounts = accounts
     specs = CommandTable.all + commands
     var names: [String] = []
     var entries: [Entry] = []
@@ -77,8 +81,8 @@ public final class CommandProcessor: Sendable {
     var outcome: Outcome
     if !entry.spec.acceptsArgumentCount(arguments.count) {
       outcome = Outcome(reply: .error(RedisError.arity(entry.spec.name)))
-    } else if !session.authenticated && !entry.spec.flags.contains(.noAuth) {
-      outcome = Outcome(reply: .error(RedisError.noAuth))
+    } else if let refusal = Self.refusal(entry.spec, session) {
+      outcome = Outcome(reply: .error(refusal))
     } else {
       var invocation = Invocation(
         arguments: arguments, session: session, keyspace: .passUnretained(keyspace),
@@ -88,9 +92,26 @@ public final class CommandProcessor: Sendable {
       outcome.close = invocation.close
       outcome.deferred = invocation.deferred
       outcome.pending = invocation.pending
+      outcome.holdsConnection = invocation.holdsConnection
       session = invocation.session
     }
     outcome.commandID = entry.id
     return outcome
+  }
+
+  /// Who may run what: before any sign-in only `noAuth` commands; a signed-in account only
+  /// those marked `account`; the admin (or anyone, with no admin password) everything but the
+  /// commands that act as an account.
+  @inline(__always)
+  private static func refusal(_ spec: CommandSpec, _ session: Session) -> String? {
+    let flags = spec.flags
+    if session.account == nil {
+      if session.authenticated {
+        return flags.contains(.needsAccount) ? RedisError.needsAccount : nil
+      }
+      return flags.contains(.noAuth) ? nil : RedisError.noAuth
+    }
+    return flags.contains(.account) || flags.contains(.noAuth)
+      ? nil : RedisError.accountNoPerm(spec.name)
   }
 }

@@ -9,8 +9,12 @@ public struct CommandSpec: Sendable {
     public init(rawValue: Int) { self.rawValue = rawValue }
     /// Changes data: runs under the write lock, its changes are made durable.
     public static let write = Flags(rawValue: 1)
-    /// Allowed before AUTH.
+    /// Allowed before any sign-in (and to a signed-in account).
     public static let noAuth = Flags(rawValue: 2)
+    /// A signed-in account may run it (without this, an account gets NOPERM).
+    public static let account = Flags(rawValue: 4)
+    /// Only a signed-in account runs it: it acts as that account (the domain commands).
+    public static let needsAccount: Flags = [Flags(rawValue: 8), .account]
   }
 
   /// Lower case, as in Redis's errors; `container|sub` for subcommands.
@@ -69,6 +73,12 @@ public struct Invocation {
   /// Set by a command whose reply comes later, from another thread (a domain write answered
   /// once it is durable): see `Outcome.pending`.
   public var pending: PendingReply?
+  /// No later command on the connection runs until `pending` has answered (a sign-in, whose
+  /// reply changes the session).
+  public var holdsConnection = false
+
+  /// The commands' environment, for modules that bring commands.
+  public var server: ServerEnvironment { environment }
 
   var db: Int { session.db }
   var resp3: Bool { session.protocolVersion == .resp3 }

@@ -5,14 +5,15 @@ import RESP
 /// PING, ECHO, QUIT, HELLO, AUTH.
 enum ConnectionCommands {
   static let all: [CommandSpec] = [
-    CommandSpec("ping", arity: -1) { call in
+    CommandSpec("ping", arity: -1, flags: .account) { call in
       switch call.arguments.count {
       case 1: return .simpleString("PONG")
       case 2: return .bulkString(call.arguments.buffer(1))
       default: return .error(RedisError.arity("ping"))
       }
     },
-    CommandSpec("echo", arity: 2) { call in .bulkString(call.arguments.buffer(1)) },
+    CommandSpec("echo", arity: 2, flags: .account) { call in .bulkString(call.arguments.buffer(1))
+    },
     CommandSpec("quit", arity: -1, flags: .noAuth) { call in
       call.close = true
       return .simpleString("OK")
@@ -21,7 +22,8 @@ enum ConnectionCommands {
     CommandSpec("hello", arity: -1, flags: .noAuth, run: hello),
   ]
 
-  /// AUTH [username] password. The only user is `default`, whose password is --requirepass.
+  /// AUTH [username] password. The user `default`'s password is --requirepass; any other user
+  /// is an account's email, signed in by the accounts module.
   static func auth(_ call: inout Invocation) -> RESPValue {
     let args = call.arguments
     guard args.count <= 3 else { return .error(RedisError.syntax) }
@@ -31,10 +33,17 @@ enum ConnectionCommands {
           + "Are you sure your configuration is correct?")
     }
     let user = args.count == 3 ? args.bytes(1) : Array("default".utf8)
+    if user != Array("default".utf8), call.processor.accounts != nil {
+      signIn(&call, email: args.string(1), password: args.string(2)) { _ in
+        .simpleString("OK")
+      }
+      return .null
+    }
     guard authenticate(call, user: user, password: args.bytes(args.count - 1)) else {
       return .error(RedisError.wrongPass)
     }
     call.session.authenticated = true
+    call.session.account = nil
     return .simpleString("OK")
   }
 
@@ -42,6 +51,33 @@ enum ConnectionCommands {
     guard user == Array("default".utf8) else { return false }
     guard let expected = call.environment.requirePassword else { return true }
     return constantTimeEquals(Array(expected.utf8), password)
+  }
+
+  /// Signs an account in off the event loop; the connection runs nothing else meanwhile, and
+  /// its session changes (by `change`, then to the account) as the reply (`reply`) arrives.
+  static func signIn(
+    _ call: inout Invocation, email: String, password: String,
+    change: @escaping SessionUpdate = { _ in },
+    reply: @escaping @Sendable (Session) -> RESPValue
+  ) {
+    guard let accounts = call.processor.accounts else { return }
+    let session = call.session
+    call.holdsConnection = true
+    call.pending = { answer in
+      accounts.signIn(email: email, password: password, address: session.address) { result in
+        switch result {
+        case .success(let account):
+          var signedIn = session
+          change(&signedIn)
+          signedIn.account = account
+          answer(reply(signedIn)) { current in
+            change(&current)
+            current.account = account
+          }
+        case .failure(let refused): answer(.error(refused.message))
+        }
+      }
+    }
   }
 
   /// HELLO [protover [AUTH username password] [SETNAME clientname]].
@@ -57,14 +93,21 @@ enum ConnectionCommands {
       version = v
       next = 2
     }
+    var account: (email: String, password: String)?
     var j = next
     while j < args.count {
       let more = args.count - 1 - j
       if args.is(j, "auth") && more >= 2 {
-        guard authenticate(call, user: args.bytes(j + 1), password: args.bytes(j + 2)) else {
-          return .error(RedisError.wrongPass)
+        let user = args.bytes(j + 1)
+        if user != Array("default".utf8), call.processor.accounts != nil {
+          account = (args.string(j + 1), args.string(j + 2))
+        } else {
+          guard authenticate(call, user: user, password: args.bytes(j + 2)) else {
+            return .error(RedisError.wrongPass)
+          }
+          call.session.authenticated = true
+          call.session.account = nil
         }
-        call.session.authenticated = true
         j += 2
       } else if args.is(j, "setname") && more >= 1 {
         if let error = ServerCommands.setName(&call, args.bytes(j + 1)) { return .error(error) }
@@ -74,19 +117,31 @@ enum ConnectionCommands {
       }
       j += 1
     }
-    guard call.session.authenticated else {
+    let protocolVersion: RESPProtocolVersion? = version.map { $0 == 3 ? .resp3 : .resp2 }
+    if let account {
+      signIn(
+        &call, email: account.email, password: account.password,
+        change: { session in if let protocolVersion { session.protocolVersion = protocolVersion } },
+        reply: helloReply)
+      return .null
+    }
+    guard call.session.authenticated || call.session.account != nil else {
       return .error(
         "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
           + "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
           + "select the RESP protocol version at the same time")
     }
-    if let version { call.session.protocolVersion = version == 3 ? .resp3 : .resp2 }
+    if let protocolVersion { call.session.protocolVersion = protocolVersion }
+    return helloReply(call.session)
+  }
+
+  @Sendable static func helloReply(_ session: Session) -> RESPValue {
     func text(_ s: String) -> RESPValue { .bulkString(ByteBuffer(string: s)) }
     return .map([
       (text("server"), text("cardatlas")),
       (text("version"), text(ServerCommands.redisVersion)),
-      (text("proto"), .integer(call.session.protocolVersion == .resp3 ? 3 : 2)),
-      (text("id"), .integer(call.session.id)),
+      (text("proto"), .integer(session.protocolVersion == .resp3 ? 3 : 2)),
+      (text("id"), .integer(session.id)),
       (text("mode"), text("standalone")),
       (text("role"), text("master")),
       (text("modules"), .array([])),

@@ -8,6 +8,15 @@ public enum RedisError {
   public static let wrongPass = "WRONGPASS invalid username-password pair or user is disabled."
   public static let dbIndexOutOfRange = "ERR DB index is out of range"
 
+  /// A domain command run without an account signed in (the admin acts as no account).
+  public static let needsAccount =
+    "NOAUTH sign in to an account first (AUTH <email> <password> or SESSION.OPEN)"
+
+  /// Redis's NOPERM, for a signed-in account asking for the keyspace or the server.
+  public static func accountNoPerm(_ name: String) -> String {
+    "NOPERM this account has no permissions to run the '\(name)' command"
+  }
+
   public static func arity(_ name: String) -> String {
     "ERR wrong number of arguments for '\(name)' command"
   }

@@ -34,18 +34,18 @@ enum ServerCommands {
     CommandSpec(
       container: "client",
       [
-        CommandSpec("client|id", arity: 2) { call in .integer(call.session.id) },
-        CommandSpec("client|getname", arity: 2) { call in
+        CommandSpec("client|id", arity: 2, flags: .account) { call in .integer(call.session.id) },
+        CommandSpec("client|getname", arity: 2, flags: .account) { call in
           call.session.name.map { .bulkString(ByteBuffer(string: $0)) } ?? .null
         },
-        CommandSpec("client|setname", arity: 3) { call in
+        CommandSpec("client|setname", arity: 3, flags: .account) { call in
           if let error = setName(&call, call.arguments.bytes(2)) { return .error(error) }
           return .simpleString("OK")
         },
         CommandSpec("client|list", arity: -2) { call in
           .verbatimString(format: "txt", text: call.environment.clientList())
         },
-        CommandSpec("client|info", arity: 2) { call in
+        CommandSpec("client|info", arity: 2, flags: .account) { call in
           .verbatimString(format: "txt", text: call.environment.clientInfo(id: call.session.id))
         },
       ]),

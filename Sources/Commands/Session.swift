@@ -7,13 +7,23 @@ public struct Session: Sendable {
   /// The selected database (SELECT).
   public var db = 0
   public var protocolVersion: RESPProtocolVersion = .resp2
+  /// The admin password was given (or none is configured): Redis's and the admin's commands
+  /// run, unless an account is signed in.
   public var authenticated: Bool
+  /// The account signed in on this connection: it runs the domain commands, as itself, and
+  /// nothing of the keyspace.
+  public var account: Int64?
+  /// The stored session (SESSION.OPEN, SESSION.RESUME) the account signed in with, if any.
+  public var accountSession: Int64?
   /// CLIENT SETNAME.
   public var name: String?
+  /// The client's address, for limits on failed sign-ins.
+  public var address: String
 
-  public init(id: Int, authenticated: Bool) {
+  public init(id: Int, authenticated: Bool, address: String = "") {
     self.id = id
     self.authenticated = authenticated
+    self.address = address
   }
 }
 
@@ -29,6 +39,8 @@ public struct Outcome: Sendable {
   /// A reply that comes later, in place of `reply`: the connection keeps its place among the
   /// replies and calls this at once, in command order, with where to send the reply.
   public var pending: PendingReply?
+  /// The connection runs no later command until `pending` has answered.
+  public var holdsConnection = false
   /// The command's number in `CommandProcessor.commandNames`; nil for an unknown command.
   public var commandID: Int?
 
@@ -41,8 +53,27 @@ public struct Outcome: Sendable {
 
 /// Starts the work of a command whose reply comes later, and hands the reply to `answer` once
 /// it is ready, on any thread. Called in command order, so writes it queues keep that order.
-public typealias PendingReply =
-  @Sendable (_ answer: @escaping @Sendable (RESPValue) -> Void) -> Void
+public typealias PendingReply = @Sendable (_ answer: Responder) -> Void
+
+/// A change to a connection's session that a later reply brings (a sign-in).
+public typealias SessionUpdate = @Sendable (inout Session) -> Void
+
+/// Where a later reply goes: to its place among the connection's replies.
+public struct Responder: Sendable {
+  private let deliver: @Sendable (RESPValue, SessionUpdate?) -> Void
+
+  public init(_ deliver: @escaping @Sendable (RESPValue, SessionUpdate?) -> Void) {
+    self.deliver = deliver
+  }
+
+  public func callAsFunction(_ reply: RESPValue) { deliver(reply, nil) }
+
+  /// Answers, and changes the connection's session as the reply arrives. Only for a command
+  /// that holds its connection (`Invocation.holdsConnection`): no later command has run yet.
+  public func callAsFunction(_ reply: RESPValue, session update: @escaping SessionUpdate) {
+    deliver(reply, update)
+  }
+}
 
 /// The server-wide things some commands report or change: INFO, CLIENT, CONFIG, BACKUP.
 public protocol ServerEnvironment: AnyObject, Sendable {

@@ -45,8 +45,10 @@ public final class CardAtlasServer: Sendable {
     state = ServerState(
       configuration: configuration, keyspace: keyspace, store: store, shards: threads,
       logger: logger)
-    let commands = try extensions.flatMap { try $0.start(store) }
-    processor = CommandProcessor(keyspace: keyspace, environment: state, commands: commands)
+    let parts = try extensions.map { try $0.start(store) }
+    processor = CommandProcessor(
+      keyspace: keyspace, environment: state, commands: parts.flatMap(\.commands),
+      accounts: parts.lazy.compactMap(\.accounts).first)
     state.statistics.names.withLockedValue { $0 = processor.commandNames }
     logger.info(
       "loaded the store",
@@ -56,6 +58,7 @@ public final class CardAtlasServer: Sendable {
       ])
     if configuration.demo {
       try DemoData.loadIfEmpty(into: processor, store: store, logger: logger)
+      for load in parts.compactMap(\.loadDemo) { try load() }
     }
     MemoryTuning.releaseFreePages()
   }

@@ -34,9 +34,10 @@ final class ConnectionHandler: ChannelInboundHandler {
   /// held behind a pending write exceed `heldLimit`, and while the loop's other connections
   /// have their turn after a large batch of replies.
   private var readable = true
-  /// Work of this connection's runs off the loop (a large search, BACKUP): the commands after
-  /// it wait, so that they run after it as they were sent.
-  private var deferredRunning = false
+  /// The sequence number of a command that holds the connection: work run off the loop (a
+  /// large search, BACKUP), or a sign-in whose reply changes the session. Nothing after it runs
+  /// until its reply has arrived, so commands run in the order they were sent.
+  private var heldBy: Int?
   /// Reading waits for the other connections' turn (see `process`).
   private var turnYielded = false
   /// Bytes of ready replies held in `waiting` behind one that is not.
@@ -87,7 +88,8 @@ final class ConnectionHandler: ChannelInboundHandler {
       return
     }
     self.client = client
-    session = Session(id: client.id, authenticated: state.requirePassword == nil)
+    session = Session(
+      id: client.id, authenticated: state.requirePassword == nil, address: address ?? "?")
     context.fireChannelActive()
   }
 
@@ -149,7 +151,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
   /// Runs every complete command received, until the client stops keeping up with replies.
   private func process(context: ChannelHandlerContext) {
-    while readable && !closing && !draining && !deferredRunning {
+    while readable && !closing && !draining && heldBy == nil {
       // Stop reading until the client takes its replies, or until the writes that hold them
       // back are durable: its bytes wait in the kernel. Held replies count as the channel's
       // would: a client that pipelines large reads behind a write and never reads had all
@@ -239,13 +241,12 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     if let work = outcome.deferred {
       let sequence = reserve(size)
-      deferredRunning = true
+      heldBy = sequence
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       threadPool.runIfActive(eventLoop: context.eventLoop, work).whenComplete { result in
         let (handler, context) = loop.value
         let reply = (try? result.get()) ?? .error("ERR server is shutting down")
-        handler.deferredRunning = false
-        handler.fill([(sequence, reply)], context: context)
+        handler.fill([(sequence, reply, nil)], context: context)
       }
     } else if !outcome.changes.isEmpty {
       let sequence = reserve(size)
@@ -262,9 +263,13 @@ final class ConnectionHandler: ChannelInboundHandler {
       }
     } else if let pending = outcome.pending {
       let sequence = reserve(size)
+      if outcome.holdsConnection { heldBy = sequence }
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       let durable = self.durable
-      pending { answer in Self.deliver(answer, at: sequence, through: durable, loop) }
+      pending(
+        Responder { reply, update in
+          Self.deliver(reply, at: sequence, through: durable, loop, update: update)
+        })
     } else {
       enqueue(outcome.reply, close: outcome.close, context: context)
       (consume outcome).recycle()
@@ -275,9 +280,10 @@ final class ConnectionHandler: ChannelInboundHandler {
   /// replies gather in `durable` and fill their places in one event-loop task.
   private static func deliver(
     _ answer: RESPValue, at sequence: Int, through durable: DurableReplies,
-    _ loop: NIOLoopBound<(ConnectionHandler, ChannelHandlerContext)>
+    _ loop: NIOLoopBound<(ConnectionHandler, ChannelHandlerContext)>,
+    update: SessionUpdate? = nil
   ) {
-    guard durable.add(sequence, answer) else { return }
+    guard durable.add(sequence, answer, update: update) else { return }
     loop.eventLoop.execute {
       let (handler, context) = loop.value
       handler.fill(handler.durable.take(), context: context)
@@ -304,13 +310,22 @@ final class ConnectionHandler: ChannelInboundHandler {
     return firstWaiting + waiting.count - 1
   }
 
-  /// Held replies have arrived: write every ready one, in order, and flush once.
-  private func fill(
-    _ replies: [(sequence: Int, reply: RESPValue)], context: ChannelHandlerContext
-  ) {
-    for (sequence, reply) in replies {
+  /// Held replies have arrived: write every ready one, in order, and flush once. A reply that
+  /// changes the session changes it first, and one that held the connection lets it go on.
+  private func fill(_ replies: [DurableReplies.Entry], context: ChannelHandlerContext) {
+    var released = false
+    for (sequence, reply, update) in replies {
       let index = sequence - firstWaiting
       guard index >= 0, index < waiting.count else { continue }
+      if let update, var session {
+        update(&session)
+        self.session = session
+        state.sessionChanged(session)
+      }
+      if sequence == heldBy {
+        heldBy = nil
+        released = true
+      }
       var bytes = context.channel.allocator.buffer(capacity: 64)
       reply.write(to: &bytes, protocol: session?.protocolVersion ?? .resp2)
       heldBytes += bytes.readableBytes
@@ -331,7 +346,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
     flush(context: context)
     if draining { closeWhenDone(context: context) }
-    if waiting.isEmpty && readable && !closing {
+    if (waiting.isEmpty || released) && readable && !closing {
       process(context: context)
       flush(context: context)
     }

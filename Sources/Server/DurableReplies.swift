@@ -1,3 +1,4 @@
+import Commands
 import RESP
 import Synchronization
 
@@ -9,22 +10,25 @@ import Synchronization
 final class DurableReplies: Sendable {
   private let state = Mutex<State>(State())
 
+  typealias Entry = (sequence: Int, reply: RESPValue, update: SessionUpdate?)
+
   private struct State {
-    var replies: [(sequence: Int, reply: RESPValue)] = []
+    var replies: [Entry] = []
     var scheduled = false
   }
 
-  /// Adds a reply; true if the caller must schedule a `take` (none is pending yet).
-  func add(_ sequence: Int, _ reply: RESPValue) -> Bool {
+  /// Adds a reply (and the change to the session it brings, if any); true if the caller must
+  /// schedule a `take` (none is pending yet).
+  func add(_ sequence: Int, _ reply: RESPValue, update: SessionUpdate? = nil) -> Bool {
     state.withLock { state in
-      state.replies.append((sequence, reply))
+      state.replies.append((sequence, reply, update))
       defer { state.scheduled = true }
       return !state.scheduled
     }
   }
 
   /// Everything added since the last take; later adds schedule a new one.
-  func take() -> [(sequence: Int, reply: RESPValue)] {
+  func take() -> [Entry] {
     state.withLock { state in
       state.scheduled = false
       defer { state.replies = [] }

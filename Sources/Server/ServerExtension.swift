@@ -1,18 +1,35 @@
 import Commands
 import Store
 
-/// What a domain module (cards, pins, venues) brings to the server, which composes them: the
-/// tables its records need, and, once the store is open, its state loaded from the store and the
-/// commands that serve it. The RESP server itself knows nothing of any domain.
+/// What a domain module (accounts, cards, pins, venues) brings to the server, which composes
+/// them: the tables its records need, and, once the store is open, its state loaded from the
+/// store and the commands that serve it. The RESP server itself knows nothing of any domain.
 public struct ServerExtension: Sendable {
+  /// What a module gives the server once started.
+  public struct Parts {
+    public var commands: [CommandSpec]
+    /// Signs accounts in through AUTH and HELLO (the accounts module's).
+    public var accounts: (any AccountSignIn)?
+    /// Loads the module's demo data into an empty store (`serve --demo`).
+    public var loadDemo: (@Sendable () throws -> Void)?
+
+    public init(
+      commands: [CommandSpec], accounts: (any AccountSignIn)? = nil,
+      loadDemo: (@Sendable () throws -> Void)? = nil
+    ) {
+      self.commands = commands
+      self.accounts = accounts
+      self.loadDemo = loadDemo
+    }
+  }
+
   public let name: String
   public let migrations: [StoreMigration]
-  /// Loads the module's state from the open store; returns its commands.
-  public let start: @Sendable (Store) throws -> [CommandSpec]
+  /// Loads the module's state from the open store; returns what it serves.
+  public let start: @Sendable (Store) throws -> Parts
 
   public init(
-    name: String, migrations: [StoreMigration],
-    start: @escaping @Sendable (Store) throws -> [CommandSpec]
+    name: String, migrations: [StoreMigration], start: @escaping @Sendable (Store) throws -> Parts
   ) {
     self.name = name
     self.migrations = migrations

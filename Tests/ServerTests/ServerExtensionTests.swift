@@ -61,7 +61,7 @@ struct ServerExtensionTests {
     }
 
     static let `extension` = ServerExtension(name: "notes", migrations: migrations) { store in
-      try Notes(store: store).commands
+      ServerExtension.Parts(commands: try Notes(store: store).commands)
     }
   }
 

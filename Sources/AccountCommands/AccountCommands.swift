@@ -1,0 +1,159 @@
+import Accounts
+import Commands
+import NIOCore
+import RESP
+
+/// ACCOUNT.*, SESSION.* and WHOAMI: each reads its arguments, calls `Accounts`, and answers
+/// once the change is durable. The rules are in `Accounts`.
+public struct AccountCommands: Sendable {
+  let accounts: Accounts
+
+  var all: [CommandSpec] {
+    [
+      CommandSpec("account.create", arity: 3, flags: .noAuth) { call in
+        let (email, password) = (call.arguments.string(1), call.arguments.string(2))
+        // The next command (an AUTH with these credentials) runs once the account exists.
+        call.holdsConnection = true
+        call.pending = { [accounts] answer in
+          accounts.create(email: email, password: password) { answer($0.reply(AccountJSON.reply)) }
+        }
+        return .null
+      },
+      CommandSpec("session.open", arity: -3, flags: .noAuth, run: openSession),
+      CommandSpec("session.resume", arity: 2, flags: .noAuth) { call in
+        switch accounts.resume(token: call.arguments.string(1)) {
+        case .failure(let error): return error.reply
+        case .success(let (account, sessionID)):
+          call.session.account = account.id
+          call.session.accountSession = sessionID
+          call.server.sessionChanged(call.session)
+          return AccountJSON.reply(account)
+        }
+      },
+      CommandSpec("session.close", arity: -1, flags: .needsAccount) { call in
+        guard let account = call.session.account else { return .error(RedisError.needsAccount) }
+        let all = call.arguments.count == 2 && call.arguments.is(1, "all")
+        guard call.arguments.count == 1 || all else { return .error(RedisError.syntax) }
+        let only = all ? nil : call.session.accountSession
+        call.session.account = nil
+        call.session.accountSession = nil
+        call.server.sessionChanged(call.session)
+        guard all || only != nil else { return .integer(0) }
+        call.pending = { [accounts] answer in
+          accounts.closeSessions(of: account, only: only) { answer($0.reply { .integer($0) }) }
+        }
+        return .null
+      },
+      CommandSpec("account.password", arity: 3, flags: .needsAccount) { call in
+        guard let id = call.session.account else { return .error(RedisError.needsAccount) }
+        let (old, new) = (call.arguments.string(1), call.arguments.string(2))
+        call.pending = { [accounts] answer in
+          accounts.changePassword(account: id, old: old, new: new) {
+            answer($0.reply { .simpleString("OK") })
+          }
+        }
+        return .null
+      },
+      CommandSpec("account.reset.request", arity: 2, flags: .noAuth) { call in
+        let email = call.arguments.string(1)
+        call.pending = { [accounts] answer in
+          accounts.requestReset(email: email) { answer($0.reply { .simpleString("OK") }) }
+        }
+        return .null
+      },
+      CommandSpec("account.reset", arity: 3, flags: .noAuth) { call in
+        let (token, password) = (call.arguments.string(1), call.arguments.string(2))
+        call.pending = { [accounts] answer in
+          accounts.reset(token: token, newPassword: password) {
+            answer($0.reply { .simpleString("OK") })
+          }
+        }
+        return .null
+      },
+      CommandSpec("account.delete", arity: 2, flags: .needsAccount) { call in
+        guard let id = call.session.account else { return .error(RedisError.needsAccount) }
+        let password = call.arguments.string(1)
+        call.holdsConnection = true
+        call.pending = { [accounts] answer in
+          accounts.delete(account: id, password: password) { result in
+            guard case .success = result else { return answer(result.reply { .null }) }
+            answer(.simpleString("OK")) { session in
+              session.account = nil
+              session.accountSession = nil
+            }
+          }
+        }
+        return .null
+      },
+      CommandSpec("account.pro", arity: 3) { call in
+        guard let id = call.arguments.integer(1).map(Int64.init),
+          let flag = call.arguments.integer(2), flag == 0 || flag == 1
+        else { return .error(RedisError.syntax) }
+        call.pending = { [accounts] answer in
+          accounts.setPro(account: id, flag == 1) { answer($0.reply(AccountJSON.reply)) }
+        }
+        return .null
+      },
+      CommandSpec("account.role", arity: 3) { call in
+        guard let id = call.arguments.integer(1).map(Int64.init),
+          let role = Account.Role(rawValue: call.arguments.lowercased(2))
+        else { return .error(RedisError.syntax) }
+        call.pending = { [accounts] answer in
+          accounts.setRole(account: id, role) { answer($0.reply(AccountJSON.reply)) }
+        }
+        return .null
+      },
+      CommandSpec("whoami", arity: 1, flags: .account) { call in
+        guard let id = call.session.account else { return json(["admin": true]) }
+        guard let account = accounts.account(id) else {
+          call.session.account = nil
+          call.session.accountSession = nil
+          return .error("NOAUTH the account no longer exists")
+        }
+        return AccountJSON.reply(account)
+      },
+    ]
+  }
+
+  /// SESSION.OPEN <email> <password> [<device>]: signs the connection in and answers a token
+  /// that signs in again later (SESSION.RESUME).
+  private func openSession(_ call: inout Invocation) -> RESPValue {
+    let args = call.arguments
+    if args.is(1, "idtoken") {
+      return .error("ERR sign-in with an ID token is not configured on this server")
+    }
+    guard args.count <= 4 else { return .error(RedisError.syntax) }
+    let (email, password) = (args.string(1), args.string(2))
+    let device = args.count == 4 ? args.string(3) : nil
+    let address = call.session.address
+    call.holdsConnection = true
+    call.pending = { [accounts] answer in
+      accounts.openSession(email: email, password: password, device: device, address: address) {
+        result in
+        switch result {
+        case .failure(let error): answer(error.reply)
+        case .success(let opened):
+          answer(.bulkString(ByteBuffer(string: opened.token))) { session in
+            session.account = opened.account.id
+            session.accountSession = opened.sessionID
+          }
+        }
+      }
+    }
+    return .null
+  }
+}
+
+/// AUTH <email> <password> and HELLO's AUTH, through `Accounts.signIn`.
+struct AccountsSignIn: AccountSignIn {
+  let accounts: Accounts
+
+  func signIn(
+    email: String, password: String, address: String,
+    _ done: @escaping @Sendable (Result<Int64, SignInRefused>) -> Void
+  ) {
+    accounts.signIn(email: email, password: password, address: address) { result in
+      done(result.map(\.id).mapError { SignInRefused($0.message) })
+    }
+  }
+}

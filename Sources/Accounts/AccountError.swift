@@ -1,0 +1,46 @@
+/// Why an account operation was refused. `code` is the error's first word on the wire
+/// (`INVALID email`, `WRONGPASS`, ...), `reason` what follows it.
+public enum AccountError: Error, Sendable, Equatable {
+  /// A field's value is not acceptable (`INVALID <field>: <reason>`).
+  case invalid(field: String, reason: String)
+  /// Wrong email or password: never says which, nor whether the email has an account.
+  case wrongCredentials
+  /// A session or reset token that is unknown, used or expired.
+  case invalidToken
+  /// No account with that id (the admin's commands).
+  case notFound
+  /// Too many sign-ins are being checked at once.
+  case busy
+  /// The store did not make the change durable.
+  case notPersisted(String)
+
+  public var code: String {
+    switch self {
+    case .invalid(let field, _): "INVALID \(field)"
+    case .wrongCredentials: "WRONGPASS"
+    case .invalidToken: "INVALID token"
+    case .notFound: "NOTFOUND"
+    case .busy: "BUSY"
+    case .notPersisted: "ERR"
+    }
+  }
+
+  public var reason: String {
+    switch self {
+    case .invalid(_, let reason): reason
+    case .wrongCredentials: "invalid username-password pair or user is disabled."
+    case .invalidToken: "unknown, used or expired"
+    case .notFound: "no such account"
+    case .busy: "too many sign-ins in progress, try again shortly"
+    case .notPersisted(let why): "write not persisted: \(why)"
+    }
+  }
+
+  /// The error as one line: `INVALID email: not an email address`.
+  public var message: String {
+    switch self {
+    case .invalid, .invalidToken: "\(code): \(reason)"
+    default: "\(code) \(reason)"
+    }
+  }
+}

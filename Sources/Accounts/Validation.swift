@@ -1,0 +1,39 @@
+/// What an email and a password must be.
+enum Validation {
+  static let minimumPasswordLength = 6
+  /// Bounds the work a password costs to hash.
+  static let maximumPasswordLength = 1_024
+
+  /// Why `email` is not acceptable, if it is not.
+  static func problem(email: String) -> AccountError? {
+    let invalid = AccountError.invalid(field: "email", reason: "not an email address")
+    guard email.utf8.count <= 254 else {
+      return .invalid(field: "email", reason: "longer than 254 bytes")
+    }
+    let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+    guard parts.count == 2, let local = parts.first, let domain = parts.last,
+      !local.isEmpty, local.utf8.count <= 64, domain.contains("."),
+      !domain.hasPrefix("."), !domain.hasSuffix("."), !domain.contains("..")
+    else { return invalid }
+    for scalar in email.unicodeScalars {
+      // No spaces, controls, or characters that would end a header or a quoted string.
+      if scalar.value <= 32 || scalar.value == 127
+        || "\"(),:;<>[\\]".unicodeScalars.contains(scalar)
+      {
+        return invalid
+      }
+    }
+    return nil
+  }
+
+  /// Why `password` is not acceptable as a new password, if it is not.
+  static func problem(password: String) -> AccountError? {
+    guard password.count >= minimumPasswordLength else {
+      return .invalid(field: "password", reason: "at least \(minimumPasswordLength) characters")
+    }
+    guard password.utf8.count <= maximumPasswordLength else {
+      return .invalid(field: "password", reason: "at most \(maximumPasswordLength) bytes")
+    }
+    return nil
+  }
+}

@@ -1,0 +1,160 @@
+import Cards
+import Commands
+import NIOCore
+import RESP
+
+/// CARD.*: each reads its arguments, calls `Cards` as the signed-in account, and answers once
+/// the change is durable. The rules are in `Cards`.
+struct CardCommands {
+  let cards: Cards
+
+  var all: [CommandSpec] {
+    [
+      write("card.create", arity: 2) { call, owner in
+        let json = call.arguments.string(1)
+        return { done in cards.create(owner: owner, json: json, done) }
+      },
+      write("card.update", arity: 3) { call, owner in
+        let (id, patch) = (Self.id(call, 1), call.arguments.string(2))
+        return { done in
+          guard let id else { return done(.failure(.notFound)) }
+          cards.update(owner: owner, id: id, patch: patch, done)
+        }
+      },
+      write("card.primary", arity: 2) { call, owner in
+        let id = Self.id(call, 1)
+        return { done in
+          guard let id else { return done(.failure(.notFound)) }
+          cards.makePrimary(owner: owner, id: id, done)
+        }
+      },
+      write("card.locate", arity: 4) { call, owner in
+        let (id, lon, lat) = (Self.id(call, 1), call.arguments.double(2), call.arguments.double(3))
+        return { done in
+          guard let id else { return done(.failure(.notFound)) }
+          guard let lon, let lat else {
+            return done(.failure(.badQuery("value is not a valid float")))
+          }
+          cards.locate(owner: owner, id: id, longitude: lon, latitude: lat, done)
+        }
+      },
+      CommandSpec("card.del", arity: 2, flags: .needsAccount) { call in
+        guard let owner = call.session.account else { return .error(RedisError.needsAccount) }
+        guard let id = Self.id(call, 1) else { return .error(CardError.notFound.message) }
+        call.pending = { [cards] answer in
+          cards.delete(owner: owner, id: id) { answer($0.reply { .integer(1) }) }
+        }
+        return .null
+      },
+      CommandSpec("card.get", arity: 2, flags: .needsAccount) { call in
+        guard let viewer = call.session.account else { return .error(RedisError.needsAccount) }
+        guard let card = cards.card(call.arguments.string(1), viewer: viewer) else {
+          return .error(CardError.notFound.message)
+        }
+        return CardJSON.reply(card, cards: cards)
+      },
+      CommandSpec("card.mine", arity: 1, flags: .needsAccount) { call in
+        guard let owner = call.session.account else { return .error(RedisError.needsAccount) }
+        return .array(cards.cards(of: owner).map { CardJSON.reply($0, cards: cards) })
+      },
+      CommandSpec("card.open", arity: -2, flags: .needsAccount) { call in
+        guard call.arguments.count <= 3 else { return .error(RedisError.syntax) }
+        let slug = call.arguments.count == 3 ? call.arguments.string(2) : nil
+        switch cards.open(username: call.arguments.string(1), slug: slug) {
+        case .card(let card):
+          return CardJSON.bulk(["state": "card", "card": CardJSON.object(card, cards: cards)])
+        case .inactive:
+          return CardJSON.bulk([
+            "state": "inactive", "message": "This card is no longer active.",
+            "createCardUrl": cards.configuration.publicURL + "/",
+          ])
+        case .placeholder:
+          return CardJSON.bulk([
+            "state": "placeholder", "message": "This card is being replaced.",
+          ])
+        case .notFound:
+          return CardJSON.bulk(["state": "notfound"])
+        }
+      },
+      CommandSpec("card.clusters", arity: -6, flags: .needsAccount) { call in
+        let args = call.arguments
+        guard let box = CardSearchArguments.bounds(args, from: 1) else {
+          return .error("ERR invalid bounds")
+        }
+        guard let zoom = args.saturatingInteger(5) else { return .error(RedisError.notInteger) }
+        var filters: [CardFilter] = []
+        var i = 6
+        while i < args.count {
+          guard args.is(i, "filter"), i + 2 < args.count,
+            let filter = CardSearchArguments.filter(args, i)
+          else { return .error(RedisError.syntax) }
+          filters.append(filter)
+          i += 3
+        }
+        return cards.clusters(in: box, zoom: zoom, filters: filters).reply(CardGeoJSON.reply)
+      },
+      CommandSpec("card.search", arity: -3, flags: .needsAccount) { call in
+        switch CardSearchArguments.parse(call.arguments) {
+        case .failure(let error): return .error(error.message)
+        case .success(let request):
+          return cards.search(request.query).reply { hits, next in
+            Self.searchReply(hits, next: next, request)
+          }
+        }
+      },
+    ]
+  }
+
+  /// A change to a card, started once the arguments are read.
+  typealias Change = @Sendable (@escaping Cards.Done<Card>) -> Void
+
+  /// A command that changes a card as the signed-in account and answers the card once durable.
+  private func write(
+    _ name: String, arity: Int, _ prepare: @escaping @Sendable (Invocation, Int64) -> Change
+  ) -> CommandSpec {
+    CommandSpec(name, arity: arity, flags: [.needsAccount, .write]) { [cards] call in
+      guard let owner = call.session.account else { return .error(RedisError.needsAccount) }
+      let change = prepare(call, owner)
+      call.pending = { answer in
+        change { answer($0.reply { CardJSON.reply($0, cards: cards) }) }
+      }
+      return .null
+    }
+  }
+
+  static func id(_ call: Invocation, _ i: Int) -> Int64? {
+    call.arguments.integer(i).map(Int64.init)
+  }
+
+  /// Each hit: [id, distance (WITHDIST), [lon, lat] (WITHCOORD), summary JSON]; with CURSOR,
+  /// [next cursor ("0" at the end), hits].
+  static func searchReply(
+    _ hits: [CardHit], next: CardCursor?, _ request: CardSearchArguments
+  ) -> RESPValue {
+    let rows: [RESPValue] = hits.map { hit in
+      var row: [RESPValue] = [.integer(Int(hit.card.id))]
+      if request.withDistance {
+        row.append(.bulkString(ByteBuffer(string: formatDistance(hit.distance / request.unit))))
+      }
+      if request.withCoordinates {
+        row.append(
+          .array([
+            .bulkString(ByteBuffer(string: "\(hit.longitude)")),
+            .bulkString(ByteBuffer(string: "\(hit.latitude)")),
+          ]))
+      }
+      row.append(CardJSON.bulk(CardJSON.summary(hit)))
+      return .array(row)
+    }
+    guard request.paged else { return .array(rows) }
+    return .array([.bulkString(ByteBuffer(string: next?.text ?? "0")), .array(rows)])
+  }
+
+  /// Four decimals, as GEOSEARCH's WITHDIST.
+  static func formatDistance(_ d: Double) -> String {
+    let scaled = (d * 10_000).rounded() / 10_000
+    var text = String(format: "%.4f", scaled)
+    if text == "-0.0000" { text = "0.0000" }
+    return text
+  }
+}

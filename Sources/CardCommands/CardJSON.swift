@@ -1,0 +1,58 @@
+import Cards
+import Foundation
+import NIOCore
+import RESP
+
+/// A card as its replies show it: what the owner set, and what the server set. An inactive
+/// card has no code or URL.
+enum CardJSON {
+  static func object(_ card: Card, cards: Cards) -> [String: Any] {
+    var object = card.fields.jsonObject()
+    let active = cards.isActive(card)
+    object["id"] = card.id
+    object["ownerId"] = card.ownerId
+    object["slug"] = card.slug
+    object["isPrimary"] = card.isPrimary
+    object["isActive"] = active
+    object["createdAt"] = ISO8601DateFormatter().string(from: card.createdAt)
+    object["updatedAt"] = ISO8601DateFormatter().string(from: card.updatedAt)
+    if active {
+      object["code"] = card.code
+      object["url"] = cards.url(of: card)
+    }
+    return object
+  }
+
+  /// What a map hit shows: enough for a pin and its popup.
+  static func summary(_ hit: CardHit) -> [String: Any] {
+    let f = hit.card.fields
+    var object: [String: Any] = ["id": hit.card.id, "firstName": f.firstName]
+    for (key, value) in [
+      ("prefix", f.prefix), ("lastName", f.lastName), ("jobTitle", f.jobTitle),
+      ("company", f.company), ("imageUrl", f.imageUrl), ("city", f.address?.city),
+      ("url", hit.url),
+    ] {
+      if let value { object[key] = value }
+    }
+    return object
+  }
+
+  static func reply(_ card: Card, cards: Cards) -> RESPValue { bulk(object(card, cards: cards)) }
+
+  static func bulk(_ object: Any) -> RESPValue {
+    let data =
+      (try? JSONSerialization.data(
+        withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+      ?? Data("{}".utf8)
+    return .bulkString(ByteBuffer(bytes: data))
+  }
+}
+
+extension Result where Failure == CardError {
+  func reply(_ format: (Success) -> RESPValue) -> RESPValue {
+    switch self {
+    case .success(let value): format(value)
+    case .failure(let error): .error(error.message)
+    }
+  }
+}

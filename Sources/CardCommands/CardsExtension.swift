@@ -1,0 +1,24 @@
+import AccountCommands
+import Accounts
+import Cards
+import Server
+import Store
+
+extension ServerExtension {
+  /// Accounts and cards, as the server composes them: cards need the accounts (owners, plans),
+  /// so they start together.
+  public static func accountsAndCards(
+    accounts: Accounts.Configuration = .init(), cards: Cards.Configuration = .init()
+  ) -> ServerExtension {
+    ServerExtension(
+      name: "accounts+cards", migrations: Accounts.migrations + Cards.migrations
+    ) { store in
+      let owners = try Accounts(store: store, configuration: accounts)
+      var parts = AccountCommands.parts(owners)
+      let cardsModel = try Cards(store: store, accounts: owners, configuration: cards)
+      parts.commands += CardCommands(cards: cardsModel).all
+      parts.loadDemo = { try DemoCards.loadIfEmpty(accounts: owners, cards: cardsModel) }
+      return parts
+    }
+  }
+}

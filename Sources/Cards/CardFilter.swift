@@ -1,0 +1,75 @@
+import Foundation
+import SpatialIndex
+
+/// `FILTER <field> <value>`: cards whose field equals the value, ignoring case, accents and
+/// surrounding space.
+///
+/// Inside the index traversal: each filterable field has 8 of the item's 32 attribute bits,
+/// and a card sets the one bit its value hashes to. A filter asks for that bit, so the index
+/// skips every node none of whose cards has it (one value in eight, for a field whose values
+/// spread); the cards that pass are then compared exactly.
+public struct CardFilter: Sendable, Equatable {
+  public enum Field: String, Sendable, CaseIterable {
+    case company, jobTitle, specialty, city
+
+    /// The bits of the attribute word this field owns.
+    var shift: UInt32 {
+      switch self {
+      case .company: 0
+      case .jobTitle: 8
+      case .specialty: 16
+      case .city: 24
+      }
+    }
+
+    func value(in fields: CardFields) -> String? {
+      switch self {
+      case .company: fields.company
+      case .jobTitle: fields.jobTitle
+      // The card model has no specialty of its own: the short description says it.
+      case .specialty: fields.description
+      case .city: fields.address?.city
+      }
+    }
+  }
+
+  public let field: Field
+  public let value: String
+  let normalized: String
+
+  public init(field: Field, value: String) {
+    self.field = field
+    self.value = value
+    normalized = Self.normalize(value)
+  }
+
+  func matches(_ fields: CardFields) -> Bool {
+    field.value(in: fields).map(Self.normalize) == normalized
+  }
+
+  var bit: UInt32 { Self.bit(field, normalized) }
+
+  /// The index filter for all of `filters` at once.
+  static func indexFilter(_ filters: [CardFilter]) -> Filter {
+    Filter.has(filters.reduce(0) { $0 | $1.bit })
+  }
+
+  static func attributes(of fields: CardFields) -> UInt32 {
+    Field.allCases.reduce(0) { bits, field in
+      guard let value = field.value(in: fields) else { return bits }
+      return bits | bit(field, normalize(value))
+    }
+  }
+
+  private static func bit(_ field: Field, _ normalized: String) -> UInt32 {
+    // FNV-1a: the same on every run (Swift's Hasher is seeded per process).
+    var hash: UInt32 = 2_166_136_261
+    for byte in normalized.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+    return 1 << (field.shift + hash % 8)
+  }
+
+  static func normalize(_ value: String) -> String {
+    value.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+}

@@ -1,0 +1,384 @@
+import Accounts
+import Foundation
+import GRDB
+import Geodesy
+import SpatialIndex
+import Store
+import Synchronization
+
+/// The cards and their rules: the plans' limits, share codes and URLs, the primary card and its
+/// reserved URL, inactive cards when Pro ends, who may change what, and the map. Held in memory
+/// (loaded from the store at start), written through the store's group commit, answered once
+/// durable. Knows nothing of RESP or HTTP.
+public final class Cards: Sendable {
+  public struct Configuration: Sendable {
+    public var freeCardLimit = 1
+    public var proCardLimit = 10
+    /// The base of share URLs (`--public-url`).
+    public var publicURL = "http://127.0.0.1:8080"
+
+    public init() {}
+  }
+
+  private struct State {
+    var cards: [Int64: Card] = [:]
+    var byCode: [String: Int64] = [:]
+    var byOwner: [Int64: [Int64]] = [:]
+    /// Accounts whose primary card was deleted: its URL shows a placeholder.
+    var reserved: Set<Int64> = []
+    var nextCard: Int64 = 1
+  }
+
+  let store: Store
+  let accounts: Accounts
+  public let configuration: Configuration
+  private let state = Mutex(State())
+  let map = CardMap()
+  public typealias Done<T> = @Sendable (Result<T, CardError>) -> Void
+
+  public init(store: Store, accounts: Accounts, configuration: Configuration = .init()) throws {
+    self.store = store
+    self.accounts = accounts
+    self.configuration = configuration
+    let (rows, reserved, sequence) = try store.read { db in
+      (
+        try Row.fetchAll(
+          db,
+          sql: """
+            SELECT id, owner_id, code, slug, is_primary, fields, created_at, updated_at
+            FROM cards
+            """),
+        try Int64.fetchAll(db, sql: "SELECT account_id FROM card_reserved_urls"),
+        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'cards'")
+      )
+    }
+    var loaded: [Card] = []
+    for row in rows {
+      let fields = try CardFields.parse(row["fields"], isPro: true)
+      loaded.append(
+        Card(
+          id: row["id"], ownerId: row["owner_id"], code: row["code"], slug: row["slug"],
+          isPrimary: row["is_primary"], fields: fields,
+          createdAt: Date(timeIntervalSince1970: row["created_at"]),
+          updatedAt: Date(timeIntervalSince1970: row["updated_at"])))
+    }
+    state.withLock { s in
+      s.nextCard = (sequence ?? 0) + 1
+      s.reserved = Set(reserved)
+      for card in loaded { Self.add(card, to: &s) }
+    }
+    for card in loaded { map.place(card, visible: onMap(card)) }
+    accounts.addObserver(Observer(cards: self))
+  }
+
+  // MARK: Reading
+
+  /// A card by id or share code, as `viewer` may see it: its owner sees it always; anyone else
+  /// only while it is active.
+  public func card(_ idOrCode: String, viewer: Int64) -> Card? {
+    state.withLock { s in
+      let id = Int64(idOrCode).flatMap { s.cards[$0] != nil ? $0 : nil } ?? s.byCode[idOrCode]
+      return id.flatMap { s.cards[$0] }
+    }.flatMap { card in card.ownerId == viewer || isActive(card) ? card : nil }
+  }
+
+  public func cards(of owner: Int64) -> [Card] {
+    state.withLock { s in (s.byOwner[owner] ?? []).compactMap { s.cards[$0] } }
+  }
+
+  public func isActive(_ card: Card) -> Bool {
+    card.isActive(ownerIsPro: accounts.account(card.ownerId)?.isPro ?? false)
+  }
+
+  /// The share URL, while the card is active.
+  public func url(of card: Card) -> String? {
+    guard isActive(card), let owner = accounts.account(card.ownerId) else { return nil }
+    return configuration.publicURL + card.path(username: owner.username)
+  }
+
+  /// What `<public-url>/c/<username>[/<slug>]` shows.
+  public func open(username: String, slug: String?) -> OpenedCard {
+    guard let owner = accounts.account(username: username) else { return .notFound }
+    let cards = self.cards(of: owner.id)
+    guard let slug else {
+      if let primary = cards.first(where: \.isPrimary) { return .card(primary) }
+      return state.withLock { $0.reserved.contains(owner.id) } ? .placeholder : .notFound
+    }
+    guard let card = cards.first(where: { $0.slug == slug }) else { return .notFound }
+    // The primary card is shared at the account's own URL only.
+    if card.isPrimary { return .card(card) }
+    return owner.isPro ? .card(card) : .inactive
+  }
+
+  /// A card as held, for the map's hits.
+  func held(_ id: Int64) -> Card? { state.withLock { $0.cards[id] } }
+
+  // MARK: Writing
+
+  public func create(owner: Int64, json: String, _ done: @escaping Done<Card>) {
+    guard let account = accounts.account(owner) else { return done(.failure(.notFound)) }
+    let fields: CardFields
+    do { fields = try CardFields.parse(json, isPro: account.isPro) } catch {
+      return done(.failure(.invalid(error)))
+    }
+    let limit = account.isPro ? configuration.proCardLimit : configuration.freeCardLimit
+    let made = state.withLock { s -> Result<(Card, Bool), CardError> in
+      let owned = (s.byOwner[owner] ?? []).compactMap { s.cards[$0] }
+      guard owned.count < limit else { return .failure(.limit(limit, pro: account.isPro)) }
+      var code = Self.code()
+      while s.byCode[code] != nil { code = Self.code() }
+      var slug = Self.slug()
+      while owned.contains(where: { $0.slug == slug }) { slug = Self.slug() }
+      let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
+      let card = Card(
+        id: s.nextCard, ownerId: owner, code: code, slug: slug,
+        isPrimary: !owned.contains(where: \.isPrimary), fields: fields, createdAt: now,
+        updatedAt: now)
+      s.nextCard += 1
+      Self.add(card, to: &s)
+      // A new primary card takes the reserved URL.
+      let wasReserved = card.isPrimary && s.reserved.remove(owner) != nil
+      return .success((card, wasReserved))
+    }
+    guard case .success(let (card, wasReserved)) = made else {
+      if case .failure(let error) = made { done(.failure(error)) }
+      return
+    }
+    map.place(card, visible: onMap(card))
+    commit([
+      CardWrite { db in
+        try Self.insert(card, db)
+        if wasReserved {
+          try db.execute(
+            sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [owner])
+        }
+      }
+    ]) { done($0.map { card }) }
+  }
+
+  /// Applies an RFC 7396 merge patch to the owner's card.
+  public func update(owner: Int64, id: Int64, patch: String, _ done: @escaping Done<Card>) {
+    let isPro = accounts.account(owner)?.isPro ?? false
+    let updated = state.withLock { s -> Result<Card, CardError> in
+      guard var card = s.cards[id] else { return .failure(.notFound) }
+      guard card.ownerId == owner else { return .failure(.noPermission) }
+      do throws(CardFieldError) {
+        card.fields = try card.fields.merging(patch, isPro: isPro)
+      } catch {
+        return .failure(.invalid(error))
+      }
+      card.updatedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
+      s.cards[id] = card
+      return .success(card)
+    }
+    finish(updated, done)
+  }
+
+  /// Sets the card's location (`source` gps, from the phone, unless said otherwise).
+  public func locate(
+    owner: Int64, id: Int64, longitude: Double, latitude: Double,
+    source: CardLocation.Source = .gps, _ done: @escaping Done<Card>
+  ) {
+    guard longitude.isFinite, latitude.isFinite, abs(longitude) <= 180,
+      abs(latitude) <= 85.05112878
+    else {
+      return done(
+        .failure(
+          .invalid(
+            CardFieldError(field: "location", reason: "longitude or latitude out of range"))))
+    }
+    let updated = state.withLock { s -> Result<Card, CardError> in
+      guard var card = s.cards[id] else { return .failure(.notFound) }
+      guard card.ownerId == owner else { return .failure(.noPermission) }
+      card.fields.location = CardLocation(longitude: longitude, latitude: latitude, source: source)
+      card.updatedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
+      s.cards[id] = card
+      return .success(card)
+    }
+    finish(updated, done)
+  }
+
+  /// Makes one of the owner's cards its primary card (and shared at its own URL).
+  public func makePrimary(owner: Int64, id: Int64, _ done: @escaping Done<Card>) {
+    let changed = state.withLock { s -> Result<[Card], CardError> in
+      guard let card = s.cards[id] else { return .failure(.notFound) }
+      guard card.ownerId == owner else { return .failure(.noPermission) }
+      var changed: [Card] = []
+      for other in s.byOwner[owner] ?? [] where s.cards[other]?.isPrimary != (other == id) {
+        s.cards[other]?.isPrimary = other == id
+        changed.append(s.cards[other]!)
+      }
+      s.reserved.remove(owner)
+      return .success(changed)
+    }
+    guard case .success(let cards) = changed else {
+      if case .failure(let error) = changed { done(.failure(error)) }
+      return
+    }
+    for card in cards { map.place(card, visible: onMap(card)) }
+    commit([
+      CardWrite { db in
+        for card in cards {
+          try db.execute(
+            sql: "UPDATE cards SET is_primary = ? WHERE id = ?",
+            arguments: [card.isPrimary, card.id])
+        }
+        try db.execute(
+          sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [owner])
+      }
+    ]) { [self] result in done(result.map { state.withLock { $0.cards[id]! } }) }
+  }
+
+  /// Deletes the owner's card; a primary card's URL is reserved for the owner's next card.
+  public func delete(owner: Int64, id: Int64, _ done: @escaping Done<Void>) {
+    let removed = state.withLock { s -> Result<Card, CardError> in
+      guard let card = s.cards[id] else { return .failure(.notFound) }
+      guard card.ownerId == owner else { return .failure(.noPermission) }
+      Self.remove(card, from: &s)
+      if card.isPrimary { s.reserved.insert(owner) }
+      return .success(card)
+    }
+    guard case .success(let card) = removed else {
+      if case .failure(let error) = removed { done(.failure(error)) }
+      return
+    }
+    map.remove(id)
+    commit(
+      [
+        CardWrite { db in
+          try db.execute(sql: "DELETE FROM cards WHERE id = ?", arguments: [id])
+          if card.isPrimary {
+            try db.execute(
+              sql: "INSERT OR IGNORE INTO card_reserved_urls (account_id) VALUES (?)",
+              arguments: [owner])
+          }
+        }
+      ], done)
+  }
+
+  // MARK: The map
+
+  /// Whether a card may be on the map: its owner shows it, it is active, it has a location.
+  func onMap(_ card: Card) -> Bool {
+    card.fields.showOnMap && card.fields.location != nil && isActive(card)
+  }
+
+  // MARK: Helpers
+
+  private func finish(_ updated: Result<Card, CardError>, _ done: @escaping Done<Card>) {
+    switch updated {
+    case .failure(let error): done(.failure(error))
+    case .success(let card):
+      map.place(card, visible: onMap(card))
+      commit([CardWrite { db in try Self.save(card, db) }]) { done($0.map { card }) }
+    }
+  }
+
+  func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
+    store.commit([], writes: writes) { result in
+      done(result.mapError { .notPersisted("\($0)") })
+    }
+  }
+
+  private static func add(_ card: Card, to s: inout State) {
+    s.cards[card.id] = card
+    s.byCode[card.code] = card.id
+    s.byOwner[card.ownerId, default: []].append(card.id)
+  }
+
+  private static func remove(_ card: Card, from s: inout State) {
+    s.cards[card.id] = nil
+    s.byCode[card.code] = nil
+    s.byOwner[card.ownerId]?.removeAll { $0 == card.id }
+    if s.byOwner[card.ownerId]?.isEmpty == true { s.byOwner[card.ownerId] = nil }
+  }
+
+  /// Every card of the account leaves memory and the map; returns them.
+  fileprivate func forget(owner: Int64) -> [Card] {
+    let gone = state.withLock { s -> [Card] in
+      let cards = (s.byOwner[owner] ?? []).compactMap { s.cards[$0] }
+      for card in cards { Self.remove(card, from: &s) }
+      s.reserved.remove(owner)
+      return cards
+    }
+    for card in gone { map.remove(card.id) }
+    return gone
+  }
+
+  private static func insert(_ card: Card, _ db: GRDB.Database) throws {
+    try db.execute(
+      sql: """
+        INSERT INTO cards (id, owner_id, code, slug, is_primary, fields, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """,
+      arguments: [
+        card.id, card.ownerId, card.code, card.slug, card.isPrimary, card.fields.json(),
+        card.createdAt.timeIntervalSince1970, card.updatedAt.timeIntervalSince1970,
+      ])
+    try savePoint(card, db)
+  }
+
+  private static func save(_ card: Card, _ db: GRDB.Database) throws {
+    try db.execute(
+      sql: "UPDATE cards SET fields = ?, is_primary = ?, updated_at = ? WHERE id = ?",
+      arguments: [
+        card.fields.json(), card.isPrimary, card.updatedAt.timeIntervalSince1970, card.id,
+      ])
+    try savePoint(card, db)
+  }
+
+  private static func savePoint(_ card: Card, _ db: GRDB.Database) throws {
+    if let location = card.fields.location {
+      try db.execute(
+        sql: "UPDATE cards SET geom = MakePoint(?, ?, 4326) WHERE id = ?",
+        arguments: [location.longitude, location.latitude, card.id])
+    } else {
+      try db.execute(sql: "UPDATE cards SET geom = NULL WHERE id = ?", arguments: [card.id])
+    }
+  }
+
+  /// 8 characters without look-alikes (no 0/o, 1/l/i): what a QR code or link carries.
+  static func code() -> String {
+    let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
+    return String((0..<8).map { _ in alphabet.randomElement()! })
+  }
+
+  static func slug() -> String {
+    let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+    return String((0..<3).map { _ in alphabet.randomElement()! })
+  }
+
+  /// Told by the accounts of deletions and Pro changes.
+  private struct Observer: AccountObserver {
+    let cards: Cards
+
+    func accountDeleted(_ id: Int64) -> [any DurableWrite] {
+      _ = cards.forget(owner: id)
+      return [
+        CardWrite { db in
+          try db.execute(sql: "DELETE FROM cards WHERE owner_id = ?", arguments: [id])
+          try db.execute(
+            sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [id])
+        }
+      ]
+    }
+
+    /// Non-primary cards turn inactive or active again: only the map changes (activity is
+    /// derived from the owner's plan, not stored).
+    func proChanged(_ account: Account) -> [any DurableWrite] {
+      for card in cards.cards(of: account.id) {
+        cards.map.place(
+          card,
+          visible: card.fields.showOnMap && card.fields.location != nil
+            && card.isActive(ownerIsPro: account.isPro))
+      }
+      return []
+    }
+  }
+}
+
+/// A write of the cards module: a closure over the open transaction.
+struct CardWrite: DurableWrite {
+  let body: @Sendable (GRDB.Database) throws -> Void
+  func apply(to db: GRDB.Database) throws { try body(db) }
+}

@@ -1,0 +1,105 @@
+import Accounts
+import CardCommands
+import Cards
+import Foundation
+import Logging
+import RESP
+import RedisTestSupport
+import Server
+
+/// A server in this process with the accounts and cards, over a store in a temporary directory.
+/// Its scrypt cost is lowered (2^10) so a test can make many accounts; one test checks the
+/// default's.
+final class AccountServer {
+  private(set) var server: CardAtlasServer
+  private(set) var port: UInt16
+  let directory: String
+  let accounts: Accounts.Configuration
+  let cards: Cards.Configuration
+
+  init(
+    accounts configure: (inout Accounts.Configuration) -> Void = { _ in },
+    cards configureCards: (inout Cards.Configuration) -> Void = { _ in },
+    server serverSettings: (inout ServerConfiguration) -> Void = { _ in }
+  ) async throws {
+    directory =
+      FileManager.default.temporaryDirectory
+      .appendingPathComponent("cardatlas-accounts-\(UUID().uuidString)").path
+    var accounts = Accounts.Configuration()
+    accounts.hasher = PasswordHasher(costLog2: 10)
+    configure(&accounts)
+    self.accounts = accounts
+    var cards = Cards.Configuration()
+    cards.publicURL = "https://cards.test"
+    configureCards(&cards)
+    self.cards = cards
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.dataDirectory = directory
+    configuration.threads = 2
+    serverSettings(&configuration)
+    (server, port) = try await Self.start(configuration, accounts, cards)
+  }
+
+  private static func start(
+    _ configuration: ServerConfiguration, _ accounts: Accounts.Configuration,
+    _ cards: Cards.Configuration
+  ) async throws -> (CardAtlasServer, UInt16) {
+    var logger = Logger(label: "accounts-test")
+    logger.logLevel = .warning
+    let server = try CardAtlasServer(
+      configuration: configuration,
+      extensions: [.accountsAndCards(accounts: accounts, cards: cards)], logger: logger)
+    return (server, UInt16(try await server.start()))
+  }
+
+  func connect() throws -> RESPConnection { try RESPConnection(port: port) }
+
+  /// Stops the server and starts a new one over the same store.
+  func restart() async throws {
+    await server.stop()
+    var configuration = server.configuration
+    configuration.port = 0
+    (server, port) = try await Self.start(configuration, accounts, cards)
+  }
+
+  func stop() async {
+    await server.stop()
+    try? FileManager.default.removeItem(atPath: directory)
+  }
+}
+
+extension RESPConnection {
+  /// A reply as text: a bulk string's contents, an error's or status's line, an integer.
+  func text(_ arguments: String...) throws -> String {
+    switch try command(arguments).value {
+    case .bulkString(let b): return String(buffer: b)
+    case .error(let e): return e
+    case .simpleString(let s): return s
+    case .integer(let i): return String(i)
+    case let other: return "\(other)"
+    }
+  }
+
+  /// A JSON object reply, decoded.
+  func object(_ arguments: String...) throws -> [String: Any] {
+    guard case .bulkString(let b) = try command(arguments).value,
+      let object = try JSONSerialization.jsonObject(with: Data(String(buffer: b).utf8))
+        as? [String: Any]
+    else { throw RESPConnection.Failed(description: "not a JSON object") }
+    return object
+  }
+}
+
+extension AccountServer {
+  /// A new account, signed in on a new connection; returns the connection and the account's id
+  /// and username.
+  func signedIn(_ email: String) throws -> (RESPConnection, id: Int, username: String) {
+    let c = try connect()
+    let account = try c.object("ACCOUNT.CREATE", email, "secret1")
+    guard try c.text("AUTH", email, "secret1") == "OK" else {
+      throw RESPConnection.Failed(description: "cannot sign in \(email)")
+    }
+    return (c, account["id"] as? Int ?? 0, account["username"] as? String ?? "")
+  }
+}
