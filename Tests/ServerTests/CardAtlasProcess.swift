@@ -49,6 +49,7 @@ final class CardAtlasProcess {
   }
 
   var isRunning: Bool { process.isRunning }
+  var pid: Int32 { process.processIdentifier }
   var exitStatus: Int32 { process.terminationStatus }
 
   func signal(_ number: Int32) {
