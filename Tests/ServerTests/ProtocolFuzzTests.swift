@@ -126,7 +126,8 @@ struct FrameGenerator {
     ["ZRANGE", "g", "0", "+inf", "BYSCORE", "LIMIT", "1", "5"], ["ZREM", "g", "m7"],
     ["ZCARD", "g"], ["ZSCORE", "g", "m3"], ["DEL", "k", "dst"], ["EXISTS", "g", "s"],
     ["TYPE", "g"], ["KEYS", "*"], ["KEYS", "m?[0-9]*"], ["SCAN", "0", "MATCH", "*", "COUNT", "5"],
-    ["SCAN", "3", "TYPE", "zset"], ["DBSIZE"], ["SELECT", "1"], ["SELECT", "0"], ["FLUSHDB"],
+    ["SCAN", "3", "TYPE", "zset"], ["SCAN", "1", "COUNT", "10"], ["DBSIZE"], ["SELECT", "1"],
+    ["SELECT", "0"], ["FLUSHDB"],
     ["SET", "k", "v", "NX", "GET"], ["GET", "s"], ["INFO"], ["INFO", "clients"],
     ["COMMAND", "COUNT"], ["COMMAND", "INFO", "geoadd"], ["CLIENT", "SETNAME", "fuzz"],
     ["CLIENT", "LIST"], ["CLIENT", "INFO"], ["CONFIG", "GET", "*max*"], ["NOSUCH", "x"],
@@ -135,7 +136,8 @@ struct FrameGenerator {
   /// Numbers at the edges of what commands read, for a numeric argument: integers at and past
   /// `Int`'s ends, floats past `Double`'s, and what is nearly a number.
   static let numbers: [String] = [
-    "0", "-1", "1", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+    "0", "-1", "1", "9223372036854775807", "9223372036854775807", "-9223372036854775808",
+    "-9223372036854775808", "9223372036854775806", "9223372036854775808", "-9223372036854775809",
     "18446744073709551615", "99999999999999999999", "1e308", "-1e308", "1e400", "nan", "inf",
     "-inf", "-0", "0x10", " 1", "1 ", "",
   ]
@@ -161,7 +163,9 @@ struct FrameGenerator {
   /// One command's words: a template, some arguments swapped, dropped or added.
   mutating func words() -> [[UInt8]] {
     var words = pick(Self.templates).map { Array($0.utf8) }
-    for i in words.indices.dropFirst() where chance(0.2) {
+    // Mostly one argument swapped, so that the rest of the command still reaches what reads it.
+    let focus = words.count > 1 && chance(0.6) ? 1 + random.nextInt(below: words.count - 1) : 0
+    for i in words.indices.dropFirst() where i == focus || chance(0.05) {
       let numeric = Double(String(decoding: words[i], as: UTF8.self)) != nil
       words[i] = Array(pick(numeric && chance(0.8) ? Self.numbers : Self.edges).utf8)
     }
