@@ -273,8 +273,8 @@ struct FrameGenerator {
     }
   }
 
-  /// A batch: 8 to 24 connections of up to 40 frames each, split at random points; every tenth
-  /// batch adds 200 connections that each send a piece of a frame and hang up.
+  /// A batch: 8 to 24 connections of up to 40 frames each, split at random points; one in ten
+  /// batches adds 200 connections that each send a piece of a frame and hang up.
   mutating func batch() -> Batch {
     var streams: [Stream] = []
     for _ in 0..<(8 + random.nextInt(below: 17)) {
