@@ -9,7 +9,29 @@ TEST_LOG ?= .build/test.log
 # A test crash's report short enough to survive in a CI log's tail: the crashed thread only.
 TEST_BACKTRACE ?= enable=yes,interactive=no,threads=crashed,registers=none,images=none
 
-.PHONY: deps serve test bench bench-build format lint
+.PHONY: deps serve test unit-test bench bench-build format lint
+.PHONY: fuzz fuzz-build fuzz-check sanitize sanitize-thread sanitize-address
+
+# The command fuzzer (docs/FUZZING.md): built with libFuzzer and AddressSanitizer in a scratch
+# path of its own; what it finds goes under it, the seeds it starts from are in Fuzz/seeds.
+FUZZ_SCRATCH ?= .build-fuzz
+FUZZ_SECONDS ?= 600
+# `make test` runs it this long.
+FUZZ_TEST_SECONDS ?= 60
+# Inputs of up to 4 KiB (every limit's error is reachable: see CommandFuzzer.limits), 10 s or
+# 2 GB for any one input.
+FUZZ_OPTIONS ?= -max_len=4096 -timeout=10 -rss_limit_mb=2048 -dict=Fuzz/resp.dict -print_final_stats=1
+FUZZER = $(FUZZ_SCRATCH)/release/CommandFuzzer
+
+# The suites run under ThreadSanitizer and AddressSanitizer: the code that shares memory across
+# threads by hand (SpatialIndex, Keyspace and Server run with exclusivity checks off) and the code
+# that reads what clients send. The protocol fuzzer runs shorter there, without its RSS bound
+# (the sanitizers' allocators hold freed memory on purpose).
+SANITIZE_FILTER ?= ServerTests|SpatialIndexTests|KeyspaceTests|CommandsTests|RESPTests
+SANITIZE_ENV ?= CARDATLAS_PROTOCOL_FUZZ_SECONDS=15 CARDATLAS_PROTOCOL_FUZZ_RSS_MB=0
+# Tests that wait at most 10 s for a reply and, under TSan's slowdown, time out rather than fail
+# (they run in the plain suite): pipelined durable writes' order, kill -9 recovery, slow clients.
+SANITIZE_SKIP ?= ReplyOrderTests|CrashRecoveryTests|slowClients
 
 ## deps: install system and Python dependencies (idempotent; fast when already there)
 deps:
@@ -19,8 +41,12 @@ deps:
 serve: deps
 	$(SWIFT) run $(SWIFT_FLAGS) -c release cardatlas serve --demo
 
-## test: build and run every test, then print the summary
-test: deps bench-build
+## test: build and run every test and print the summary, then the fuzzer for FUZZ_TEST_SECONDS,
+## then the sanitized suites; fails on any failure, crash or sanitizer report
+test: unit-test fuzz-check sanitize
+
+## unit-test: build and run every test, then print the summary
+unit-test: deps bench-build
 	@mkdir -p "$(dir $(TEST_LOG))"
 	@set +e; \
 	{ $(SWIFT) build $(SWIFT_FLAGS) --product cardatlas && SWIFT_BACKTRACE="$(TEST_BACKTRACE)" $(SWIFT) test $(SWIFT_FLAGS); } 2>&1 | tee "$(TEST_LOG)"; \
@@ -43,3 +69,40 @@ format:
 ## lint: check formatting without changing anything
 lint:
 	$(SWIFT) format lint -r Sources Tests
+
+## fuzz-build: build the command fuzzer (libFuzzer, AddressSanitizer, optimised)
+fuzz-build:
+	$(SWIFT) build --scratch-path $(FUZZ_SCRATCH) -c release --product CommandFuzzer \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLIBFUZZER
+
+## fuzz: run the command fuzzer for FUZZ_SECONDS (default 600); its corpus grows in
+## $(FUZZ_SCRATCH)/corpus, crashing inputs are saved in $(FUZZ_SCRATCH)/crashes
+fuzz: fuzz-build
+	@mkdir -p $(FUZZ_SCRATCH)/corpus $(FUZZ_SCRATCH)/crashes
+	$(FUZZER) $(FUZZ_OPTIONS) -max_total_time=$(FUZZ_SECONDS) \
+	  -artifact_prefix=$(FUZZ_SCRATCH)/crashes/ $(FUZZ_SCRATCH)/corpus Fuzz/seeds
+
+## fuzz-check: the command fuzzer for FUZZ_TEST_SECONDS (default 60); fails on any crash
+fuzz-check: deps
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS)
+
+## sanitize: the suites in SANITIZE_FILTER under ThreadSanitizer, then AddressSanitizer
+sanitize: sanitize-thread sanitize-address
+
+## sanitize-thread, sanitize-address: one of them, in .build-tsan or .build-asan; fails on any
+## test failure and on any report, the `cardatlas` processes' that the tests start included
+sanitize-thread sanitize-address: sanitize-%: deps
+	@scratch=.build-$(if $(filter thread,$*),t,a)san; logs=$$PWD/$$scratch/sanitizer-logs; \
+	rm -rf "$$logs"; mkdir -p "$$logs"; \
+	$(SWIFT) build --scratch-path $$scratch --sanitize=$* --build-tests; \
+	set +e; \
+	{ TSAN_OPTIONS="halt_on_error=1:log_path=$$logs/report:suppressions=$$PWD/scripts/tsan-suppressions.txt" \
+	  ASAN_OPTIONS="detect_leaks=0:log_path=$$logs/report" SWIFT_BACKTRACE=enable=no \
+	  $(SANITIZE_ENV) $(SWIFT) test --skip-build --scratch-path $$scratch --sanitize=$* \
+	  --filter '$(SANITIZE_FILTER)' --skip '$(SANITIZE_SKIP)'; } 2>&1 | tee $$scratch/test.log; \
+	status=$${PIPESTATUS[0]}; \
+	scripts/test-summary.sh $$scratch/test.log $$status; \
+	if compgen -G "$$logs/report.*" >/dev/null; then \
+	  echo "==== $* sanitizer reports ($$logs) ===="; head -n 80 "$$logs"/report.*; status=1; \
+	fi; \
+	exit $$status

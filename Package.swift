@@ -121,6 +121,13 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // The request parser and the command layer under libFuzzer (`make fuzz`, docs/FUZZING.md);
+    // built plainly, it replays saved inputs.
+    .executableTarget(
+      name: "CommandFuzzer",
+      dependencies: [
+        "Commands", "Keyspace", "RESP", .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     // A throwaway real redis-server: the oracle the Redis-compatibility tests compare with.
     .target(name: "RedisTestSupport", dependencies: ["RESP"], path: "Tests/RedisTestSupport"),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),

@@ -106,5 +106,13 @@ fi
 
 if ! command -v swift >/dev/null 2>&1; then
   log "warning: swift is not on the PATH; install a Swift 6 toolchain from swift.org"
+else
+  # `make fuzz` and `make sanitize` link clang's runtimes, which swift.org's toolchains ship.
+  toolchain=$(dirname "$(readlink -f "$(command -v swift)")")/..
+  for runtime in fuzzer asan tsan; do
+    if ! compgen -G "$toolchain/lib/swift/clang/lib/*/libclang_rt.$runtime*" >/dev/null; then
+      log "warning: no libclang_rt.$runtime in $toolchain (make fuzz and make sanitize need it)"
+    fi
+  done
 fi
 log "dependencies are in place"

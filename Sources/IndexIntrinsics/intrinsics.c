@@ -2,6 +2,23 @@
 
 __thread long cardatlas_thread_slot = 0;
 
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CARDATLAS_TSAN 1
+#endif
+#endif
+
+#if defined(CARDATLAS_TSAN)
+void __tsan_acquire(void *address);
+void __tsan_release(void *address);
+
+void cardatlas_tsan_acquire(void *address) { __tsan_acquire(address); }
+void cardatlas_tsan_release(void *address) { __tsan_release(address); }
+#else
+void cardatlas_tsan_acquire(void *address) { (void)address; }
+void cardatlas_tsan_release(void *address) { (void)address; }
+#endif
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 

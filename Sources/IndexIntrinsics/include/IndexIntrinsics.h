@@ -25,6 +25,14 @@ extern __thread long cardatlas_thread_slot;
 static inline long thread_slot_get(void) { return cardatlas_thread_slot; }
 static inline void thread_slot_set(long slot) { cardatlas_thread_slot = slot; }
 
+/// Tell ThreadSanitizer that a lock at `address` was taken or is being let go: in a build with
+/// `-sanitize=thread` these are its `__tsan_acquire` and `__tsan_release`, otherwise they do
+/// nothing. TSan cannot see the ordering `Synchronization.Mutex` gives (the standard library is
+/// not instrumented), so without them it reports every pair of writers as a race. Not inline:
+/// only the C file is compiled knowing whether TSan is on (Swift's importer is not told).
+void cardatlas_tsan_acquire(void *address);
+void cardatlas_tsan_release(void *address);
+
 #if defined(__x86_64__)
 /// Whether this CPU runs AVX-512F, tested once at load: the build targets baseline x86-64, so
 /// the 16-lane version is compiled for AVX-512 alone and chosen at run time.
