@@ -100,21 +100,30 @@ struct SortedSetOrderTests {
       [String(random.nextDouble() * 360 - 180), String(random.nextDouble() * 170 - 85)]
     }
     // 1M members by 1,000 GEOADDs of 1,000, sent 50 at a time before their replies are read.
-    // Their places are drawn from 1,000 longitudes and 1,000 latitudes (so some repeat), each
-    // encoded once: building the frames should not cost more than sending them.
-    let longitudes = (0..<1000).map { _ in Self.bulk(String(random.nextDouble() * 360 - 180)) }
-    let latitudes = (0..<1000).map { _ in Self.bulk(String(random.nextDouble() * 170 - 85)) }
-    let header = Array("*3002\r\n".utf8) + Self.bulk("GEOADD") + Self.bulk("big")
+    // Each GEOADD is one of 20 templates (20,000 places, 50 members at each) with its number
+    // written into the names ("m", four digits of command, three of index): building a frame
+    // costs little beside sending it.
+    var templates: [(frame: [UInt8], names: [Int])] = []
+    for _ in 0..<20 {
+      var arguments = ["GEOADD", "big"]
+      for i in 0..<1000 { arguments += place() + ["m0000" + String(i + 1000).dropFirst()] }
+      let frame = RESPConnection.frame(arguments)
+      // Only names hold an "m": where each starts.
+      templates.append((frame, frame.indices.filter { frame[$0] == UInt8(ascii: "m") }))
+    }
     let loading = ContinuousClock.now
     for first in stride(from: 0, to: 1000, by: 50) {
       var frames: [UInt8] = []
       for command in first..<first + 50 {
-        frames += header
-        for i in 0..<1000 {
-          frames += longitudes[random.nextInt(below: 1000)]
-          frames += latitudes[random.nextInt(below: 1000)]
-          frames += Self.bulk(member: command * 1000 + i)
+        var frame = templates[command % templates.count].frame
+        var digits = command
+        for digit in (1...4).reversed() {
+          for name in templates[command % templates.count].names {
+            frame[name + digit] = UInt8(ascii: "0") + UInt8(digits % 10)
+          }
+          digits /= 10
         }
+        frames += frame
       }
       try client.send(frames)
       for _ in 0..<50 { #expect(try client.reply().text == ":1000\r\n") }
@@ -159,24 +168,8 @@ struct SortedSetOrderTests {
     await server.stop()
   }
 
-  static func bulk(_ text: String) -> [UInt8] {
-    RESPConnection.frame([text]).dropFirst(4).map { $0 }
-  }
-
-  static func member(_ n: Int) -> String {
-    String(decoding: bulk(member: n).dropFirst(4).prefix(8), as: UTF8.self)
-  }
-
-  /// The bulk string of member `n`, "m" and seven digits: "m0000042".
-  static func bulk(member n: Int) -> [UInt8] {
-    var out: [UInt8] = Array("$8\r\nm0000000\r\n".utf8)
-    var rest = n
-    for at in stride(from: 11, through: 5, by: -1) {
-      out[at] = UInt8(ascii: "0") + UInt8(rest % 10)
-      rest /= 10
-    }
-    return out
-  }
+  /// Member `n` as the load names it: "m" and seven digits.
+  static func member(_ n: Int) -> String { "m" + String(n + 10_000_000).dropFirst() }
 
   static func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
