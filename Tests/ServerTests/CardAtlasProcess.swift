@@ -63,6 +63,25 @@ final class CardAtlasProcess {
     let kilobytes = line?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     return (kilobytes ?? 0) * 1024
   }
+
+  /// CPU time each of the process's threads has run, in nanoseconds (Linux's schedstat).
+  func cpuNanoseconds() -> [String: Int] {
+    let tasks = "/proc/\(process.processIdentifier)/task"
+    var times: [String: Int] = [:]
+    for thread in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+      let text = try? String(contentsOfFile: "\(tasks)/\(thread)/schedstat", encoding: .utf8)
+      times[thread] = text?.split(separator: " ").first.flatMap { Int($0) }
+    }
+    return times
+  }
+
+  /// CPU nanoseconds run since `before` (a `cpuNanoseconds()`) by the threads still running.
+  func cpuNanoseconds(since before: [String: Int]) -> Int {
+    cpuNanoseconds().reduce(0) { total, thread in
+      total + (before[thread.key].map { thread.value - $0 } ?? 0)
+    }
+  }
+
   var exitStatus: Int32 { process.terminationStatus }
 
   func signal(_ number: Int32) {

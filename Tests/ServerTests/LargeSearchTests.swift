@@ -31,8 +31,8 @@ struct LargeSearchTests {
   }
 
   /// Another client's PING round trips on the same (single) event loop while one client runs
-  /// whole-world searches. Before, each search held the loop for all its run (on the debug
-  /// build, 200,000 members: a PING waited up to ~1 s); now it runs on the thread pool.
+  /// whole-world searches. Before, each search held the loop for all its run; now it runs on
+  /// the thread pool.
   @Test("PINGs on the loop stay fast while another client runs whole-world searches")
   func pingsWhileWorldSearches() async throws {
     let server = try await TestServer { $0.threads = 1 }
@@ -76,7 +76,10 @@ struct LargeSearchTests {
     await server.stop()
   }
 
-  static let pingBound = 100.0
+  /// With the search on the loop, PING waited as long as a search: 1,379 ms at most here (debug
+  /// build, 50,000 members). Off the loop, 51 ms at most alone, 69 ms with other suites running
+  /// on a two-core machine already loaded by other builds: the bound leaves room for that.
+  static let pingBound = 200.0
 
   /// A large search pipelined between other commands keeps its place: in the replies, and in
   /// what it sees (the connection's next commands wait for it).
