@@ -88,7 +88,7 @@ struct WalletCommands {
     var object: [String: Any] =
       entry.isActive
       ? CardJSON.object(entry.card, cards: cards) : ["id": entry.card.id, "isActive": false]
-    object["addedAt"] = ISO8601DateFormatter().string(from: entry.addedAt)
+    object["addedAt"] = CardJSON.timestamp(entry.addedAt)
     return CardJSON.bulk(object)
   }
 }

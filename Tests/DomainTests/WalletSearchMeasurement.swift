@@ -28,6 +28,34 @@ struct WalletSearchMeasurement {
     "a", "so", "hotel lac", "xyz",
   ]
 
+  static func signIn(_ server: AccountServer, _ email: String) throws -> RESPConnection {
+    let c = try RESPConnection(port: server.port, timeoutSeconds: 300)
+    guard try c.text("AUTH", email, "secret1") == "OK" else {
+      throw RESPConnection.Failed(description: "cannot sign in \(email)")
+    }
+    return c
+  }
+
+  /// Sends the commands in rounds of 10 per connection, all connections at once; the replies
+  /// in the commands' order.
+  static func pipelined(_ connections: [RESPConnection], _ commands: [[String]]) throws
+    -> [RESPValue]
+  {
+    var replies: [RESPValue] = []
+    let round = 10 * connections.count
+    for start in stride(from: 0, to: commands.count, by: round) {
+      let chunk = Array(commands[start..<min(commands.count, start + round)])
+      let shares = stride(from: 0, to: chunk.count, by: 10).map {
+        Array(chunk[$0..<min(chunk.count, $0 + 10)])
+      }
+      for (c, share) in zip(connections, shares) { try c.send(share.flatMap(RESPConnection.frame)) }
+      for (c, share) in zip(connections, shares) {
+        for _ in share { replies.append(try c.reply().value) }
+      }
+    }
+    return replies
+  }
+
   @Test(.enabled(if: ProcessInfo.processInfo.environment["WALLET_MEASURE"] != nil))
   func searchLatency() async throws {
     let total = 10_000
@@ -35,9 +63,13 @@ struct WalletSearchMeasurement {
     let (owner, ownerID, _) = try server.signedIn("owner@x.org")
     let (holder, _, _) = try server.signedIn("holder@x.org")
     _ = try server.connect().object("ACCOUNT.PRO", "\(ownerID)", "1")
-    var codes: [String] = []
-    for start in stride(from: 0, to: total, by: 500) {
-      let batch = (start..<min(total, start + 500)).map { i -> [String] in
+    // Many connections at once, so that the group commit makes each round of writes durable
+    // together (one connection's writes are answered one after another).
+    let owners = try (0..<32).map { _ in try Self.signIn(server, "owner@x.org") }
+    let holders = try (0..<32).map { _ in try Self.signIn(server, "holder@x.org") }
+    let cards = try Self.pipelined(
+      owners,
+      (0..<total).map { i -> [String] in
         let fields: [String: Any] = [
           "firstName": Self.firstNames[i % Self.firstNames.count],
           "lastName": Self.lastNames[(i / 3) % Self.lastNames.count],
@@ -48,25 +80,20 @@ struct WalletSearchMeasurement {
         ]
         let json = try! JSONSerialization.data(withJSONObject: fields)
         return ["CARD.CREATE", String(decoding: json, as: UTF8.self)]
-      }
-      try owner.send(batch.flatMap { RESPConnection.frame($0) })
-      for _ in batch {
-        guard case .bulkString(let b) = try owner.reply().value,
-          let card = try JSONSerialization.jsonObject(with: Data(String(buffer: b).utf8))
-            as? [String: Any], let code = card["code"] as? String
-        else { throw RESPConnection.Failed(description: "CARD.CREATE failed") }
-        codes.append(code)
+      })
+    let codes = try cards.map { reply -> String in
+      guard case .bulkString(let b) = reply,
+        let card = try JSONSerialization.jsonObject(with: Data(String(buffer: b).utf8))
+          as? [String: Any], let code = card["code"] as? String
+      else { throw RESPConnection.Failed(description: "CARD.CREATE failed: \(reply)") }
+      return code
+    }
+    for reply in try Self.pipelined(holders, codes.map { ["WALLET.ADD", $0] }) {
+      guard case .bulkString = reply else {
+        throw RESPConnection.Failed(description: "WALLET.ADD failed: \(reply)")
       }
     }
-    for start in stride(from: 0, to: total, by: 500) {
-      let batch = codes[start..<min(total, start + 500)]
-      try holder.send(batch.flatMap { RESPConnection.frame(["WALLET.ADD", $0]) })
-      for _ in batch {
-        guard case .bulkString = try holder.reply().value else {
-          throw RESPConnection.Failed(description: "WALLET.ADD failed")
-        }
-      }
-    }
+    _ = owner
     let clock = ContinuousClock()
     var all: [Duration] = []
     var lines: [String] = []
