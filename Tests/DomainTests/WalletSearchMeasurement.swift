@@ -110,6 +110,20 @@ struct WalletSearchMeasurement {
       lines.append("  \(query): median \(times[times.count / 2]), \(found) results")
     }
     all.sort()
+    // What the replies' JSON costs, apart from the search: the same 10 cards listed, and one.
+    for (name, command) in [
+      ("WALLET.LIST COUNT 10", ["WALLET.LIST", "COUNT", "10"]),
+      ("WALLET.SEARCH jos COUNT 1", ["WALLET.SEARCH", "jos", "COUNT", "1"]),
+    ] {
+      var times: [Duration] = []
+      for _ in 0..<200 {
+        let start = clock.now
+        _ = try holder.command(command)
+        times.append(clock.now - start)
+      }
+      times.sort()
+      lines.append("  \(name): median \(times[times.count / 2])")
+    }
     print(
       "WALLET.SEARCH over \(total) held cards, round trip on one connection: median "
         + "\(all[all.count / 2]), p99 \(all[all.count * 99 / 100])\n"
