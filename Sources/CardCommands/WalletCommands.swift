@@ -1,0 +1,94 @@
+import Cards
+import Commands
+import Foundation
+import NIOCore
+import RESP
+
+/// WALLET.*: each reads its arguments, calls `Wallets` as the signed-in account, and answers
+/// once the change is durable. The rules are in `Wallets`.
+struct WalletCommands {
+  let wallets: Wallets
+  let cards: Cards
+
+  var all: [CommandSpec] {
+    [
+      CommandSpec("wallet.add", arity: 2, flags: [.needsAccount, .write]) {
+        [wallets, cards] call in
+        guard let account = call.session.account else { return .error(RedisError.needsAccount) }
+        let codeOrURL = call.arguments.string(1)
+        call.pending = { answer in
+          wallets.add(account: account, codeOrURL) {
+            answer($0.reply { Self.reply($0, cards: cards) })
+          }
+        }
+        return .null
+      },
+      CommandSpec("wallet.del", arity: 2, flags: .needsAccount) { [wallets] call in
+        guard let account = call.session.account else { return .error(RedisError.needsAccount) }
+        guard let id = call.arguments.integer(1) else { return .integer(0) }
+        call.pending = { answer in
+          wallets.remove(account: account, cardId: Int64(id)) {
+            answer($0.reply { .integer($0 ? 1 : 0) })
+          }
+        }
+        return .null
+      },
+      CommandSpec("wallet.list", arity: -1, flags: .needsAccount) { [wallets, cards] call in
+        guard let account = call.session.account else { return .error(RedisError.needsAccount) }
+        let args = call.arguments
+        var count = 20
+        var cursor: WalletCursor?
+        var i = 1
+        while i < args.count {
+          guard i + 1 < args.count else { return .error(RedisError.syntax) }
+          if args.is(i, "count") {
+            guard let n = args.saturatingInteger(i + 1), n > 0 else {
+              return .error("ERR COUNT must be > 0")
+            }
+            count = min(n, Wallets.maxListCount)
+          } else if args.is(i, "cursor") {
+            let text = args.string(i + 1)
+            if text == "0" {
+              cursor = nil
+            } else {
+              guard let c = WalletCursor(text) else { return .error("ERR invalid cursor") }
+              cursor = c
+            }
+          } else {
+            return .error(RedisError.syntax)
+          }
+          i += 2
+        }
+        let (entries, next) = wallets.list(account: account, count: count, cursor: cursor)
+        return .array([
+          .bulkString(ByteBuffer(string: next?.text ?? "0")),
+          .array(entries.map { Self.reply($0, cards: cards) }),
+        ])
+      },
+      CommandSpec("wallet.search", arity: -2, flags: .needsAccount) { [wallets, cards] call in
+        guard let account = call.session.account else { return .error(RedisError.needsAccount) }
+        let args = call.arguments
+        var count = 10
+        if args.count > 2 {
+          guard args.count == 4, args.is(2, "count") else { return .error(RedisError.syntax) }
+          guard let n = args.saturatingInteger(3), n > 0 else {
+            return .error("ERR COUNT must be > 0")
+          }
+          count = min(n, Wallets.maxSearchCount)
+        }
+        return wallets.search(account: account, text: args.string(1), count: count).reply {
+          .array($0.map { Self.reply($0, cards: cards) })
+        }
+      },
+    ]
+  }
+
+  /// The card as its holder sees it, and when it was added; an inactive card shows only its id.
+  static func reply(_ entry: WalletEntry, cards: Cards) -> RESPValue {
+    var object: [String: Any] =
+      entry.isActive
+      ? CardJSON.object(entry.card, cards: cards) : ["id": entry.card.id, "isActive": false]
+    object["addedAt"] = CardJSON.timestamp(entry.addedAt)
+    return CardJSON.bulk(object)
+  }
+}
