@@ -25,7 +25,11 @@ struct ProtocolFuzzTests {
   func hostileStreams() throws {
     let seconds = Double(Self.setting("CARDATLAS_PROTOCOL_FUZZ_SECONDS", 40))
     let seed = Self.setting("CARDATLAS_PROTOCOL_FUZZ_SEED", UInt64.random(in: 0...UInt64.max))
-    let rssBoundKB = Int(Self.setting("CARDATLAS_PROTOCOL_FUZZ_RSS_MB", 32)) * 1024
+    // 32 MB, plus what the sign-ins that an `AUTH <user> <password>` starts may hold while
+    // they run: scrypt's 16 MiB each, one per core at most (Accounts' SlowWork).
+    let signIns = 16 * ProcessInfo.processInfo.activeProcessorCount
+    let rssBoundKB =
+      Int(Self.setting("CARDATLAS_PROTOCOL_FUZZ_RSS_MB", UInt64(32 + signIns))) * 1024
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("cardatlas-protofuzz-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: directory) }
