@@ -1,6 +1,6 @@
+import ArgumentParser
 import CardCommands
 import Cards
-import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
