@@ -266,7 +266,7 @@ struct AccountTests {
       except redis.exceptions.AuthenticationError as e:
           print("refused")
       """
-    let (output, status) = try run("python3", ["-c", script])
+    let (output, status) = try RedisProcess.run("python3", ["-c", script])
     #expect(status == 0, "\(output)")
     #expect(output == "ana@x.org\nrefused\n")
     await server.stop()
@@ -280,20 +280,7 @@ func sqlite(_ directory: String, _ query: String) throws -> String {
     db = sqlite3.connect(sys.argv[1])
     print("\\n".join(str(row[0]) for row in db.execute(sys.argv[2])), end="")
     """
-  let (output, _) = try run("python3", ["-c", script, directory + "/cardatlas.sqlite", query])
+  let (output, _) = try RedisProcess.run(
+    "python3", ["-c", script, directory + "/cardatlas.sqlite", query])
   return output
-}
-
-func run(_ name: String, _ arguments: [String]) throws -> (String, Int32) {
-  guard let executable = RedisProcess.executable(name) else { throw RedisProcess.NotInstalled() }
-  let process = Process()
-  process.executableURL = executable
-  process.arguments = arguments
-  let output = Pipe()
-  process.standardOutput = output
-  process.standardError = output
-  try process.run()
-  let data = output.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return (String(decoding: data, as: UTF8.self), process.terminationStatus)
 }

@@ -5,42 +5,21 @@ import Testing
 /// The tools people already have: redis-cli (RESP and inline), redis-benchmark, redis-py.
 @Suite("Real Redis clients")
 struct RealClientTests {
-  /// Runs a program, feeding `input`, and returns its standard output and exit status.
-  static func run(_ name: String, _ arguments: [String], input: String? = nil) throws -> (
-    String, Int32
-  ) {
-    guard let executable = RedisProcess.executable(name) else { throw RedisProcess.NotInstalled() }
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    let stdin = Pipe()
-    process.standardInput = stdin
-    try process.run()
-    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-    try stdin.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (String(decoding: data, as: UTF8.self), process.terminationStatus)
-  }
-
   @Test("redis-cli: GEOADD, GEOSEARCH, GEODIST, and a script of inline commands")
   func redisCli() async throws {
     let server = try await TestServer()
     let port = String(server.port)
-    let (added, _) = try Self.run(
+    let (added, _) = try RedisProcess.run(
       "redis-cli",
       [
         "-p", port, "GEOADD", "Sicily", "13.361389", "38.115556", "Palermo", "15.087269",
         "37.502669", "Catania",
       ])
     #expect(added == "2\n")
-    let (dist, _) = try Self.run(
+    let (dist, _) = try RedisProcess.run(
       "redis-cli", ["-p", port, "GEODIST", "Sicily", "Palermo", "Catania", "km"])
     #expect(dist == "166.2742\n")
-    let (found, _) = try Self.run(
+    let (found, _) = try RedisProcess.run(
       "redis-cli",
       [
         "-p", port, "GEOSEARCH", "Sicily", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "ASC",
@@ -48,7 +27,7 @@ struct RealClientTests {
       ])
     #expect(found == "Catania\n56.4413\nPalermo\n190.4424\n")
     // Piped commands, as a shell script would send them.
-    let (piped, status) = try Self.run(
+    let (piped, status) = try RedisProcess.run(
       "redis-cli", ["-p", port], input: "PING\nGEOPOS Sicily Palermo\nZCARD Sicily\nNOSUCH\n")
     #expect(status == 0)
     #expect(piped.contains("PONG"))
@@ -72,7 +51,7 @@ struct RealClientTests {
   @Test("redis-benchmark runs its standard tests with no errors")
   func redisBenchmark() async throws {
     let server = try await TestServer()
-    let (output, status) = try Self.run(
+    let (output, status) = try RedisProcess.run(
       "redis-benchmark",
       ["-p", String(server.port), "-t", "ping,set,get", "-n", "2000", "-c", "10", "-P", "4", "-q"])
     #expect(status == 0)
@@ -107,7 +86,7 @@ struct RealClientTests {
               assert "invalid longitude,latitude pair" in str(e)
       print("ok")
       """
-    let (output, status) = try Self.run("python3", ["-c", script])
+    let (output, status) = try RedisProcess.run("python3", ["-c", script])
     #expect(status == 0, "\(output)")
     #expect(output.hasSuffix("ok\n"))
     await server.stop()
