@@ -28,7 +28,8 @@ public final class Accounts: Sendable {
   private struct State {
     var accounts: [Int64: Account] = [:]
     var byEmail: [String: Int64] = [:]
-    var usernames: Set<String> = []
+    /// Account ids by username: share URLs name the account by it.
+    var byUsername: [String: Int64] = [:]
     /// Emails being signed up (their password is being hashed).
     var signingUp: Set<String> = []
     var sessions: [String: StoredSession] = [:]
@@ -40,7 +41,7 @@ public final class Accounts: Sendable {
     /// A new account under the next id, with a username no other has.
     mutating func register(email: String, passwordHash: String?, isPro: Bool) -> Account {
       var username = Tokens.username()
-      while usernames.contains(username) { username = Tokens.username() }
+      while byUsername[username] != nil { username = Tokens.username() }
       let account = Account(
         id: nextAccount, email: email, username: username, passwordHash: passwordHash,
         isPro: isPro, role: .none,
@@ -48,7 +49,7 @@ public final class Accounts: Sendable {
       nextAccount += 1
       accounts[account.id] = account
       byEmail[account.emailKey] = account.id
-      usernames.insert(username)
+      byUsername[username] = account.id
       return account
     }
   }
@@ -90,7 +91,7 @@ public final class Accounts: Sendable {
       for account in accounts {
         s.accounts[account.id] = account
         s.byEmail[account.emailKey] = account.id
-        s.usernames.insert(account.username)
+        s.byUsername[account.username] = account.id
         s.nextAccount = max(s.nextAccount, account.id + 1)
       }
       for session in sessions {
@@ -109,7 +110,7 @@ public final class Accounts: Sendable {
   public func account(_ id: Int64) -> Account? { state.withLock { $0.accounts[id] } }
 
   public func account(username: String) -> Account? {
-    state.withLock { s in s.accounts.values.first { $0.username == username } }
+    state.withLock { s in s.byUsername[username].flatMap { s.accounts[$0] } }
   }
 
   // MARK: Sign-up and sign-in
@@ -386,7 +387,7 @@ public final class Accounts: Sendable {
     state.withLock { s in
       if let account = s.accounts.removeValue(forKey: id) {
         s.byEmail[account.emailKey] = nil
-        s.usernames.remove(account.username)
+        s.byUsername[account.username] = nil
       }
       s.sessions = s.sessions.filter { $0.value.accountId != id }
       s.resets = s.resets.filter { $0.value.accountId != id }
