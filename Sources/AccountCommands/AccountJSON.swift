@@ -18,7 +18,7 @@ struct AccountJSON: Encodable {
     email = account.email
     isPro = account.isPro
     role = account.role.rawValue
-    createdAt = ISO8601DateFormatter().string(from: account.createdAt)
+    createdAt = account.createdAt.formatted(Date.ISO8601FormatStyle())
   }
 
   static func reply(_ account: Account) -> RESPValue { json(AccountJSON(account)) }
