@@ -160,6 +160,7 @@ enum CommandFuzzer {
     func resetStatistics() {}
     func backup(to path: String) throws { throw BackupRefused() }
     func sessionChanged(_ session: Session) {}
+    let pubsub = PubSubHub()
   }
 }
 
