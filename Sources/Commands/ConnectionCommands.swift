@@ -11,10 +11,12 @@ enum ConnectionCommands {
       if call.session.subscriptions > 0 && !call.resp3 {
         return .array([
           .bulkString(ByteBuffer(string: "pong")),
-          call.arguments.count == 2 ? .bulkString(call.arguments.buffer(1)) : .bulkString(ByteBuffer()),
+          call.arguments.count == 2
+            ? .bulkString(call.arguments.buffer(1)) : .bulkString(ByteBuffer()),
         ])
       }
-      return call.arguments.count == 1 ? .simpleString("PONG") : .bulkString(call.arguments.buffer(1))
+      return call.arguments.count == 1
+        ? .simpleString("PONG") : .bulkString(call.arguments.buffer(1))
     },
     CommandSpec("echo", arity: 2, flags: .account) { call in .bulkString(call.arguments.buffer(1))
     },

@@ -96,7 +96,8 @@ enum PubSubCommands {
     var names = (1..<call.arguments.count).map { call.arguments.bytes($0) }
     if names.isEmpty { names = hub.subscriptions(of: id, pattern: pattern) }
     guard !names.isEmpty else {
-      return encoded([confirmation(kind, nil, call.session.subscriptions)], call.session.protocolVersion)
+      return encoded(
+        [confirmation(kind, nil, call.session.subscriptions)], call.session.protocolVersion)
     }
     var frames: [RESPValue] = []
     for name in names {
@@ -109,7 +110,8 @@ enum PubSubCommands {
 
   static func confirmation(_ kind: String, _ name: Bytes?, _ count: Int) -> RESPValue {
     .push([
-      .bulkString(ByteBuffer(string: kind)), name.map { .bulkString(ByteBuffer(bytes: $0)) } ?? .null,
+      .bulkString(ByteBuffer(string: kind)),
+      name.map { .bulkString(ByteBuffer(bytes: $0)) } ?? .null,
       .integer(count),
     ])
   }
@@ -132,7 +134,8 @@ enum ChannelAccess {
   static let accountNamespaces = ["wallet:", "account:"].map { Array($0.utf8) }
 
   /// Redis 7.0's ACL error for channels.
-  static let noPerm = "NOPERM this user has no permissions to access one of the channels used as arguments"
+  static let noPerm =
+    "NOPERM this user has no permissions to access one of the channels used as arguments"
 
   static func isAdmin(_ call: Invocation) -> Bool {
     call.session.account == nil && call.session.authenticated

@@ -16,7 +16,9 @@ public final class PubSubHub: Sendable {
 
     /// As the subscriber receives it: a push in RESP3, an array in RESP2.
     public var frame: RESPValue {
-      var items: [RESPValue] = [.bulkString(ByteBuffer(string: pattern == nil ? "message" : "pmessage"))]
+      var items: [RESPValue] = [
+        .bulkString(ByteBuffer(string: pattern == nil ? "message" : "pmessage"))
+      ]
       if let pattern { items.append(.bulkString(ByteBuffer(bytes: pattern))) }
       items += [.bulkString(ByteBuffer(bytes: channel)), .bulkString(payload)]
       return .push(items)

@@ -121,7 +121,9 @@ private func element(
 /// pattern read as an automaton over its elements, run on the prefix; a state left alive can
 /// still reach a match. Errs only towards true (a class that matches no byte counts as alive),
 /// so it can guard a namespace: pub/sub refuses patterns that could reach an account's channels.
-public func globCouldMatch(_ pattern: some Collection<UInt8>, startingWith prefix: some Sequence<UInt8>)
+public func globCouldMatch(
+  _ pattern: some Collection<UInt8>, startingWith prefix: some Sequence<UInt8>
+)
   -> Bool
 {
   Array(pattern).withUnsafeBufferPointer { pattern in

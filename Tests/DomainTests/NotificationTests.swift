@@ -137,7 +137,8 @@ struct NotificationTests {
     _ = try ana.object("CARD.UPDATE", "\(primaryID)", #"{"company":"New","jobTitle":"CTO"}"#)
     var heard = try Self.next(boHears)
     #expect(heard.channel == "wallet:\(boID)")
-    #expect(heard.json["event"] as? String == "changed" && heard.json["cardId"] as? Int == primaryID)
+    #expect(
+      heard.json["event"] as? String == "changed" && heard.json["cardId"] as? Int == primaryID)
     let summary = heard.json["card"] as? [String: Any] ?? [:]
     #expect(summary["company"] as? String == "New" && summary["jobTitle"] as? String == "CTO")
     #expect(summary["isActive"] as? Bool == true && summary["firstName"] as? String == "Ana")
@@ -150,7 +151,8 @@ struct NotificationTests {
 
     _ = try ana.object("CARD.LOCATE", "\(primaryID)", "2.35", "48.85")
     heard = try Self.next(boHears)
-    #expect(heard.json["event"] as? String == "changed" && heard.json["cardId"] as? Int == primaryID)
+    #expect(
+      heard.json["event"] as? String == "changed" && heard.json["cardId"] as? Int == primaryID)
 
     // Pro ends: the second card turns inactive; its holder hears it, shown by its id alone.
     _ = try admin.object("ACCOUNT.PRO", "\(anaID)", "0")
@@ -168,7 +170,8 @@ struct NotificationTests {
     // The owner's account goes: every holder hears its card removed.
     #expect(try ana.text("ACCOUNT.DELETE", "secret1") == "OK")
     heard = try Self.next(boHears)
-    #expect(heard.json["event"] as? String == "removed" && heard.json["cardId"] as? Int == primaryID)
+    #expect(
+      heard.json["event"] as? String == "removed" && heard.json["cardId"] as? Int == primaryID)
     #expect(try Self.heardNothing(boHears))
     _ = try onCy("PING")
     #expect(cyHeard.map { $0["event"] as? String } == ["changed", "changed", "removed"])
@@ -238,9 +241,11 @@ struct NotificationTests {
     #expect(stats["total"] as? Int == 0 && (stats["days"] as? [String: Int])?.isEmpty == true)
     #expect(try ana.object("CARD.STATS", id, "FROM", today)["total"] as? Int == 2)
     for bad in ["2026-02-30", "2026-1-01", "yesterday", "2026-01-01x"] {
-      #expect(try ana.text("CARD.STATS", id, "FROM", bad) == "ERR invalid date: yyyy-mm-dd", "\(bad)")
+      #expect(
+        try ana.text("CARD.STATS", id, "FROM", bad) == "ERR invalid date: yyyy-mm-dd", "\(bad)")
     }
-    #expect(try ana.text("CARD.STATS", id, "FROM", today, "TO", "2020-01-01") == "ERR FROM is after TO")
+    #expect(
+      try ana.text("CARD.STATS", id, "FROM", today, "TO", "2020-01-01") == "ERR FROM is after TO")
     #expect(try ana.text("CARD.STATS", id, "FROM") == "ERR syntax error")
     #expect(try server.connect().text("CARD.STATS", id).hasPrefix("NOAUTH"))
 

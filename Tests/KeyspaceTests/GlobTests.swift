@@ -83,7 +83,8 @@ struct GlobTests {
     #expect(refused > 1_000)
     for (pattern, expected) in [
       ("wallet:*", true), ("*", true), ("w*", true), ("[vw]allet:?", true), ("wallet\\:5", true),
-      ("wallet:", true), ("news.*", false), ("wallet", false), ("[^w]*", false), ("account:*", false),
+      ("wallet:", true), ("news.*", false), ("wallet", false), ("[^w]*", false),
+      ("account:*", false),
       ("?allet:1*", true), ("*:5", true),
     ] {
       #expect(

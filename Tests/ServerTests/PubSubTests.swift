@@ -38,8 +38,7 @@ struct PubSubTests {
   }
 
   /// The steps whose bytes differ from a real redis-server's, with both.
-  static func differences(_ script: [Step], resp3: Set<Int> = [], port: UInt16) throws -> [String]
-  {
+  static func differences(_ script: [Step], resp3: Set<Int> = [], port: UInt16) throws -> [String] {
     let redis = try RedisProcess()
     defer { redis.stop() }
     let expected = try run(script, port: redis.port, resp3: resp3)
@@ -111,7 +110,9 @@ struct PubSubTests {
     }
     // One refused channel refuses the command: nothing was subscribed.
     #expect(try c.command("SUBSCRIBE", "news", "wallet:5").text == noPerm)
-    for pattern in ["wallet:*", "*", "w*", "*:5", "[vw]allet:?", "wallet\\:5", "?ccount:1*", "*t:*"] {
+    for pattern in [
+      "wallet:*", "*", "w*", "*:5", "[vw]allet:?", "wallet\\:5", "?ccount:1*", "*t:*",
+    ] {
       #expect(try c.command("PSUBSCRIBE", pattern).text == noPerm, "\(pattern)")
     }
     #expect(try c.command("PSUBSCRIBE", "news.*").text.hasPrefix("*3\r\n$10\r\npsubscribe"))
@@ -221,7 +222,8 @@ struct PubSubTests {
     let payload = String(repeating: "x", count: 8 * 1024)
     let heard = Mutex(0)
     let reading = Thread {
-      while let reply = try? reader.reply(), case .array(let items) = reply.value, items.count == 3 {
+      while let reply = try? reader.reply(), case .array(let items) = reply.value, items.count == 3
+      {
         heard.withLock { $0 += 1 }
       }
     }

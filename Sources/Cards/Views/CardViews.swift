@@ -63,8 +63,7 @@ public final class CardViews: Sendable {
 
   /// The owner's card's views per day from `from` to `to` (UTC days), the days without views
   /// left out.
-  public func stats(owner: Int64, id: Int64, from: Int, to: Int) -> Result<CardStats, CardError>
-  {
+  public func stats(owner: Int64, id: Int64, from: Int, to: Int) -> Result<CardStats, CardError> {
     guard let card = cards.held(id) else { return .failure(.notFound) }
     guard card.ownerId == owner else { return .failure(.noPermission) }
     guard from <= to else { return .failure(.badQuery("FROM is after TO")) }
@@ -156,7 +155,8 @@ public enum UTCDay {
   public static func parse(_ text: String) -> Int? {
     let parts = text.split(separator: "-", omittingEmptySubsequences: false)
     guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2,
-      parts[2].count == 2, parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+      parts[2].count == 2,
+      parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
       let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
     else { return nil }
     var components = DateComponents()
