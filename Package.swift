@@ -120,8 +120,7 @@ let package = Package(
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
-        "IndexBench", "Server", "LoadGen", "Store", "RESP", "Accounts", "AccountCommands",
-        "CardCommands",
+        "IndexBench", "Server", "LoadGen", "Store", "RESP", "Accounts", "AccountCommands", "CardCommands",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
