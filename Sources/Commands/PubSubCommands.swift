@@ -130,7 +130,7 @@ enum PubSubCommands {
 /// hear them, and only the admin publishes to them. Without `--requirepass` there is no admin:
 /// the other channels behave as Redis's, but an account's stay its own. A signed-in account
 /// hears its own two channels and nothing else, and subscribes to no pattern.
-enum ChannelAccess {
+public enum ChannelAccess {
   static let accountNamespaces = ["wallet:", "account:"].map { Array($0.utf8) }
 
   /// Redis 7.0's ACL error for channels.
@@ -138,8 +138,26 @@ enum ChannelAccess {
     "NOPERM this user has no permissions to access one of the channels used as arguments"
 
   static func isAdmin(_ call: Invocation) -> Bool {
-    call.session.account == nil && call.session.authenticated
-      && call.environment.requirePassword != nil
+    isAdmin(call.session, requirePassword: call.environment.requirePassword)
+  }
+
+  static func isAdmin(_ session: Session, requirePassword: String?) -> Bool {
+    session.account == nil && session.authenticated && requirePassword != nil
+  }
+
+  static func isOwn(_ channel: Bytes, account: Int64) -> Bool {
+    accountNamespaces.contains { $0 + Array(String(account).utf8) == channel }
+  }
+
+  /// Whether the connection may hear a message on `channel` now, checked again as each one is
+  /// delivered: a subscription outlives a change of who is signed in on the connection (AUTH
+  /// as another account, SESSION.CLOSE), never what that account may read.
+  public static func mayHear(
+    _ channel: Bytes, _ session: Session, requirePassword: @autoclosure () -> String?
+  ) -> Bool {
+    guard inAccountNamespace(channel) else { return true }
+    if let account = session.account { return isOwn(channel, account: account) }
+    return isAdmin(session, requirePassword: requirePassword())
   }
 
   static func inAccountNamespace(_ channel: Bytes) -> Bool {
@@ -147,9 +165,7 @@ enum ChannelAccess {
   }
 
   static func maySubscribe(to name: Bytes, pattern: Bool, _ call: Invocation) -> Bool {
-    if let account = call.session.account {
-      return !pattern && accountNamespaces.contains { $0 + Array(String(account).utf8) == name }
-    }
+    if let account = call.session.account { return !pattern && isOwn(name, account: account) }
     if isAdmin(call) { return true }
     return pattern
       ? !accountNamespaces.contains { globCouldMatch(name, startingWith: $0) }

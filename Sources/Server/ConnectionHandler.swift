@@ -301,7 +301,9 @@ final class ConnectionHandler: ChannelInboundHandler {
   /// pending, and never waits behind a slow pipelined write; only a subscription's own
   /// confirmation, if still pending, goes first.
   private func deliver(_ message: PubSubHub.Message, context: ChannelHandlerContext) {
-    guard !closing, let session, state.pubsub.hears(session.id, message) else { return }
+    guard !closing, let session, state.pubsub.hears(session.id, message),
+      ChannelAccess.mayHear(message.channel, session, requirePassword: state.requirePassword)
+    else { return }
     let version = session.protocolVersion
     let inOrder = version == .resp2 || (confirmation.map { $0 >= firstWaiting } ?? false)
     if waiting.isEmpty || !inOrder {

@@ -179,6 +179,27 @@ struct NotificationTests {
     await server.stop()
   }
 
+  @Test(
+    "What a RESP3 connection hears follows who is signed in on it: after AUTH as another account, the first account's channel is silent"
+  )
+  func subscriptionsFollowTheSignIn() async throws {
+    let server = try await AccountServer()
+    let (ana, _, _) = try server.signedIn("ana@x.org")
+    let (bo, boID, _) = try server.signedIn("bo@x.org")
+    _ = try server.signedIn("cy@x.org")
+    let card = try ana.object("CARD.CREATE", Self.card("Ana"))
+    _ = try bo.object("WALLET.ADD", card["code"] as? String ?? "")
+    let c = try server.connect()
+    _ = try c.command("HELLO", "3", "AUTH", "bo@x.org", "secret1")
+    _ = try c.command("SUBSCRIBE", "wallet:\(boID)")
+    _ = try ana.object("CARD.UPDATE", "\(card["id"] as? Int ?? 0)", #"{"lastName":"One"}"#)
+    #expect(Self.message(try c.reply().value)?.channel == "wallet:\(boID)")
+    #expect(try c.command("AUTH", "cy@x.org", "secret1").text == "+OK\r\n")
+    _ = try ana.object("CARD.UPDATE", "\(card["id"] as? Int ?? 0)", #"{"lastName":"Two"}"#)
+    #expect(try c.command("PING").text == "+PONG\r\n")
+    await server.stop()
+  }
+
   @Test("redis-py: a holder's RESP3 pub/sub hears the owner's change")
   func redisPy() async throws {
     let server = try await AccountServer()
