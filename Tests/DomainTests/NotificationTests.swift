@@ -94,7 +94,7 @@ struct NotificationTests {
   }
 
   @Test(
-    "Holders hear a held card's changes and its removal once durable: a RESP2 subscriber, and RESP3 pushes on a connection that runs commands"
+    "Holders hear a held card's changes (CARD.UPDATE, CARD.LOCATE, CARD.PRIMARY, Pro ending) and its removal (CARD.DEL, the owner's ACCOUNT.DELETE) once durable: a RESP2 subscriber, and RESP3 pushes on a connection that runs commands"
   )
   func holdersHear() async throws {
     let server = try await AccountServer()
@@ -154,10 +154,17 @@ struct NotificationTests {
     #expect(
       heard.json["event"] as? String == "changed" && heard.json["cardId"] as? Int == primaryID)
 
-    // Pro ends: the second card turns inactive; its holder hears it, shown by its id alone.
+    // The second card becomes primary: both cards changed.
+    _ = try ana.object("CARD.PRIMARY", "\(secondID)")
+    let flipped = try [Self.next(boHears), Self.next(boHears)].map(\.json)
+    #expect(Set(flipped.compactMap { $0["cardId"] as? Int }) == [primaryID, secondID])
+    #expect(flipped.allSatisfy { ($0["card"] as? [String: Any])?["isActive"] as? Bool == true })
+
+    // Pro ends: the first card, no longer primary, turns inactive; its holders hear it, shown by
+    // its id alone.
     _ = try admin.object("ACCOUNT.PRO", "\(anaID)", "0")
     heard = try Self.next(boHears)
-    #expect(heard.json["cardId"] as? Int == secondID)
+    #expect(heard.json["cardId"] as? Int == primaryID)
     #expect(
       (heard.json["card"] as? [String: Any]).map { Set($0.keys) } == ["id", "isActive"]
         && (heard.json["card"] as? [String: Any])?["isActive"] as? Bool == false)
@@ -174,8 +181,12 @@ struct NotificationTests {
       heard.json["event"] as? String == "removed" && heard.json["cardId"] as? Int == primaryID)
     #expect(try Self.heardNothing(boHears))
     _ = try onCy("PING")
-    #expect(cyHeard.map { $0["event"] as? String } == ["changed", "changed", "removed"])
+    #expect(
+      cyHeard.map { $0["event"] as? String } == [
+        "changed", "changed", "changed", "changed", "removed",
+      ])
     #expect(cyHeard.allSatisfy { $0["cardId"] as? Int == primaryID })
+    #expect((cyHeard[3]["card"] as? [String: Any])?["isActive"] as? Bool == false)
     await server.stop()
   }
 
