@@ -14,7 +14,10 @@ struct NoticeCommands {
     [
       CommandSpec("notify.set", arity: 3, flags: .needsAccount) { [notices] call in
         guard let account = call.session.account else { return .error(RedisError.needsAccount) }
-        guard let event = Notices.Event(rawValue: call.arguments.string(1)) else {
+        // Any case, as Redis's keywords.
+        let name = call.arguments.string(1).lowercased()
+        guard let event = Notices.Event.allCases.first(where: { $0.rawValue.lowercased() == name })
+        else {
           return .error("ERR unknown event: views or walletAdds")
         }
         let on: Bool

@@ -329,7 +329,7 @@ struct NotificationTests {
     _ = try ana.object("CARD.GET", id)
     #expect(try Self.heardNothing(hears))
 
-    #expect(try ana.text("NOTIFY.SET", "walletAdds", "1") == #"{"views":true,"walletAdds":true}"#)
+    #expect(try ana.text("NOTIFY.SET", "WALLETADDS", "1") == #"{"views":true,"walletAdds":true}"#)
     _ = try cy.object("WALLET.ADD", code)
     heard = try Self.next(hears)
     #expect(
