@@ -143,6 +143,13 @@ struct PubSubTests {
     #expect(
       try publisher.command("PUBSUB", "NUMSUB", "account:7").text
         == "*2\r\n$9\r\naccount:7\r\n:1\r\n")
+    let clients = ServerCommandTests.text(try publisher.command("CLIENT", "LIST").value)
+    #expect(clients.contains("flags=P db=0 sub=0 psub=1 "))
+    #expect(clients.contains("flags=P db=0 sub=1 psub=0 "))
+    #expect(clients.contains("flags=N db=0 sub=0 psub=0 "))
+    let info = ServerCommandTests.fields(
+      ServerCommandTests.text(try publisher.command("INFO", "stats").value))
+    #expect(info["pubsub_channels"] == "1" && info["pubsub_patterns"] == "1")
     await server.stop()
   }
 
