@@ -26,7 +26,11 @@ struct PubSubTests {
 
   /// Runs the script on fresh connections (those in `resp3` after HELLO 3) and returns each
   /// step's bytes.
-  static func run(_ script: [Step], port: UInt16, resp3: Set<Int>) throws -> [String] {
+  static func run(_ script: [Step], port: UInt16, resp3: Set<Int>, setup: [[String]]) throws
+    -> [String]
+  {
+    let first = try RESPConnection(port: port)
+    for command in setup { _ = try first.command(command) }
     let count = (script.map(\.connection).max() ?? 0) + 1
     let connections = try (0..<count).map { _ in try RESPConnection(port: port) }
     for i in resp3 { _ = try connections[i].command("HELLO", "3") }
@@ -38,11 +42,14 @@ struct PubSubTests {
   }
 
   /// The steps whose bytes differ from a real redis-server's, with both.
-  static func differences(_ script: [Step], resp3: Set<Int> = [], port: UInt16) throws -> [String] {
+  /// `setup` runs first, on a connection of its own.
+  static func differences(
+    _ script: [Step], resp3: Set<Int> = [], setup: [[String]] = [], port: UInt16
+  ) throws -> [String] {
     let redis = try RedisProcess()
     defer { redis.stop() }
-    let expected = try run(script, port: redis.port, resp3: resp3)
-    let got = try run(script, port: port, resp3: resp3)
+    let expected = try run(script, port: redis.port, resp3: resp3, setup: setup)
+    let got = try run(script, port: port, resp3: resp3, setup: setup)
     return zip(script, zip(expected, got)).compactMap { step, pair in
       pair.0 == pair.1
         ? nil : "\(step.command): redis \(pair.0.debugDescription), got \(pair.1.debugDescription)"
@@ -92,6 +99,26 @@ struct PubSubTests {
       Step(0, "UNSUBSCRIBE"), Step(0, "UNSUBSCRIBE"), Step(0, "RESET"), Step(0, "PING"),
     ]
     let differences = try Self.differences(script, resp3: [0], port: server.port)
+    #expect(differences == [], "\(differences)")
+    await server.stop()
+  }
+
+  @Test(
+    "With requirepass: NOAUTH before AUTH, then the admin's pub/sub equals Redis's, account channels included"
+  )
+  func adminAgainstRedis() async throws {
+    let server = try await TestServer()
+    let script: [Step] = [
+      Step(2, "SUBSCRIBE", "news"), Step(2, "PUBLISH", "news", "x"), Step(0, "AUTH", "pw"),
+      Step(1, "AUTH", "pw"), Step(0, "SUBSCRIBE", "wallet:5", "news", frames: 2),
+      Step(0, "PSUBSCRIBE", "account:*"), Step(1, "PUBLISH", "wallet:5", "hi"), Step(0, frames: 1),
+      Step(1, "PUBLISH", "account:9", "a"), Step(0, frames: 1),
+      Step(1, "PUBSUB", "CHANNELS", "wallet:*"), Step(1, "PUBSUB", "NUMSUB", "wallet:5"),
+      Step(1, "PUBSUB", "NUMPAT"), Step(0, "UNSUBSCRIBE", "wallet:5"), Step(0, "RESET"),
+      Step(0, "PING"), Step(0, "AUTH", "pw"), Step(0, "PING"),
+    ]
+    let differences = try Self.differences(
+      script, setup: [["CONFIG", "SET", "requirepass", "pw"]], port: server.port)
     #expect(differences == [], "\(differences)")
     await server.stop()
   }
