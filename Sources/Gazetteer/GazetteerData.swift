@@ -54,16 +54,19 @@ struct GazetteerData: Sendable {
     }
     var regions = [Region]()
     var regionKeys = [String: [Int]]()
-    var regionByCode = [String: Int32]()
+    // By the hash of the bytes "CC\tADMIN1", as they stand in a place's row.
+    var regionByCode = [UInt64: Int32]()
     let regionCount = try reader.section("regions")
     for _ in 0..<regionCount {
       let f = try reader.fields(4)
       guard let c = countryByCode[f[0]] else { throw reader.error("unknown country \(f[0])") }
       let index = regions.count
       regions.append(Region(country: c, code: f[1], name: f[2]))
-      regionByCode[f[0] + "." + f[1]] = Int32(index)
+      regionByCode[KeyIndex.hash(Array((f[0] + "\t" + f[1]).utf8))] = Int32(index)
       for key in f[3].split(separator: "|") { regionKeys[String(key), default: []].append(index) }
     }
+    let countryByBytes = Dictionary(
+      uniqueKeysWithValues: countryByCode.map { (Array($0.key.utf8).packed, $0.value) })
     let placeCount = try reader.section("places")
     guard placeCount < KeyIndex.maximumPlaces else { throw reader.error("too many places") }
     var rowStart = [UInt32]()
@@ -82,7 +85,7 @@ struct GazetteerData: Sendable {
     region.reserveCapacity(placeCount)
     for _ in 0..<placeCount {
       let row = try reader.placeRow()
-      guard let c = countryByCode[row.country] else { throw reader.error("unknown country") }
+      guard let c = countryByBytes[row.country] else { throw reader.error("unknown country") }
       guard (-180...180).contains(row.lon), (-90...90).contains(row.lat) else {
         throw reader.error("coordinate out of range")
       }
@@ -92,7 +95,7 @@ struct GazetteerData: Sendable {
       lat.append(row.lat)
       population.append(row.population)
       country.append(UInt16(c))
-      region.append(regionByCode[row.country + "." + row.admin1] ?? -1)
+      region.append(regionByCode[row.region] ?? -1)
     }
     guard reader.atEnd else { throw reader.error("text after the last place") }
     self.countries = countries
@@ -180,51 +183,59 @@ private struct LineReader {
 
   struct PlaceRow {
     var start: Int
-    var country: String
-    var admin1: String
+    /// The country code's two bytes, packed.
+    var country: UInt16
+    /// The hash of "CC\tADMIN1".
+    var region: UInt64
     var population: UInt32
     var lon: Double
     var lat: Double
     var keys: Int
   }
 
-  /// geonameid, name, country, admin1, population, lon, lat, keys: parsed in place.
+  /// geonameid, name, country, admin1, population, lon, lat, keys: parsed in place, without
+  /// allocating (this runs for every place at startup).
   mutating func placeRow() throws(GazetteerError) -> PlaceRow {
     let range = try nextLine()
-    var tabs = [Int]()
-    tabs.reserveCapacity(7)
-    for i in range where text[i] == 0x09 {
-      tabs.append(i)
-      if tabs.count == 7 { break }
+    let parsed: PlaceRow? = text.withUnsafeBufferPointer { buffer in
+      let base = buffer.baseAddress!
+      var at = range.lowerBound
+      func next() -> Int? {
+        guard at < range.upperBound, let hit = memchr(base + at, 0x09, range.upperBound - at)
+        else { return nil }
+        at = UnsafeRawPointer(hit) - UnsafeRawPointer(base) + 1
+        return at - 1
+      }
+      guard next() != nil, let t1 = next(), let t2 = next(), let t3 = next(), let t4 = next(),
+        let t5 = next(), let t6 = next(), t6 + 1 < range.upperBound, t2 - t1 == 3
+      else { return nil }
+      var population: UInt32 = 0
+      for i in (t3 + 1)..<t4 {
+        let digit = buffer[i] &- 0x30
+        guard digit < 10 else { return nil }
+        population = population &* 10 &+ UInt32(digit)
+      }
+      guard let lon = Self.number(base, t4 + 1, t5), let lat = Self.number(base, t5 + 1, t6)
+      else { return nil }
+      return PlaceRow(
+        start: range.lowerBound, country: UInt16(buffer[t1 + 1]) << 8 | UInt16(buffer[t1 + 2]),
+        region: KeyIndex.hash(UnsafeBufferPointer(rebasing: buffer[(t1 + 1)..<t3])),
+        population: population, lon: lon, lat: lat, keys: t6 + 1)
     }
-    guard tabs.count == 7, tabs[6] + 1 < range.upperBound else { throw error("expected 8 fields") }
-    func string(_ from: Int, _ to: Int) -> String {
-      String(decoding: text[(from + 1)..<to], as: UTF8.self)
-    }
-    var population: UInt32 = 0
-    for i in (tabs[3] + 1)..<tabs[4] {
-      let digit = text[i] &- 0x30
-      guard digit < 10 else { throw error("bad population") }
-      population = population &* 10 &+ UInt32(digit)
-    }
-    let lon = try number(tabs[4] + 1, tabs[5])
-    let lat = try number(tabs[5] + 1, tabs[6])
-    return PlaceRow(
-      start: range.lowerBound, country: string(tabs[1], tabs[2]), admin1: string(tabs[2], tabs[3]),
-      population: population, lon: lon, lat: lat, keys: tabs[6] + 1)
+    guard let parsed else { throw error("malformed place") }
+    return parsed
   }
 
-  private func number(_ from: Int, _ to: Int) throws(GazetteerError) -> Double {
-    let value: Double? = text.withUnsafeBufferPointer { buffer in
-      var end: UnsafeMutablePointer<CChar>?
-      let start = UnsafeRawPointer(buffer.baseAddress! + from).assumingMemoryBound(to: CChar.self)
-      let value = strtod(start, &end)
-      guard let end, UnsafeRawPointer(end) == UnsafeRawPointer(buffer.baseAddress! + to) else {
-        return nil
-      }
-      return value
-    }
-    guard let value, value.isFinite else { throw error("bad coordinate") }
+  private static func number(_ base: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> Double? {
+    let start = UnsafeRawPointer(base + from).assumingMemoryBound(to: CChar.self)
+    var end: UnsafeMutablePointer<CChar>? = nil
+    let value = strtod(start, &end)
+    guard let end, UnsafePointer(end) - start == to - from, value.isFinite else { return nil }
     return value
   }
+}
+
+extension Array where Element == UInt8 {
+  /// A two-byte country code as one number.
+  var packed: UInt16 { count == 2 ? UInt16(self[0]) << 8 | UInt16(self[1]) : 0 }
 }

@@ -1,10 +1,11 @@
-/// Exact lookup of folded names: every (key, place) pair as one UInt64, the key's 64-bit FNV-1a
-/// hash in the high bits and the place in the low `placeBits`, sorted. A lookup is a binary
-/// search; hash collisions are weeded out by comparing the key with the place's own keys.
-/// Built at load (a few tens of milliseconds) rather than stored, which keeps the file small.
+/// Exact lookup of folded names: every (key, place) pair as one UInt64, the key's hash in the
+/// high bits and the place in the low `placeBits`, sorted by hash. A lookup is a binary search;
+/// hash collisions are weeded out by comparing the key with the place's own keys. Built at load
+/// (a radix sort, tens of milliseconds) rather than stored, which keeps the data file small.
 struct KeyIndex: Sendable {
-  static let placeBits: UInt64 = 20
-  static let maximumPlaces = 1 << Int(placeBits)
+  static let placeBits = 20
+  static let maximumPlaces = 1 << placeBits
+  private static let placeMask: UInt64 = (1 << UInt64(placeBits)) - 1
   private let entries: [UInt64]
 
   init(_ data: GazetteerData) {
@@ -14,46 +15,67 @@ struct KeyIndex: Sendable {
       for place in 0..<data.count {
         var start = Int(data.keysStart[place])
         let end = data.rowRange(place).upperBound
-        var i = start
-        while i <= end {
-          if i == end || text[i] == UInt8(ascii: "|") {
-            let hash = Self.hash(UnsafeBufferPointer(rebasing: text[start..<i]))
-            entries.append(Self.entry(hash: hash, place: place))
-            start = i + 1
-          }
-          i += 1
+        for i in start...end where i == end || text[i] == UInt8(ascii: "|") {
+          let hash = Self.hash(UnsafeBufferPointer(rebasing: text[start..<i]))
+          entries.append(hash & ~Self.placeMask | UInt64(place))
+          start = i + 1
         }
       }
     }
-    entries.sort()
-    self.entries = entries
+    self.entries = Self.radixSortedByHash(entries)
   }
 
   var count: Int { entries.count }
 
   /// Places that may have `key` among their keys (a superset: check with `keyPosition`).
   func candidates(_ key: [UInt8]) -> [Int] {
-    let prefix = key.withUnsafeBufferPointer { Self.hash($0) } >> Self.placeBits
+    let tag = Self.hash(key) & ~Self.placeMask
     var low = 0
     var high = entries.count
-    let first = prefix << Self.placeBits
     while low < high {
       let mid = (low + high) / 2
-      if entries[mid] < first { low = mid + 1 } else { high = mid }
+      if entries[mid] < tag { low = mid + 1 } else { high = mid }
     }
     var out = [Int]()
-    while low < entries.count, entries[low] >> Self.placeBits == prefix {
-      out.append(Int(entries[low] & ((1 << Self.placeBits) - 1)))
+    while low < entries.count, entries[low] & ~Self.placeMask == tag {
+      out.append(Int(entries[low] & Self.placeMask))
       low += 1
     }
     return out
   }
 
-  private static func entry(hash: UInt64, place: Int) -> UInt64 {
-    (hash >> placeBits) << placeBits | UInt64(place)
+  /// A stable LSD radix sort on the hash bits (the 44 above `placeBits`), in three passes.
+  private static func radixSortedByHash(_ input: [UInt64]) -> [UInt64] {
+    var source = input
+    var target = [UInt64](repeating: 0, count: input.count)
+    var shift = UInt64(placeBits)
+    while shift < 64 {
+      let bits = min(15, 64 - shift)
+      let mask = (UInt64(1) << bits) - 1
+      var offsets = [Int](repeating: 0, count: (1 << Int(bits)) + 1)
+      for value in source { offsets[Int((value >> shift) & mask) + 1] += 1 }
+      for i in 1..<offsets.count { offsets[i] += offsets[i - 1] }
+      source.withUnsafeBufferPointer { source in
+        target.withUnsafeMutableBufferPointer { target in
+          offsets.withUnsafeMutableBufferPointer { offsets in
+            for value in source {
+              let digit = Int((value >> shift) & mask)
+              target[offsets[digit]] = value
+              offsets[digit] += 1
+            }
+          }
+        }
+      }
+      swap(&source, &target)
+      shift += bits
+    }
+    return source
   }
 
-  private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+  static func hash(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBufferPointer { hash($0) } }
+
+  /// 64-bit FNV-1a.
+  static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in bytes {
       h ^= UInt64(byte)
