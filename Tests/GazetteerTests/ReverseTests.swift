@@ -23,21 +23,21 @@ struct ReverseTests {
     var random = SeededGenerator(state: 24)
     var points = [(lon: Double, lat: Double)]()
     for _ in 0..<80 {
-      let z = Double.random(in: -1...1, using: &random)
-      points.append((Double.random(in: -180...180, using: &random), asin(z) * 180 / .pi))
+      let z = random.double(in: -1...1)
+      points.append((random.double(in: -180...180), asin(z) * 180 / .pi))
     }
     for _ in 0..<40 {
       points.append(
         (
-          Double.random(in: 179...180, using: &random) * (Bool.random(using: &random) ? 1 : -1),
-          Double.random(in: -70...70, using: &random)
+          random.double(in: 179...180) * random.sign(),
+          random.double(in: -70...70)
         ))
     }
     for _ in 0..<30 {
       points.append(
         (
-          Double.random(in: -180...180, using: &random),
-          Double.random(in: 80...90, using: &random) * (Bool.random(using: &random) ? 1 : -1)
+          random.double(in: -180...180),
+          random.double(in: 80...90) * random.sign()
         ))
     }
     points += [
@@ -53,11 +53,11 @@ struct ReverseTests {
     var random = SeededGenerator(state: 7)
     var points = Self.points()
     for _ in 0..<40 {  // near places, where neighbours are dense
-      let i = Int.random(in: 0..<g.data.count, using: &random)
+      let i = random.int(below: g.data.count)
       points.append(
         (
-          min(180, max(-180, g.data.lon[i] + Double.random(in: -0.2...0.2, using: &random))),
-          min(90, max(-90, g.data.lat[i] + Double.random(in: -0.2...0.2, using: &random)))
+          min(180, max(-180, g.data.lon[i] + random.double(in: -0.2...0.2))),
+          min(90, max(-90, g.data.lat[i] + random.double(in: -0.2...0.2)))
         ))
     }
     for p in points {

@@ -23,6 +23,16 @@ struct SeededGenerator: RandomNumberGenerator {
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     return z ^ (z >> 31)
   }
+
+  // Own draws rather than the standard library's `random(in:using:)`, whose algorithm may
+  // change between Swift versions (docs/DATA.md): the same sample on every toolchain.
+  mutating func int(below n: Int) -> Int { Int(next() % UInt64(n)) }
+
+  mutating func double(in range: ClosedRange<Double>) -> Double {
+    range.lowerBound + Double(next() >> 11) * 0x1p-53 * (range.upperBound - range.lowerBound)
+  }
+
+  mutating func sign() -> Double { next() & 1 == 0 ? 1 : -1 }
 }
 
 func metres(_ lon1: Double, _ lat1: Double, _ lon2: Double, _ lat2: Double) -> Double {
