@@ -28,15 +28,30 @@ struct Geocode: AsyncParsableCommand {
     parsing: .allUnrecognized, help: "The address (quote it, or it is the words joined by spaces).")
   var words: [String] = []
 
+  /// Bad input is refused before the data is loaded (which takes a second or two in debug).
+  func validate() throws {
+    do {
+      if reverse {
+        let point = try self.point()
+        try validateCoordinate(lon: point.lon, lat: point.lat)
+      } else {
+        _ = try query().validated()
+      }
+    } catch let error as GeocodeError {
+      throw ValidationError(error.description)
+    }
+  }
+
   func run() async throws {
     let geocoder: any Geocoder
     do { geocoder = try Gazetteer() } catch { throw ValidationError("\(error)") }
     let places: [Place]
     do {
       if reverse {
-        places = try await reversePlaces(geocoder)
+        let point = try self.point()
+        places = try await geocoder.reverse(lon: point.lon, lat: point.lat).map { [$0] } ?? []
       } else {
-        places = try await forwardPlaces(geocoder)
+        places = try await geocoder.search(query())
       }
     } catch let error as GeocodeError {
       throw ValidationError(error.description)
@@ -49,23 +64,22 @@ struct Geocode: AsyncParsableCommand {
     if places.isEmpty { throw ExitCode(1) }
   }
 
-  private func forwardPlaces(_ geocoder: any Geocoder) async throws -> [Place] {
+  private func query() throws -> GeocodeQuery {
     if let option = words.first(where: { $0.hasPrefix("-") }) {
       throw ValidationError("unknown option \(option)")
     }
-    let query = GeocodeQuery(
+    return GeocodeQuery(
       words.joined(separator: " "), countryCode: country, region: region, limit: count)
-    return try await geocoder.search(query)
   }
 
-  private func reversePlaces(_ geocoder: any Geocoder) async throws -> [Place] {
+  private func point() throws -> (lon: Double, lat: Double) {
     guard words.count == 2, let lon = Double(words[0]), let lat = Double(words[1]) else {
       throw ValidationError("--reverse takes two numbers: <lon> <lat>, got \(words)")
     }
     guard country == nil, region == nil else {
       throw ValidationError("--country and --region apply to forward geocoding only")
     }
-    return try await geocoder.reverse(lon: lon, lat: lat).map { [$0] } ?? []
+    return (lon, lat)
   }
 
   static func jsonLine(_ place: Place) -> String {

@@ -16,7 +16,7 @@ extension Gazetteer {
     }
   }
 
-  /// What a query resolved to: a folded place name and the constraints on it.
+  /// One reading of a query: a folded place name and the constraints on it.
   struct Reading {
     var key: String
     var qualifiers: [Qualifier]
@@ -37,45 +37,39 @@ extension Gazetteer {
     if let region = query.region {
       if let q = qualifier(Folding.fold(region)) { extra.append(q) } else { misses += 1 }
     }
-    let parts = query.text.split(separator: ",").map { Folding.fold(String($0)) }
-    for (start, part) in parts.enumerated() {
+    // Each part's words without runs of digits (postcodes, house numbers), and what it means
+    // as a qualifier; a part of digits alone is neither place nor qualifier.
+    let parts = query.text.split(separator: ",").map { part in
+      Folding.fold(String(part)).split(separator: " ").filter { !$0.allSatisfy(\.isNumber) }
+    }.filter { !$0.isEmpty }
+    let meanings = parts.map { qualifier($0.joined(separator: " ")) }
+    for (start, words) in parts.enumerated() {
+      let after = meanings[(start + 1)...]
+      let qualifiers = after.compactMap { $0 } + extra
       // A later part that is a region or country ("Vaduz, Texas", "..., CH") is read as a
       // place only inside itself (New York in New York), never as a namesake elsewhere.
-      let itself = start > 0 ? qualifier(part) : nil
-      for reading in readings(part, after: parts[(start + 1)...]) {
-        var reading = reading
-        reading.qualifiers += extra + (itself.map { [$0] } ?? [])
-        reading.misses += misses + start
-        let found = rank(reading, country: country, limit: query.limit)
+      let itself = start > 0 ? meanings[start].map { [$0] } ?? [] : []
+      let passedOver = misses + start + after.filter { $0 == nil }.count
+      for reading in readings(words) {
+        let found = rank(
+          Reading(
+            key: reading.key, qualifiers: qualifiers + itself + reading.qualifiers,
+            misses: passedOver),
+          country: country, limit: query.limit)
         if !found.isEmpty { return found }
       }
     }
     return []
   }
 
-  /// The ways to read one part as a place: whole, then with trailing words as a qualifier.
-  private func readings(_ part: String, after rest: ArraySlice<String>) -> [Reading] {
-    let words = part.split(separator: " ").filter { !$0.allSatisfy(\.isNumber) }
-    guard !words.isEmpty else { return [] }
-    var qualifiers = [Qualifier]()
-    var misses = 0
-    for text in rest {
-      let words = text.split(separator: " ").filter { !$0.allSatisfy(\.isNumber) }
-      if words.isEmpty { continue }  // a postcode alone
-      if let q = qualifier(words.joined(separator: " ")) {
-        qualifiers.append(q)
-      } else {
-        misses += 1
-      }
-    }
-    var out = [Reading(key: words.joined(separator: " "), qualifiers: qualifiers, misses: misses)]
+  /// The ways to read a part's words as a place: whole, then with up to three trailing words as
+  /// a qualifier ("Paris Texas").
+  private func readings(_ words: [Substring]) -> [(key: String, qualifiers: [Qualifier])] {
+    var out = [(key: words.joined(separator: " "), qualifiers: [Qualifier]())]
     for tail in 1..<min(4, words.count) {
       let split = words.count - tail
       if let q = qualifier(words[split...].joined(separator: " ")) {
-        out.append(
-          Reading(
-            key: words[..<split].joined(separator: " "), qualifiers: qualifiers + [q],
-            misses: misses))
+        out.append((words[..<split].joined(separator: " "), [q]))
       }
     }
     return out
