@@ -39,7 +39,11 @@ extension Gazetteer {
     }
     // Each part's words without runs of digits (postcodes, house numbers), and what it means
     // as a qualifier; a part of digits alone is neither place nor qualifier.
-    let parts = query.text.split(separator: ",").map { part in
+    // The gazetteer knows places, not streets or postcodes: a structured query is its city, a
+    // street passed over as in free text.
+    let text = query.isStructured ? query.city ?? "" : query.text
+    if query.street != nil { misses += 1 }
+    let parts = text.split(separator: ",").map { part in
       Folding.fold(String(part)).split(separator: " ").filter { !$0.allSatisfy(\.isNumber) }
     }.filter { !$0.isEmpty }
     let meanings = parts.map { qualifier($0.joined(separator: " ")) }

@@ -1,6 +1,8 @@
 /// Why a geocoding request was refused before it was run.
 public enum GeocodeError: Error, Equatable, Sendable, CustomStringConvertible {
   case emptyQuery
+  /// Free text and structured parts together: services take one or the other.
+  case mixedQuery
   case queryTooLong(bytes: Int, maximum: Int)
   case badLimit(Int, maximum: Int)
   case badCountryCode(String)
@@ -12,6 +14,8 @@ public enum GeocodeError: Error, Equatable, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .emptyQuery: return "the address is empty"
+    case .mixedQuery:
+      return "give the address as free text or as parts (street, city, postcode), not both"
     case .queryTooLong(let bytes, let maximum):
       return "the address is \(bytes) bytes long; at most \(maximum) are accepted"
     case .badLimit(let limit, let maximum):

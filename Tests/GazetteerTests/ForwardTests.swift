@@ -65,6 +65,30 @@ struct ForwardTests {
         == "Prattville, Alabama, United States")
   }
 
+  @Test("Structured queries: the city, qualified by region and country; the street passed over")
+  func structured() throws {
+    let g = try Shared.gazetteer()
+    let prattville = try #require(
+      try g.lookup(GeocodeQuery(region: "AL", street: "1 Main St", city: "Prattville")).first)
+    #expect(prattville.label == "Prattville, Alabama, United States")
+    #expect(prattville.confidence == 0.8)
+    let vaduz = try #require(
+      try g.lookup(GeocodeQuery(countryCode: "LI", city: "Vaduz", postcode: "9490")).first)
+    #expect(vaduz.ids == ["geonameid": "3042030"] && vaduz.confidence == 1)
+    #expect(try g.lookup(GeocodeQuery(region: "Texas", city: "Paris")).first?.region == "Texas")
+    #expect(try g.lookup(GeocodeQuery(street: "Städtle 1", postcode: "9490")).isEmpty)
+    #expect(throws: GeocodeError.mixedQuery) {
+      try g.lookup(GeocodeQuery("Vaduz", city: "Vaduz"))
+    }
+    #expect(throws: GeocodeError.emptyQuery) {
+      try g.lookup(GeocodeQuery(street: " ", city: "", postcode: "\t"))
+    }
+    let long = String(repeating: "x", count: 1_001)
+    #expect(throws: GeocodeError.queryTooLong(bytes: 1_001, maximum: 1_000)) {
+      try g.lookup(GeocodeQuery(city: long))
+    }
+  }
+
   @Test("A qualifier that matches nothing there gives no result, not another country's place")
   func qualifierRestricts() throws {
     let g = try Shared.gazetteer()
