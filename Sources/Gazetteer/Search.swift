@@ -37,12 +37,12 @@ extension Gazetteer {
     if let region = query.region {
       if let q = qualifier(Folding.fold(region)) { extra.append(q) } else { misses += 1 }
     }
-    // Each part's words without runs of digits (postcodes, house numbers), and what it means
-    // as a qualifier; a part of digits alone is neither place nor qualifier.
     // The gazetteer knows places, not streets or postcodes: a structured query is its city, a
     // street passed over as in free text.
     let text = query.isStructured ? query.city ?? "" : query.text
     if query.street != nil { misses += 1 }
+    // Each part's words without runs of digits (postcodes, house numbers), and what it means
+    // as a qualifier; a part of digits alone is neither place nor qualifier.
     let parts = text.split(separator: ",").map { part in
       Folding.fold(String(part)).split(separator: " ").filter { !$0.allSatisfy(\.isNumber) }
     }.filter { !$0.isEmpty }
