@@ -42,7 +42,8 @@ public enum AccountError: Error, Sendable, Equatable {
     case .notConfigured(let provider):
       "sign-in with \(provider) ID tokens is not configured on this server"
     case .idTokenRefused: "invalid ID token"
-    case .idTokenKeysUnavailable: "cannot check ID tokens now (provider keys unavailable), try again"
+    case .idTokenKeysUnavailable:
+      "cannot check ID tokens now (provider keys unavailable), try again"
     }
   }
 

@@ -41,7 +41,10 @@ extension Accounts {
     let key = ProviderSubject(provider: identity.provider, subject: identity.subject)
     let email = Account.key(identity.email)
     enum Outcome {
-      case known(Account), linked(Account), created(Account), busy
+      case known(Account)
+      case linked(Account)
+      case created(Account)
+      case busy
     }
     let outcome = state.withLock { s -> Outcome in
       if let id = s.identities[key], let account = s.accounts[id] { return .known(account) }

@@ -19,7 +19,8 @@ final class SMTPConnection {
     var found: UnsafeMutablePointer<addrinfo>?
     let status = getaddrinfo(host, String(port), &hints, &found)
     guard status == 0, let first = found else {
-      throw SMTPMailer.Failure(description: "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+      throw SMTPMailer.Failure(
+        description: "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
     }
     defer { freeaddrinfo(first) }
     var lastError = "no address"
@@ -65,7 +66,9 @@ final class SMTPConnection {
   func write(_ text: String) throws {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
-      let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let sent = bytes.withUnsafeBytes {
+        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
       guard sent > 0 else {
         throw SMTPMailer.Failure(description: "write failed: \(String(cString: strerror(errno)))")
       }
@@ -91,7 +94,8 @@ final class SMTPConnection {
   func expect(_ code: Int) throws {
     let (got, lines) = try reply()
     guard got == code else {
-      throw SMTPMailer.Failure(description: "expected \(code), got \(got) \(lines.joined(separator: " "))")
+      throw SMTPMailer.Failure(
+        description: "expected \(code), got \(got) \(lines.joined(separator: " "))")
     }
   }
 
@@ -122,12 +126,15 @@ final class SMTPConnection {
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
         return String(decoding: line, as: UTF8.self)
       }
-      guard buffer.count < 64 * 1024 else { throw SMTPMailer.Failure(description: "reply too long") }
+      guard buffer.count < 64 * 1024 else {
+        throw SMTPMailer.Failure(description: "reply too long")
+      }
       var chunk = [UInt8](repeating: 0, count: 4096)
       let read = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
       guard read > 0 else {
         throw SMTPMailer.Failure(
-          description: read == 0 ? "connection closed" : "read failed: \(String(cString: strerror(errno)))")
+          description: read == 0
+            ? "connection closed" : "read failed: \(String(cString: strerror(errno)))")
       }
       buffer += chunk[..<read]
     }

@@ -47,7 +47,8 @@ public struct SMTPMailer: Mailer {
     if code != 250 { try connection.command("HELO \(hostName)", expect: 250) }
     if let username, let password {
       // The AUTH line lists the mechanisms offered, as "AUTH PLAIN LOGIN".
-      let offered = lines.first { $0.uppercased().hasPrefix("AUTH") }?.uppercased()
+      let offered =
+        lines.first { $0.uppercased().hasPrefix("AUTH") }?.uppercased()
         .split(whereSeparator: { $0 == " " || $0 == "=" }) ?? []
       try authenticate(connection, username, password, offered: offered.map(String.init))
     }

@@ -57,7 +57,8 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
   @Option(
-    help: "A Google OAuth client id whose ID tokens sign in (SESSION.OPEN IDTOKEN google); repeatable."
+    help:
+      "A Google OAuth client id whose ID tokens sign in (SESSION.OPEN IDTOKEN google); repeatable."
   )
   var googleClientId: [String] = []
   @Option(help: "An Apple app or service id whose ID tokens sign in; repeatable.")

@@ -5,8 +5,13 @@ import JWTKit
 /// so that each refusal can say which claim failed.
 struct IdentityClaims: JWTPayload {
   enum CodingKeys: String, CodingKey {
-    case issuer = "iss", subject = "sub", audience = "aud", expires = "exp"
-    case notBefore = "nbf", issuedAt = "iat", email
+    case issuer = "iss"
+    case subject = "sub"
+    case audience = "aud"
+    case expires = "exp"
+    case notBefore = "nbf"
+    case issuedAt = "iat"
+    case email
     case emailVerified = "email_verified"
   }
 

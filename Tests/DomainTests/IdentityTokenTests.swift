@@ -203,7 +203,8 @@ struct IdentityTokenTests {
     let c = try f.server.connect()
     for (email, token, why) in cases {
       #expect(
-        try c.text("SESSION.OPEN", "IDTOKEN", "google", token) == "ERR invalid ID token", "\(email)")
+        try c.text("SESSION.OPEN", "IDTOKEN", "google", token) == "ERR invalid ID token", "\(email)"
+      )
       #expect(f.log.contains(why), "\(email): the log says \(why)")
     }
     #expect(try c.object("WHOAMI")["admin"] as? Bool == true, "not signed in")
@@ -261,7 +262,8 @@ struct IdentityTokenTests {
       try d.text("SESSION.OPEN", "IDTOKEN", "facebook", "a.b.c")
         == "ERR sign-in with facebook ID tokens is not configured on this server")
     #expect(try d.text("SESSION.OPEN", "IDTOKEN", "google").hasPrefix("ERR syntax"))
-    #expect(try d.text("SESSION.OPEN", "IDTOKEN", "google", "t", "dev", "x").hasPrefix("ERR syntax"))
+    #expect(
+      try d.text("SESSION.OPEN", "IDTOKEN", "google", "t", "dev", "x").hasPrefix("ERR syntax"))
     await f.stop()
   }
 }

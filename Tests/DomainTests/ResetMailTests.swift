@@ -40,7 +40,9 @@ struct ResetMailTests {
     """
 
   /// An SMTP server writing messages under its directory's `mail`.
-  static func smtpServer(user: String = "-", password: String = "-", mechanisms: String = "PLAIN,LOGIN")
+  static func smtpServer(
+    user: String = "-", password: String = "-", mechanisms: String = "PLAIN,LOGIN"
+  )
     throws -> BackgroundProgram
   {
     try BackgroundProgram(python: ["-c", sink, "{port}", "{dir}", user, password, mechanisms])
@@ -53,7 +55,8 @@ struct ResetMailTests {
       let mails = names.filter { $0.hasSuffix(".mail") || $0.hasSuffix(".eml") }.sorted()
       if mails.count >= count {
         return try mails.map {
-          try String(contentsOfFile: (directory as NSString).appendingPathComponent($0), encoding: .utf8)
+          try String(
+            contentsOfFile: (directory as NSString).appendingPathComponent($0), encoding: .utf8)
         }
       }
       try await Task.sleep(for: .milliseconds(50))

@@ -18,7 +18,9 @@ struct TestKey {
     TestKey(kid: kid, kind: .rsa(try _RSA.Signing.PrivateKey(keySize: .bits2048)))
   }
 
-  static func ec(_ kid: String) -> TestKey { TestKey(kid: kid, kind: .ec(P256.Signing.PrivateKey())) }
+  static func ec(_ kid: String) -> TestKey {
+    TestKey(kid: kid, kind: .ec(P256.Signing.PrivateKey()))
+  }
 
   var alg: String {
     switch kind {
@@ -56,7 +58,9 @@ struct TestKey {
   /// A JWT with these claims, its header naming this key (or `kid`), signed by `signer`
   /// (default: this key).
   func token(_ claims: [String: Any], kid: String? = nil, signer: TestKey? = nil) throws -> String {
-    let header = try JSONSerialization.data(withJSONObject: ["alg": alg, "kid": kid ?? self.kid, "typ": "JWT"])
+    let header = try JSONSerialization.data(withJSONObject: [
+      "alg": alg, "kid": kid ?? self.kid, "typ": "JWT",
+    ])
     let payload = try JSONSerialization.data(withJSONObject: claims)
     let input = header.base64URL + "." + payload.base64URL
     return input + "." + (try (signer ?? self).sign(Data(input.utf8))).base64URL
