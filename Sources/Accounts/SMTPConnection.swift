@@ -31,7 +31,7 @@ final class SMTPConnection {
       guard fd >= 0 else { continue }
       if let error = Self.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen, timeout) {
         lastError = error
-        Glibc.close(fd)
+        closeSocket(fd)
         continue
       }
       var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
@@ -51,7 +51,7 @@ final class SMTPConnection {
     let flags = fcntl(fd, F_GETFL)
     _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
     defer { _ = fcntl(fd, F_SETFL, flags) }
-    if Glibc.connect(fd, address, length) == 0 { return nil }
+    if connectSocket(fd, address, length) == 0 { return nil }
     guard errno == EINPROGRESS else { return String(cString: strerror(errno)) }
     var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
     guard poll(&waiting, 1, Int32(timeout * 1000)) == 1 else { return "timed out" }
@@ -61,13 +61,13 @@ final class SMTPConnection {
     return error == 0 ? nil : String(cString: strerror(error))
   }
 
-  func close() { Glibc.close(fd) }
+  func close() { closeSocket(fd) }
 
   func write(_ text: String) throws {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
       let sent = bytes.withUnsafeBytes {
-        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+        send(fd, $0.baseAddress, $0.count, noSignal)
       }
       guard sent > 0 else {
         throw SMTPMailer.Failure(description: "write failed: \(String(cString: strerror(errno)))")
@@ -140,3 +140,17 @@ final class SMTPConnection {
     }
   }
 }
+
+// The C functions, under names the class's own `close` and `connect` do not hide.
+private func closeSocket(_ fd: Int32) { close(fd) }
+
+private func connectSocket(
+  _ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: socklen_t
+) -> Int32 { connect(fd, address, length) }
+
+/// A peer that closed must fail the write, not kill the process with SIGPIPE.
+#if canImport(Glibc)
+  private let noSignal = Int32(MSG_NOSIGNAL)
+#else
+  private let noSignal: Int32 = 0
+#endif

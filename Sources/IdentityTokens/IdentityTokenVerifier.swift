@@ -101,6 +101,8 @@ public final class IdentityTokenVerifier: Sendable {
   private static func header(_ token: String) throws(IdentityTokenError) -> (
     alg: String?, kid: String?
   ) {
+    // Real ID tokens are 1-2 KB; a huge one is refused before any work on it.
+    guard token.utf8.count <= 16 * 1024 else { throw .refused(reason: "longer than 16 KB") }
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3, let data = Data(base64URL: parts[0]),
       let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]

@@ -246,6 +246,22 @@ struct IdentityTokenTests {
     await f.stop()
   }
 
+  @Test("keys that cannot be fetched answer that the check cannot be made now, not a refusal")
+  func keysUnavailable() async throws {
+    let nobody = try RedisProcess.freeLoopbackPort()
+    let server = try await AccountServer(accounts: {
+      $0.identityTokens = IdentityTokenVerifier(
+        .init(providers: [
+          .google(clientIDs: ["web-client"], keys: .init("http://127.0.0.1:\(nobody)/certs"))
+        ]), logger: CapturedLog().logger)
+    })
+    let token = try TestKey.ec("g-1").token(idClaims(subject: "u", email: "u@x.org"))
+    #expect(
+      try server.connect().text("SESSION.OPEN", "IDTOKEN", "google", token)
+        == "ERR cannot check ID tokens now (provider keys unavailable), try again")
+    await server.stop()
+  }
+
   @Test(
     "without a provider's client id the command answers not configured; bad arguments a syntax error"
   )
@@ -262,6 +278,12 @@ struct IdentityTokenTests {
       try d.text("SESSION.OPEN", "IDTOKEN", "facebook", "a.b.c")
         == "ERR sign-in with facebook ID tokens is not configured on this server")
     #expect(try d.text("SESSION.OPEN", "IDTOKEN", "google").hasPrefix("ERR syntax"))
+    let huge = try f.google.token(
+      idClaims(subject: "h", email: "h@x.org").merging([
+        "pad": String(repeating: "x", count: 20_000)
+      ]) { $1 })
+    #expect(try d.text("SESSION.OPEN", "IDTOKEN", "google", huge) == "ERR invalid ID token")
+    #expect(f.log.contains("longer than 16 KB"))
     #expect(
       try d.text("SESSION.OPEN", "IDTOKEN", "google", "t", "dev", "x").hasPrefix("ERR syntax"))
     await f.stop()
