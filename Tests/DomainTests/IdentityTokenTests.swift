@@ -222,7 +222,7 @@ struct IdentityTokenTests {
   func keyRotation() async throws {
     let old = try TestKey.rsa("g-1")
     let new = try TestKey.rsa("g-2")
-    let f = try await Fixture(google: old, refetchInterval: 1)
+    let f = try await Fixture(google: old, refetchInterval: 3)
     let c = try f.server.connect()
     let first = try old.token(idClaims(subject: "r1", email: "r1@x.org"))
     #expect(try c.text("SESSION.OPEN", "IDTOKEN", "google", first).count == 43)
@@ -232,7 +232,7 @@ struct IdentityTokenTests {
     // Within the interval: no refetch, so the new key is not known yet.
     #expect(try c.text("SESSION.OPEN", "IDTOKEN", "google", rotated) == "ERR invalid ID token")
     #expect(f.fetches == 1)
-    try await Task.sleep(for: .milliseconds(1_100))
+    try await Task.sleep(for: .milliseconds(3_100))
     #expect(try c.text("SESSION.OPEN", "IDTOKEN", "google", rotated).count == 43)
     #expect(f.fetches == 2)
     // Made-up key ids, one after another: no fetch within the interval.
