@@ -25,6 +25,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
   ],
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
@@ -82,11 +83,20 @@ let package = Package(
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ],
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
-    // Accounts: sign-up, sign-in (scrypt), sessions, resets, deletion, Pro; no RESP, no HTTP.
+    // Google's and Apple's ID tokens checked against their published keys (JWKS); no RESP.
+    .target(
+      name: "IdentityTokens",
+      dependencies: [
+        .product(name: "JWTKit", package: "jwt-kit"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    // Accounts: sign-up, sign-in (scrypt, ID tokens), sessions, resets and their mail,
+    // deletion, Pro; no RESP, no HTTP.
     .target(
       name: "Accounts",
       dependencies: [
-        "Store",
+        "Store", "IdentityTokens",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -129,7 +139,7 @@ let package = Package(
       name: "CardAtlasCLI",
       dependencies: [
         "IndexBench", "Server", "LoadGen", "Store", "RESP", "Accounts", "AccountCommands", "CardCommands",
-        "Geocoding", "Gazetteer",
+        "Geocoding", "Gazetteer", "IdentityTokens",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -163,8 +173,10 @@ let package = Package(
       name: "DomainTests",
       dependencies: [
         "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
-        "RedisTestSupport",
+        "RedisTestSupport", "IdentityTokens",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "CryptoExtras", package: "swift-crypto"),
       ]),
     .testTarget(
       name: "ServerTests",

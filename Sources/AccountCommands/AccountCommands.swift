@@ -115,21 +115,22 @@ public struct AccountCommands: Sendable {
     ]
   }
 
-  /// SESSION.OPEN <email> <password> [<device>]: signs the connection in and answers a token
-  /// that signs in again later (SESSION.RESUME).
+  /// SESSION.OPEN <email> <password> [<device>], or SESSION.OPEN IDTOKEN google|apple <jwt>
+  /// [<device>]: signs the connection in and answers a token that signs in again later
+  /// (SESSION.RESUME).
   private func openSession(_ call: inout Invocation) -> RESPValue {
     let args = call.arguments
-    if args.is(1, "idtoken") {
-      return .error("ERR sign-in with an ID token is not configured on this server")
+    let byToken = args.is(1, "idtoken")
+    let first = byToken ? 2 : 1
+    guard args.count >= first + 2, args.count <= first + 3 else {
+      return .error(RedisError.syntax)
     }
-    guard args.count <= 4 else { return .error(RedisError.syntax) }
-    let (email, password) = (args.string(1), args.string(2))
-    let device = args.count == 4 ? args.string(3) : nil
+    let (name, secret) = (args.string(first), args.string(first + 1))
+    let device = args.count == first + 3 ? args.string(first + 2) : nil
     let address = call.session.address
     call.holdsConnection = true
     call.pending = { [accounts] answer in
-      accounts.openSession(email: email, password: password, device: device, address: address) {
-        result in
+      let opened: Accounts.Done<Accounts.OpenedSession> = { result in
         switch result {
         case .failure(let error): answer(error.reply)
         case .success(let opened):
@@ -138,6 +139,13 @@ public struct AccountCommands: Sendable {
             session.accountSession = opened.sessionID
           }
         }
+      }
+      if byToken {
+        accounts.openSession(
+          provider: name.lowercased(), idToken: secret, device: device, opened)
+      } else {
+        accounts.openSession(
+          email: name, password: secret, device: device, address: address, opened)
       }
     }
     return .null

@@ -13,6 +13,12 @@ public enum AccountError: Error, Sendable, Equatable {
   case busy
   /// The store did not make the change durable.
   case notPersisted(String)
+  /// Sign-in with that provider's ID tokens is not set up on this server.
+  case notConfigured(provider: String)
+  /// An ID token failed a check; which one is logged, never told.
+  case idTokenRefused
+  /// The provider's keys cannot be had just now.
+  case idTokenKeysUnavailable
 
   public var code: String {
     switch self {
@@ -21,7 +27,7 @@ public enum AccountError: Error, Sendable, Equatable {
     case .invalidToken: "INVALID token"
     case .notFound: "NOTFOUND"
     case .busy: "BUSY"
-    case .notPersisted: "ERR"
+    case .notPersisted, .notConfigured, .idTokenRefused, .idTokenKeysUnavailable: "ERR"
     }
   }
 
@@ -33,6 +39,11 @@ public enum AccountError: Error, Sendable, Equatable {
     case .notFound: "no such account"
     case .busy: "too many sign-ins in progress, try again shortly"
     case .notPersisted(let why): "write not persisted: \(why)"
+    case .notConfigured(let provider):
+      "sign-in with \(provider) ID tokens is not configured on this server"
+    case .idTokenRefused: "invalid ID token"
+    case .idTokenKeysUnavailable:
+      "cannot check ID tokens now (provider keys unavailable), try again"
     }
   }
 

@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import IdentityTokens
+import Logging
 import Store
 import Synchronization
 
@@ -12,8 +14,13 @@ public final class Accounts: Sendable {
     public var hasher = PasswordHasher()
     /// How long a password-reset token is valid.
     public var resetLifetime: Double = 3_600
-    /// Where the reset mails go; nil: the store directory's `outbox`.
+    /// Where the reset mails go (an `SMTPMailer`), the store directory's `outbox` when it
+    /// fails; nil: the outbox only.
     public var mailer: (any Mailer)?
+    /// Where mail that could not be sent, and other trouble, is told.
+    public var logger = Logger(label: "cardatlas.accounts")
+    /// Checks Google's and Apple's ID tokens; nil: `SESSION.OPEN IDTOKEN` is not configured.
+    public var identityTokens: IdentityTokenVerifier?
 
     public init() {}
   }
@@ -25,7 +32,7 @@ public final class Accounts: Sendable {
     public let sessionID: Int64
   }
 
-  private struct State {
+  struct State {
     var accounts: [Int64: Account] = [:]
     var byEmail: [String: Int64] = [:]
     /// Account ids by username: share URLs name the account by it.
@@ -34,6 +41,8 @@ public final class Accounts: Sendable {
     var signingUp: Set<String> = []
     var sessions: [String: StoredSession] = [:]
     var resets: [String: PasswordReset] = [:]
+    /// Account ids by the provider and subject of the ID tokens that sign them in.
+    var identities: [ProviderSubject: Int64] = [:]
     var nextAccount: Int64 = 1
     var nextSession: Int64 = 1
     var observers: [any AccountObserver] = []
@@ -57,8 +66,11 @@ public final class Accounts: Sendable {
   let store: Store
   let configuration: Configuration
   private let mailer: any Mailer
-  private let state = Mutex(State())
-  private let slow = SlowWork()
+  let state = Mutex(State())
+  let slow = SlowWork()
+  /// Mail is handed over here, one message at a time: an SMTP server may be slow or away, and
+  /// must hold up neither the event loops nor the store's commits.
+  private let mailQueue = DispatchQueue(label: "cardatlas.accounts.mail")
   let throttle = SignInThrottle()
   public typealias Done<T> = @Sendable (Result<T, AccountError>) -> Void
 
@@ -66,15 +78,18 @@ public final class Accounts: Sendable {
   public init(store: Store, configuration: Configuration = Configuration()) throws {
     self.store = store
     self.configuration = configuration
+    let outbox = OutboxMailer(
+      directory: ((store.path as NSString).deletingLastPathComponent as NSString)
+        .appendingPathComponent("outbox"))
     mailer =
-      configuration.mailer
-      ?? OutboxMailer(
-        directory: ((store.path as NSString).deletingLastPathComponent as NSString)
-          .appendingPathComponent("outbox"))
-    let (accounts, sessions, resets, used) = try store.read { db in
+      configuration.mailer.map {
+        FallbackMailer(primary: $0, fallback: outbox, logger: configuration.logger)
+      } ?? outbox
+    let (accounts, sessions, resets, identities, used) = try store.read { db in
       (
         try Account.fetchAll(db), try StoredSession.fetchAll(db),
         try PasswordReset.fetchAll(db),
+        try Row.fetchAll(db, sql: "SELECT provider, subject, account_id FROM account_identities"),
         try Row.fetchAll(db, sql: "SELECT name, seq FROM sqlite_sequence")
       )
     }
@@ -99,6 +114,10 @@ public final class Accounts: Sendable {
         s.nextSession = max(s.nextSession, session.id + 1)
       }
       for reset in resets { s.resets[reset.tokenHash] = reset }
+      for row in identities {
+        s.identities[ProviderSubject(provider: row["provider"], subject: row["subject"])] =
+          row["account_id"]
+      }
     }
   }
 
@@ -296,12 +315,14 @@ public final class Accounts: Sendable {
         (redis-cli: ACCOUNT.RESET \(token) <new password>)
         If it was not you, ignore this message: nothing has changed.
         """
-      do {
-        try mailer.send(to: account.email, subject: "Reset your CardAtlas password", body: body)
-      } catch {
-        return done(.failure(.notPersisted("cannot send the reset mail: \(error)")))
+      mailQueue.async { [mailer] in
+        do {
+          try mailer.send(to: account.email, subject: "Reset your CardAtlas password", body: body)
+        } catch {
+          return done(.failure(.notPersisted("cannot send the reset mail: \(error)")))
+        }
+        done(.success(()))
       }
-      done(.success(()))
     }
   }
 
@@ -383,7 +404,7 @@ public final class Accounts: Sendable {
 
   /// Removes an account from memory; returns the observers to tell.
   @discardableResult
-  private func forget(_ id: Int64) -> [any AccountObserver] {
+  func forget(_ id: Int64) -> [any AccountObserver] {
     state.withLock { s in
       if let account = s.accounts.removeValue(forKey: id) {
         s.byEmail[account.emailKey] = nil
@@ -391,6 +412,7 @@ public final class Accounts: Sendable {
       }
       s.sessions = s.sessions.filter { $0.value.accountId != id }
       s.resets = s.resets.filter { $0.value.accountId != id }
+      s.identities = s.identities.filter { $0.value != id }
       return s.observers
     }
   }

@@ -1,8 +1,10 @@
+import Accounts
 import ArgumentParser
 import CardCommands
 import Cards
 import Dispatch
 import Foundation
+import IdentityTokens
 import Logging
 import RESP
 import Server
@@ -55,6 +57,24 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "The base of cards' share URLs.") var publicUrl = "http://127.0.0.1:8080"
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
+  @Option(
+    help:
+      "A Google OAuth client id whose ID tokens sign in (SESSION.OPEN IDTOKEN google); repeatable."
+  )
+  var googleClientId: [String] = []
+  @Option(help: "An Apple app or service id whose ID tokens sign in; repeatable.")
+  var appleClientId: [String] = []
+  @Option(help: "Google's keys (JWKS): a URL or a file. Default: Google's published keys.")
+  var googleJwks: String?
+  @Option(help: "Apple's keys (JWKS): a URL or a file. Default: Apple's published keys.")
+  var appleJwks: String?
+  @Option(
+    help:
+      "SMTP server (host:port) for password-reset mail; a send that fails goes to the outbox.")
+  var smtp: String?
+  @Option(help: "SMTP user (AUTH PLAIN or LOGIN).") var smtpUser: String?
+  @Option(help: "SMTP password.") var smtpPassword: String?
+  @Option(help: "From: of the mail sent.") var smtpFrom = "CardAtlas <noreply@localhost>"
 
   func run() async throws {
     guard let policy = FsyncPolicy(rawValue: fsync) else {
@@ -97,11 +117,50 @@ struct Serve: AsyncParsableCommand {
     var cardsConfiguration = Cards.Configuration()
     cardsConfiguration.publicURL = publicUrl
     let server = try CardAtlasServer(
-      configuration: config, extensions: [.accountsAndCards(cards: cardsConfiguration)],
+      configuration: config,
+      extensions: [
+        .accountsAndCards(accounts: try accountsConfiguration(logger), cards: cardsConfiguration)
+      ],
       logger: logger)
     try await server.start()
     await Self.waitForSignal()
     await server.stop()
+  }
+
+  /// The ID-token providers and the mailer the options set.
+  func accountsConfiguration(_ logger: Logger) throws -> Accounts.Configuration {
+    var configuration = Accounts.Configuration()
+    configuration.logger = logger
+    var providers: [IdentityProvider] = []
+    if !googleClientId.isEmpty {
+      providers.append(
+        .google(
+          clientIDs: Set(googleClientId),
+          keys: googleJwks.map(IdentityProvider.KeySource.init) ?? IdentityProvider.googleKeys))
+    }
+    if !appleClientId.isEmpty {
+      providers.append(
+        .apple(
+          clientIDs: Set(appleClientId),
+          keys: appleJwks.map(IdentityProvider.KeySource.init) ?? IdentityProvider.appleKeys))
+    }
+    if !providers.isEmpty {
+      configuration.identityTokens = IdentityTokenVerifier(
+        .init(providers: providers), logger: logger)
+    }
+    if let smtp {
+      guard var mailer = SMTPMailer(address: smtp) else {
+        throw ValidationError("--smtp must be host:port, e.g. mail.example.org:25")
+      }
+      guard (smtpUser == nil) == (smtpPassword == nil) else {
+        throw ValidationError("--smtp-user and --smtp-password go together")
+      }
+      mailer.username = smtpUser
+      mailer.password = smtpPassword
+      mailer.from = smtpFrom
+      configuration.mailer = mailer
+    }
+    return configuration
   }
 
   /// Returns on the first SIGTERM or SIGINT.

@@ -175,7 +175,7 @@ struct AccountTests {
     let mail = try String(contentsOfFile: outbox + "/" + mails[0], encoding: .utf8)
     #expect(mail.contains("To: ana@x.org\r\n"))
     let token = try #require(
-      mail.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+      mail.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
         .first { $0.count >= 40 && !$0.contains(" ") })
     #expect(try d.text("ACCOUNT.RESET", "wrong-token", "secret9").hasPrefix("INVALID token"))
     #expect(try d.text("ACCOUNT.RESET", token, "new-secret") == "OK")
@@ -190,7 +190,7 @@ struct AccountTests {
     }
     let mail2 = try String(contentsOfFile: outbox + "/" + later[0], encoding: .utf8)
     let token2 = try #require(
-      mail2.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+      mail2.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
         .first { $0.count >= 40 && !$0.contains(" ") })
     try await Task.sleep(for: .seconds(2.5))
     #expect(try d.text("ACCOUNT.RESET", token2, "newer-secret").hasPrefix("INVALID token"))

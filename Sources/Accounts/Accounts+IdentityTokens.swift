@@ -1,0 +1,83 @@
+import Foundation
+import IdentityTokens
+
+/// What an ID token's sign-in is keyed by: the provider's id for the person, never the email
+/// (which the person may change at the provider).
+struct ProviderSubject: Hashable, Sendable {
+  let provider: String
+  let subject: String
+}
+
+extension Accounts {
+  /// Signs in with a provider's ID token (Sign in with Google or Apple) and opens a session on
+  /// a device, as `openSession(email:password:...)` does. Every refusal of the token answers
+  /// the same `idTokenRefused`; the verifier logs why.
+  public func openSession(
+    provider: String, idToken: String, device: String?, _ done: @escaping Done<OpenedSession>
+  ) {
+    guard let verifier = configuration.identityTokens, verifier.isConfigured(provider) else {
+      return done(.failure(.notConfigured(provider: provider)))
+    }
+    // Off the event loop: the keys may need fetching, and checking a signature takes a while.
+    verifier.verify(provider: provider, token: idToken) { [self] verified in
+      switch verified {
+      case .failure(.keysUnavailable): done(.failure(.idTokenKeysUnavailable))
+      case .failure: done(.failure(.idTokenRefused))
+      case .success(let identity):
+        signIn(identity) { [self] result in
+          switch result {
+          case .failure(let error): done(.failure(error))
+          case .success(let account): openSession(for: account, device: device, done)
+          }
+        }
+      }
+    }
+  }
+
+  /// The account an identity signs in: the one linked to its subject; else the one with its
+  /// (provider-verified) email, which gets linked; else a new passwordless account, linked.
+  func signIn(_ identity: VerifiedIdentity, _ done: @escaping Done<Account>) {
+    if let problem = Validation.problem(email: identity.email) { return done(.failure(problem)) }
+    let key = ProviderSubject(provider: identity.provider, subject: identity.subject)
+    let email = Account.key(identity.email)
+    enum Outcome {
+      case known(Account)
+      case linked(Account)
+      case created(Account)
+      case busy
+    }
+    let outcome = state.withLock { s -> Outcome in
+      if let id = s.identities[key], let account = s.accounts[id] { return .known(account) }
+      if let id = s.byEmail[email], let account = s.accounts[id] {
+        s.identities[key] = id
+        return .linked(account)
+      }
+      // A password sign-up of this email is being hashed: let it finish first.
+      guard !s.signingUp.contains(email) else { return .busy }
+      let account = s.register(email: identity.email, passwordHash: nil, isPro: false)
+      s.identities[key] = account.id
+      return .created(account)
+    }
+    let link = { (id: Int64) in
+      AccountWrite { db in
+        try db.execute(
+          sql: "INSERT INTO account_identities (provider, subject, account_id) VALUES (?, ?, ?)",
+          arguments: [key.provider, key.subject, id])
+      }
+    }
+    switch outcome {
+    case .busy: done(.failure(.busy))
+    case .known(let account): done(.success(account))
+    case .linked(let account):
+      commit([link(account.id)]) { [self] result in
+        if case .failure = result { state.withLock { _ = $0.identities.removeValue(forKey: key) } }
+        done(result.map { account })
+      }
+    case .created(let account):
+      commit([AccountWrite { db in try account.insert(db) }, link(account.id)]) { [self] result in
+        if case .failure = result { forget(account.id) }
+        done(result.map { account })
+      }
+    }
+  }
+}
