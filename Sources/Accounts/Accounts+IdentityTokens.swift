@@ -34,6 +34,29 @@ extension Accounts {
     }
   }
 
+  /// Deletes an account on the word of a fresh ID token of a provider linked to it: how an
+  /// account that has no password (it signs in with Google or Apple) confirms its deletion.
+  /// A token of anyone else is refused as any bad token is.
+  public func delete(
+    account id: Int64, provider: String, idToken: String, _ done: @escaping Done<Void>
+  ) {
+    guard let verifier = configuration.identityTokens, verifier.isConfigured(provider) else {
+      return done(.failure(.notConfigured(provider: provider)))
+    }
+    verifier.verify(provider: provider, token: idToken) { [self] verified in
+      switch verified {
+      case .failure(.keysUnavailable): done(.failure(.idTokenKeysUnavailable))
+      case .failure: done(.failure(.idTokenRefused))
+      case .success(let identity):
+        let key = ProviderSubject(provider: identity.provider, subject: identity.subject)
+        guard state.withLock({ $0.identities[key] }) == id else {
+          return done(.failure(.idTokenRefused))
+        }
+        delete(confirmed: id, done)
+      }
+    }
+  }
+
   /// The account an identity signs in: the one linked to its subject; else the one with its
   /// (provider-verified) email, which gets linked; else a new passwordless account, linked.
   func signIn(_ identity: VerifiedIdentity, _ done: @escaping Done<Account>) {

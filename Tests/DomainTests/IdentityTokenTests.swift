@@ -108,6 +108,32 @@ struct IdentityTokenTests {
   }
 
   @Test(
+    "an account that signs in with Google deletes itself with a fresh token of its own subject; no password, another subject's token or a bad token deletes it"
+  )
+  func passwordlessDeletion() async throws {
+    let f = try await Fixture(google: try .rsa("g-1"))
+    let c = try f.server.connect()
+    let own = try f.google.token(idClaims(subject: "3003", email: "cy@gmail.com"))
+    #expect(try c.text("SESSION.OPEN", "IDTOKEN", "google", own).count == 43)
+    let id = try c.object("WHOAMI")["id"] as? Int ?? 0
+    #expect(try c.object("CARD.CREATE", #"{"firstName":"Cy"}"#)["ownerId"] as? Int == id)
+    let other = try f.google.token(idClaims(subject: "4004", email: "dee@gmail.com"))
+    #expect(try f.server.connect().text("SESSION.OPEN", "IDTOKEN", "google", other).count == 43)
+    #expect(try c.text("ACCOUNT.DELETE", "").hasPrefix("WRONGPASS"))
+    #expect(try c.text("ACCOUNT.DELETE", "IDTOKEN", "google", other) == "ERR invalid ID token")
+    #expect(try c.text("ACCOUNT.DELETE", "IDTOKEN", "google", own + "x") == "ERR invalid ID token")
+    #expect(try c.text("ACCOUNT.DELETE", "IDTOKEN", "google").hasPrefix("ERR syntax"))
+    #expect(try c.object("WHOAMI")["id"] as? Int == id, "still there, still signed in")
+    #expect(try c.text("ACCOUNT.DELETE", "IDTOKEN", "google", own) == "OK")
+    #expect(try c.object("WHOAMI")["admin"] as? Bool == true, "signed out (no requirepass)")
+    let d = try f.server.connect()
+    #expect(try d.text("SESSION.OPEN", "IDTOKEN", "google", own).count == 43)
+    #expect(try d.object("WHOAMI")["id"] as? Int ?? 0 > id, "a new account, not the deleted one")
+    #expect(try d.command("CARD.MINE").value.arrayCount == 0, "its cards went with it")
+    await f.stop()
+  }
+
+  @Test(
     "Apple: ES256 key from a file, email_verified as the string \"true\"; Apple's issuer and client id only"
   )
   func apple() async throws {
