@@ -22,6 +22,7 @@ extension Accounts {
     verifier.verify(provider: provider, token: idToken) { [self] verified in
       switch verified {
       case .failure(.keysUnavailable): done(.failure(.idTokenKeysUnavailable))
+      case .failure(.busy): done(.failure(.busy))
       case .failure: done(.failure(.idTokenRefused))
       case .success(let identity):
         signIn(identity) { [self] result in
@@ -46,6 +47,7 @@ extension Accounts {
     verifier.verify(provider: provider, token: idToken) { [self] verified in
       switch verified {
       case .failure(.keysUnavailable): done(.failure(.idTokenKeysUnavailable))
+      case .failure(.busy): done(.failure(.busy))
       case .failure: done(.failure(.idTokenRefused))
       case .success(let identity):
         let key = ProviderSubject(provider: identity.provider, subject: identity.subject)

@@ -17,7 +17,7 @@ struct IdentityTokenTests {
     let log = CapturedLog()
     let server: AccountServer
 
-    init(google: TestKey, refetchInterval: Double = 60) async throws {
+    init(google: TestKey, refetchInterval: Double = 60, maximumInFlight: Int = 1_000) async throws {
       self.google = google
       apple = TestKey.ec("apple-1")
       http = try BackgroundProgram(
@@ -33,6 +33,7 @@ struct IdentityTokenTests {
           .apple(clientIDs: ["org.cardatlas.app"], keys: .init(file)),
         ])
         configuration.minimumRefetchInterval = refetchInterval
+        configuration.maximumInFlight = maximumInFlight
         $0.identityTokens = IdentityTokenVerifier(configuration, logger: logger)
       })
     }
@@ -269,6 +270,17 @@ struct IdentityTokenTests {
     #expect(f.fetches == 2)
     // The old key still signs in while it is published.
     #expect(try c.text("SESSION.OPEN", "IDTOKEN", "google", first).count == 43)
+    await f.stop()
+  }
+
+  @Test("past the checks allowed at once, a token answers BUSY and signs nothing in")
+  func busy() async throws {
+    let f = try await Fixture(google: try .rsa("g-1"), maximumInFlight: 0)
+    let c = try f.server.connect()
+    let token = try f.google.token(idClaims(subject: "5005", email: "ed@gmail.com"))
+    #expect(try c.text("SESSION.OPEN", "IDTOKEN", "google", token).hasPrefix("BUSY"))
+    #expect(try c.object("WHOAMI")["admin"] as? Bool == true, "still signed out")
+    #expect(f.fetches == 0, "no key fetched for a check that did not run")
     await f.stop()
   }
 
