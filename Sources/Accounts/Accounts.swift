@@ -426,9 +426,10 @@ public final class Accounts: Sendable {
   /// show in the same transaction.
   public func setPro(account id: Int64, _ isPro: Bool, _ done: @escaping Done<Account>) {
     let changed = state.withLock { s -> (Account, [any AccountObserver])? in
-      guard s.accounts[id] != nil else { return nil }
+      guard let before = s.accounts[id] else { return nil }
       s.accounts[id]!.isPro = isPro
-      return (s.accounts[id]!, s.observers)
+      // The same plan again changes nothing the observers hold: they are not told.
+      return (s.accounts[id]!, before.isPro == isPro ? [] : s.observers)
     }
     guard let (account, observers) = changed else { return done(.failure(.notFound)) }
     let writes = observers.flatMap { $0.proChanged(account) }
