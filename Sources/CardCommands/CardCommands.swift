@@ -7,6 +7,7 @@ import RESP
 /// the change is durable. The rules are in `Cards`.
 struct CardCommands {
   let cards: Cards
+  let wallets: Wallets
 
   var all: [CommandSpec] {
     [
@@ -96,7 +97,10 @@ struct CardCommands {
       CommandSpec("card.search", arity: -3, flags: .needsAccount) { call in
         switch CardSearchArguments.parse(call.arguments) {
         case .failure(let error): return .error(error.message)
-        case .success(let request):
+        case .success(var request):
+          if request.new, let account = call.session.account {
+            request.query.excluded = wallets.seen(by: account)
+          }
           return cards.search(request.query).reply { hits, next in
             Self.searchReply(hits, next: next, request)
           }

@@ -17,8 +17,8 @@ extension ServerExtension {
       let owners = try Accounts(store: store, configuration: accounts)
       var parts = AccountCommands.parts(owners)
       let cardsModel = try Cards(store: store, accounts: owners, configuration: cards)
-      parts.commands += CardCommands(cards: cardsModel).all
       let wallets = try Wallets(store: store, cards: cardsModel)
+      parts.commands += CardCommands(cards: cardsModel, wallets: wallets).all
       parts.commands += WalletCommands(wallets: wallets, cards: cardsModel).all
       parts.loadDemo = { try DemoCards.loadIfEmpty(accounts: owners, cards: cardsModel) }
       return parts

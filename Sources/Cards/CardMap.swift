@@ -7,10 +7,13 @@ import SpatialIndex
 /// filterable values, so a FILTER prunes inside the traversal (`CardFilter`).
 final class CardMap: Sendable {
   let index: GeoIndex
+  /// Searchers reused across queries, as GEOSEARCH's are.
+  let searchers: SearcherPool
 
   init() {
     // An empty index cannot fail validation.
     index = try! GeoIndex()
+    searchers = SearcherPool(index: index)
   }
 
   /// Shows or hides a card, as its state now says.

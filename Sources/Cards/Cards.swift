@@ -118,6 +118,18 @@ public final class Cards: Sendable {
   /// A card as held, for the map's hits.
   func held(_ id: Int64) -> Card? { state.withLock { $0.cards[id] } }
 
+  /// The cards of an index's hits, under one lock, leaving out any deleted meanwhile.
+  func cardHits(_ hits: [Hit]) -> [CardHit] {
+    let held = state.withLock { s in hits.map { s.cards[Int64($0.id)] } }
+    return zip(hits, held).compactMap { hit, card in
+      card.map {
+        CardHit(
+          card: $0, url: url(of: $0), longitude: hit.longitude, latitude: hit.latitude,
+          distance: hit.distance)
+      }
+    }
+  }
+
   /// A card by its share code, whoever may see it.
   func held(code: String) -> Card? {
     state.withLock { s in s.byCode[code].flatMap { s.cards[$0] } }
@@ -133,17 +145,18 @@ public final class Cards: Sendable {
     }
     let limit = account.isPro ? configuration.proCardLimit : configuration.freeCardLimit
     let made = state.withLock { s -> Result<(Card, Bool), CardError> in
-      let owned = (s.byOwner[owner] ?? []).compactMap { s.cards[$0] }
+      // Ids, not copies of the cards: a card is large, and this runs under the lock.
+      let owned = s.byOwner[owner] ?? []
       guard owned.count < limit else { return .failure(.limit(limit, pro: account.isPro)) }
       var code = Self.code()
       while s.byCode[code] != nil { code = Self.code() }
       var slug = Self.slug()
-      while owned.contains(where: { $0.slug == slug }) { slug = Self.slug() }
+      while owned.contains(where: { s.cards[$0]?.slug == slug }) { slug = Self.slug() }
       let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
       let card = Card(
         id: s.nextCard, ownerId: owner, code: code, slug: slug,
-        isPrimary: !owned.contains(where: \.isPrimary), fields: fields, createdAt: now,
-        updatedAt: now)
+        isPrimary: !owned.contains(where: { s.cards[$0]?.isPrimary == true }), fields: fields,
+        createdAt: now, updatedAt: now)
       s.nextCard += 1
       Self.add(card, to: &s)
       // A new primary card takes the reserved URL.

@@ -95,6 +95,13 @@ public final class Wallets: Sendable {
     return (entries, more ? keys.last.map { WalletCursor(key: $0) } : nil)
   }
 
+  /// What `CARD.SEARCH NEW` leaves out for the account: its own cards, and those its wallet
+  /// holds.
+  public func seen(by account: Int64) -> Set<Int64> {
+    let held = state.withLock { $0.wallets[account].map { Set($0.added.keys) } ?? [] }
+    return held.union(cards.cards(of: account).map(\.id))
+  }
+
   /// The account's active cards whose text has every word of `text` as a word's prefix,
   /// accents and case ignored; the best match first (bm25), at most `count`.
   public func search(account: Int64, text: String, count: Int) -> Result<[WalletEntry], CardError> {
