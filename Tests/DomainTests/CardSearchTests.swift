@@ -313,16 +313,6 @@ struct CardSearchTests {
     #expect(try bo.text("PING") == "PONG")
     await server.stop()
   }
-}
-
-extension RESPValue {
-  var textValue: String {
-    switch self {
-    case .bulkString(let b): String(buffer: b)
-    case .simpleString(let s), .error(let s): s
-    default: "\(self)"
-    }
-  }
 
   @Test("redis-py: NEW leaves out the caller's own cards and those in its wallet")
   func newWithRedisPy() async throws {
@@ -355,5 +345,15 @@ extension RESPValue {
     #expect(
       output == "[\(a), \(b), \(c), \(d)]\n[\(b), \(d)]\n[\(b)]\n[\(b), \(d)] b'0'\n")
     await server.stop()
+  }
+}
+
+extension RESPValue {
+  var textValue: String {
+    switch self {
+    case .bulkString(let b): String(buffer: b)
+    case .simpleString(let s), .error(let s): s
+    default: "\(self)"
+    }
   }
 }
