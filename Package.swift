@@ -48,7 +48,9 @@ let package = Package(
     // on the same points, clusters, wallet search, memory).
     .target(
       name: "CardBench",
-      dependencies: ["Accounts", "Cards", "Datasets", "Geodesy", "Keyspace", "SpatialIndex", "Store"]
+      dependencies: [
+        "Accounts", "Cards", "Datasets", "Geodesy", "Keyspace", "SpatialIndex", "Store",
+      ]
     ),
     // Redis RESP framing: incremental request parsing and RESP2/RESP3 reply encoding.
     .target(name: "RESP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
@@ -123,7 +125,8 @@ let package = Package(
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
-        "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts", "AccountCommands",
+        "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
+        "AccountCommands",
         "CardCommands",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),

@@ -5,7 +5,8 @@ import Foundation
 struct BenchCards: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "cards",
-    abstract: "Time the card domain in process: map search against GEOSEARCH, clusters, wallet search, memory.",
+    abstract:
+      "Time the card domain in process: map search against GEOSEARCH, clusters, wallet search, memory.",
     discussion: """
       Makes --cards cards (clustered around real cities, seeded) through the card domain in a \
       fresh store under --data (fsync batch), then times CARD.SEARCH's domain search against \
@@ -21,7 +22,8 @@ struct BenchCards: AsyncParsableCommand {
   @Option(help: "Rounds; the median is reported.") var rounds = 5
   @Option(help: "Cards in the searched wallet.") var walletCards = 10_000
   @Option(help: "Seed of the points and the centres.") var seed: UInt64 = 1
-  @Option(help: "Directory of the fresh store (removed first).") var data = "/tmp/cardatlas-bench-cards"
+  @Option(help: "Directory of the fresh store (removed first).") var data =
+    "/tmp/cardatlas-bench-cards"
 
   func run() async throws {
     try? FileManager.default.removeItem(atPath: data)

@@ -83,13 +83,17 @@ public struct CardBenchmark {
         note: "bytes (RSS +\(Self.mb(rssAfter - rssBefore)) MB, JSON \(Self.mb(jsonBytes)) MB)"))
     figures.append(
       Figure(
-        label: "CARD.CREATE in process (fsync batch)", nanoseconds: createSeconds * 1e9 / Double(cards),
+        label: "CARD.CREATE in process (fsync batch)",
+        nanoseconds: createSeconds * 1e9 / Double(cards),
         note: "\(Int(Double(cards) / createSeconds)) per second"))
 
     // The same points as a GEO key, as the server holds GEOADD's.
     let set = SortedSet(
       entries: points.enumerated().map { i, p in
-        (Bytes("p\(i)".utf8), Double(RedisGeohash.score(longitude: p.longitude, latitude: p.latitude)!))
+        (
+          Bytes("p\(i)".utf8),
+          Double(RedisGeohash.score(longitude: p.longitude, latitude: p.latitude)!)
+        )
       })
     figures += searches(domain, set, centres)
     figures += clusters(domain, centres)
@@ -150,12 +154,18 @@ public struct CardBenchmark {
         maxLatitude: min(85, c.latitude + width * 0.3))
     }
     let timed = interleaved([
-      { (0..<20).reduce(0) { n, _ in n + ((try? domain.clusters(in: world, zoom: 3).get())?.count ?? 0) } },
+      {
+        (0..<20).reduce(0) { n, _ in
+          n + ((try? domain.clusters(in: world, zoom: 3).get())?.count ?? 0)
+        }
+      },
       { cities.reduce(0) { $0 + ((try? domain.clusters(in: $1, zoom: 12).get())?.count ?? 0) } },
     ])
     return [
       Figure(label: "CARD.CLUSTERS world, zoom 3", nanoseconds: timed[0] / 20),
-      Figure(label: "CARD.CLUSTERS a city (1280×800 px), zoom 12", nanoseconds: timed[1] / Double(cities.count)),
+      Figure(
+        label: "CARD.CLUSTERS a city (1280×800 px), zoom 12",
+        nanoseconds: timed[1] / Double(cities.count)),
     ]
   }
 
@@ -176,7 +186,11 @@ public struct CardBenchmark {
     let words = ["card1", "acme", "eng", "card4242", "glob des", "um"]
     let timed = interleaved(
       words.map { word in
-        { (0..<20).reduce(0) { n, _ in n + ((try? wallets.search(account: holder, text: word, count: 10).get())?.count ?? 0) } }
+        {
+          (0..<20).reduce(0) { n, _ in
+            n + ((try? wallets.search(account: holder, text: word, count: 10).get())?.count ?? 0)
+          }
+        }
       })
     return zip(words, timed).map { word, ns in
       Figure(label: "WALLET.SEARCH \"\(word)\" on \(held.count) cards", nanoseconds: ns / 20)

@@ -132,8 +132,7 @@ extension Cards {
   private static func key(_ hit: Hit) -> (Double, Int64) { (hit.distance, Int64(hit.id)) }
 
   /// The page the query asks for, from its hits in ascending order, and where the next starts.
-  private func page(of hits: [Hit], _ query: CardSearch) -> (hits: [CardHit], next: CardCursor?)
-  {
+  private func page(of hits: [Hit], _ query: CardSearch) -> (hits: [CardHit], next: CardCursor?) {
     var hits = hits
     if query.descending { hits.reverse() }
     if let after = query.after {

@@ -22,7 +22,9 @@ public struct CardLoad: Sendable, Equatable, Codable {
 /// their cards. The sessions' tokens are kept for the search connections (`SESSION.RESUME`).
 struct CardLoader {
   static let password = "bench-password"
-  static let companies = ["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne", "Tyrell"]
+  static let companies = [
+    "Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne", "Tyrell",
+  ]
   static let titles = ["Engineer", "Designer", "Lawyer", "Doctor", "Architect", "Consultant"]
 
   let points: PointSet
@@ -79,7 +81,9 @@ struct CardLoader {
       for lane in 0..<min(parallel, count) {
         tasks.addTask {
           var done: [(Int, T)] = []
-          for i in stride(from: lane, to: count, by: parallel) { done.append((i, try await body(i))) }
+          for i in stride(from: lane, to: count, by: parallel) {
+            done.append((i, try await body(i)))
+          }
           return done
         }
       }
@@ -95,19 +99,21 @@ struct CardLoader {
   {
     let email = Self.email(seed: seed, account)
     return try await withClient(server, group) { client in
-    var created = try await client.send("ACCOUNT.CREATE", email, Self.password)
-    if case .error = created {
-      // Left by an earlier run: deleting the account deletes its cards.
-      _ = try await expect(client.send("SESSION.OPEN", email, Self.password), server, "SESSION.OPEN")
-      _ = try await expect(client.send("ACCOUNT.DELETE", Self.password), server, "ACCOUNT.DELETE")
-      created = try await client.send("ACCOUNT.CREATE", email, Self.password)
-    }
-    let text = try expect(created, server, "ACCOUNT.CREATE \(email)")
-    guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-      let id = object["id"] as? Int
-    else { throw setupFailed(server, "ACCOUNT.CREATE answered \(text)") }
-    _ = try await expect(client.send("ACCOUNT.PRO", String(id), "1"), server, "ACCOUNT.PRO")
-    return try await expect(client.send("SESSION.OPEN", email, Self.password), server, "SESSION.OPEN")
+      var created = try await client.send("ACCOUNT.CREATE", email, Self.password)
+      if case .error = created {
+        // Left by an earlier run: deleting the account deletes its cards.
+        _ = try await expect(
+          client.send("SESSION.OPEN", email, Self.password), server, "SESSION.OPEN")
+        _ = try await expect(client.send("ACCOUNT.DELETE", Self.password), server, "ACCOUNT.DELETE")
+        created = try await client.send("ACCOUNT.CREATE", email, Self.password)
+      }
+      let text = try expect(created, server, "ACCOUNT.CREATE \(email)")
+      guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+        let id = object["id"] as? Int
+      else { throw setupFailed(server, "ACCOUNT.CREATE answered \(text)") }
+      _ = try await expect(client.send("ACCOUNT.PRO", String(id), "1"), server, "ACCOUNT.PRO")
+      return try await expect(
+        client.send("SESSION.OPEN", email, Self.password), server, "SESSION.OPEN")
     }
   }
 
@@ -132,24 +138,24 @@ struct CardLoader {
     _ account: Int, token: String, on server: ServerAddress, group: any EventLoopGroup
   ) async throws {
     try await withClient(server, group) { client in
-    _ = try await expect(client.send("SESSION.RESUME", token), server, "SESSION.RESUME")
-    let range = account * perAccount..<min(points.count, (account + 1) * perAccount)
-    var inFlight: [EventLoopFuture<[RESPValue]>] = []
-    var next = range.lowerBound
-    // Two batches in flight, each half the window, so the server always has the next at hand.
-    let batch = max(1, window / 2)
-    while next < range.upperBound || !inFlight.isEmpty {
-      if next < range.upperBound, inFlight.count < 2 {
-        let end = min(range.upperBound, next + batch)
-        let commands = (next..<end).map { ["CARD.CREATE", json($0)] }
-        inFlight.append(client.submit(CommandEncoding.encode(commands), count: commands.count))
-        next = end
-        continue
+      _ = try await expect(client.send("SESSION.RESUME", token), server, "SESSION.RESUME")
+      let range = account * perAccount..<min(points.count, (account + 1) * perAccount)
+      var inFlight: [EventLoopFuture<[RESPValue]>] = []
+      var next = range.lowerBound
+      // Two batches in flight, each half the window, so the server always has the next at hand.
+      let batch = max(1, window / 2)
+      while next < range.upperBound || !inFlight.isEmpty {
+        if next < range.upperBound, inFlight.count < 2 {
+          let end = min(range.upperBound, next + batch)
+          let commands = (next..<end).map { ["CARD.CREATE", json($0)] }
+          inFlight.append(client.submit(CommandEncoding.encode(commands), count: commands.count))
+          next = end
+          continue
+        }
+        for reply in try await inFlight.removeFirst().get() {
+          _ = try expect(reply, server, "CARD.CREATE")
+        }
       }
-      for reply in try await inFlight.removeFirst().get() {
-        _ = try expect(reply, server, "CARD.CREATE")
-      }
-    }
     }
   }
 

@@ -145,8 +145,10 @@ struct CardSearchTests {
         var cursor = "0"
         repeat {
           guard
-            case .array(let page) = try viewer.command(args + ["COUNT", "\(count)", "CURSOR", cursor])
-              .value,
+            case .array(let page) = try viewer.command(
+              args + ["COUNT", "\(count)", "CURSOR", cursor]
+            )
+            .value,
             page.count == 2, case .bulkString(let next) = page[0]
           else {
             Issue.record("not a page")
@@ -178,7 +180,8 @@ struct CardSearchTests {
       // counting only those.
       let fresh = got.filter { !seen.contains($0) }
       #expect(Self.ids(try viewer.command(args + ["NEW"]).value) == fresh)
-      #expect(Self.ids(try viewer.command(args + ["NEW", "COUNT", "3"]).value) == Array(fresh.prefix(3)))
+      #expect(
+        Self.ids(try viewer.command(args + ["NEW", "COUNT", "3"]).value) == Array(fresh.prefix(3)))
       #expect(
         Self.ids(try viewer.command(args.dropLast() + ["DESC", "NEW", "COUNT", "3"]).value)
           == Array(fresh.reversed().prefix(3)))
@@ -187,7 +190,8 @@ struct CardSearchTests {
         Self.ids(try viewer.command(args + ["NEW", "FILTER", "company", company]).value)
           == fresh.filter { cards[$0]?.company == company })
       let freshAll = all.filter { !seen.contains($0) }
-      #expect(Self.ids(try viewer.command(nearestArgs + ["NEW"]).value) == Array(freshAll.prefix(5)))
+      #expect(
+        Self.ids(try viewer.command(nearestArgs + ["NEW"]).value) == Array(freshAll.prefix(5)))
       #expect(try pages(nearestArgs + ["NEW"], count: 2) == Array(freshAll.prefix(5)))
       #expect(try pages(nearestArgs, count: 2) == Array(all.prefix(5)))
       #expect(
