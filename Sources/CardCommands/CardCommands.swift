@@ -147,7 +147,7 @@ struct CardCommands {
             .bulkString(ByteBuffer(string: "\(hit.latitude)")),
           ]))
       }
-      row.append(CardJSON.bulk(CardJSON.summary(hit)))
+      row.append(.bulkString(ByteBuffer(string: CardJSON.summaryText(hit))))
       return .array(row)
     }
     guard request.paged else { return .array(rows) }

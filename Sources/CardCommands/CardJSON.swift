@@ -41,6 +41,47 @@ enum CardJSON {
     return object
   }
 
+  /// `summary` as JSON text (sorted keys, as `bulk` writes them), written directly: a map search
+  /// answers ten of these, and JSONSerialization of a dictionary cost more than the search.
+  static func summaryText(_ hit: CardHit) -> String {
+    let f = hit.card.fields
+    var out = "{"
+    func add(_ key: String, _ value: String?) {
+      guard let value else { return }
+      if out.utf8.count > 1 { out += "," }
+      out += "\"\(key)\":"
+      appendQuoted(value, to: &out)
+    }
+    add("city", f.address?.city)
+    add("company", f.company)
+    add("firstName", f.firstName)
+    out += ",\"id\":\(hit.card.id)"
+    add("imageUrl", f.imageUrl)
+    add("jobTitle", f.jobTitle)
+    add("lastName", f.lastName)
+    add("prefix", f.prefix)
+    add("url", hit.url)
+    return out + "}"
+  }
+
+  /// A JSON string: quotes, backslashes and control characters escaped, the rest as is.
+  static func appendQuoted(_ text: String, to out: inout String) {
+    out += "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      case _ where scalar.value < 0x20:
+        out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    out += "\""
+  }
+
   static func reply(_ card: Card, cards: Cards) -> RESPValue { bulk(object(card, cards: cards)) }
 
   static func bulk(_ object: Any) -> RESPValue {

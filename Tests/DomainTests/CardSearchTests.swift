@@ -318,6 +318,32 @@ struct CardSearchTests {
     await server.stop()
   }
 
+  @Test("a hit's summary is JSON whatever its text holds: quotes, backslashes, accents")
+  func summaryEscapes() async throws {
+    let server = try await AccountServer()
+    let (ana, _, _) = try server.signedIn("ana@x.org")
+    let company = #"Ça "va" \ ok / 東京"#
+    let card = try ana.object(
+      "CARD.CREATE",
+      #"{"firstName":"Ana","company":"Ça \"va\" \\ ok / 東京","showOnMap":true,"#
+        + #""location":{"lon":2.35,"lat":48.85}}"#)
+    let reply = try ana.command("CARD.SEARCH", "FROMLONLAT", "2.35", "48.85", "NEAREST", "1").value
+    guard case .array(let rows) = reply, case .array(let row)? = rows.first,
+      case .bulkString(let text)? = row.last,
+      let summary = try JSONSerialization.jsonObject(with: Data(String(buffer: text).utf8))
+        as? [String: Any]
+    else {
+      Issue.record("\(reply)")
+      await server.stop()
+      return
+    }
+    #expect(summary["company"] as? String == company)
+    #expect(summary["id"] as? Int == card["id"] as? Int)
+    #expect(summary["firstName"] as? String == "Ana")
+    #expect(summary["url"] as? String == card["url"] as? String)
+    await server.stop()
+  }
+
   @Test("redis-py: NEW leaves out the caller's own cards and those in its wallet")
   func newWithRedisPy() async throws {
     let server = try await AccountServer()
