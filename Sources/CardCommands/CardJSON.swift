@@ -41,48 +41,44 @@ enum CardJSON {
     return object
   }
 
-  /// `summary` as JSON text (sorted keys, as `bulk` writes them), written directly: a map search
-  /// answers ten of these, and JSONSerialization of a dictionary cost more than the search.
+  /// `summary` as JSON text, written directly (`JSONText`): a map search answers ten of these,
+  /// and JSONSerialization of a dictionary cost more than the search.
   static func summaryText(_ hit: CardHit) -> String {
     let f = hit.card.fields
-    var out = "{"
-    func add(_ key: String, _ value: String?) {
-      guard let value else { return }
-      if out.utf8.count > 1 { out += "," }
-      out += "\"\(key)\":"
-      appendQuoted(value, to: &out)
-    }
-    add("city", f.address?.city)
-    add("company", f.company)
-    add("firstName", f.firstName)
-    out += ",\"id\":\(hit.card.id)"
-    add("imageUrl", f.imageUrl)
-    add("jobTitle", f.jobTitle)
-    add("lastName", f.lastName)
-    add("prefix", f.prefix)
-    add("url", hit.url)
-    return out + "}"
+    var object = JSONText()
+    object.add("id", hit.card.id)
+    object.add("firstName", f.firstName)
+    object.add("prefix", f.prefix)
+    object.add("lastName", f.lastName)
+    object.add("jobTitle", f.jobTitle)
+    object.add("company", f.company)
+    object.add("imageUrl", f.imageUrl)
+    object.add("city", f.address?.city)
+    object.add("url", hit.url)
+    return object.text
   }
 
-  /// A JSON string: quotes, backslashes and control characters escaped, the rest as is.
-  static func appendQuoted(_ text: String, to out: inout String) {
-    out += "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20:
-        out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    out += "\""
+  static func reply(_ card: Card, cards: Cards) -> RESPValue {
+    .bulkString(ByteBuffer(string: text(card, cards: cards).text))
   }
 
-  static func reply(_ card: Card, cards: Cards) -> RESPValue { bulk(object(card, cards: cards)) }
+  /// `object` as JSON text, written directly (`JSONText`).
+  static func text(_ card: Card, cards: Cards) -> JSONText {
+    var object = card.fields.jsonText()
+    let active = cards.isActive(card)
+    object.add("id", card.id)
+    object.add("ownerId", card.ownerId)
+    object.add("slug", card.slug)
+    object.add("isPrimary", card.isPrimary)
+    object.add("isActive", active)
+    object.add("createdAt", timestamp(card.createdAt))
+    object.add("updatedAt", timestamp(card.updatedAt))
+    if active {
+      object.add("code", card.code)
+      object.add("url", cards.url(of: card))
+    }
+    return object
+  }
 
   static func bulk(_ object: Any) -> RESPValue {
     let data =
