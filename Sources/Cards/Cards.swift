@@ -73,10 +73,11 @@ public final class Cards: Sendable {
       for card in loaded { Self.add(card, to: &s) }
     }
     // One bulk build of the map, not an insert per card.
-    map = CardMap(cards: loaded.filter { card in
-      card.fields.showOnMap && card.fields.location != nil
-        && card.isActive(ownerIsPro: accounts.account(card.ownerId)?.isPro ?? false)
-    })
+    map = CardMap(
+      cards: loaded.filter { card in
+        card.fields.showOnMap && card.fields.location != nil
+          && card.isActive(ownerIsPro: accounts.account(card.ownerId)?.isPro ?? false)
+      })
     accounts.addObserver(Observer(cards: self))
   }
 
