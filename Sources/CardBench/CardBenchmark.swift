@@ -97,6 +97,10 @@ public struct CardBenchmark {
       })
     // The map as the creations left it (each card inserted alone, the tree loosened by them),
     // then as a restart builds it from the store (in one pass, as the GEO key here is).
+    let built = domain.mapStatistics
+    log(
+      "map built card by card: \(built.count) cards, overflow \(built.overflow), "
+        + "wear \(built.wear), \(built.rebuilds) rebuilds")
     figures += searches(domain, set, centres, " (map built card by card)")
     log("reloading the cards from the store, as a restart does")
     let restarted = try Cards(store: store, accounts: accounts, configuration: configuration)

@@ -106,7 +106,9 @@ public final class Cards: Sendable {
 
   /// The share URL, while the card is active.
   public func url(of card: Card) -> String? {
-    guard isActive(card), let owner = accounts.account(card.ownerId) else { return nil }
+    // One look-up of the owner for both (a map search asks this of every hit).
+    guard let owner = accounts.account(card.ownerId), card.isActive(ownerIsPro: owner.isPro)
+    else { return nil }
     return configuration.publicURL + card.path(username: owner.username)
   }
 
@@ -123,6 +125,9 @@ public final class Cards: Sendable {
     if card.isPrimary { return .card(card) }
     return owner.isPro ? .card(card) : .inactive
   }
+
+  /// The map's index: its size, overflow, wear and rebuilds (for INFO and the benchmarks).
+  public var mapStatistics: GeoIndex.Statistics { map.index.statistics }
 
   /// A card as held, for the map's hits.
   func held(_ id: Int64) -> Card? { state.withLock { $0.cards[id] } }

@@ -111,13 +111,14 @@ public final class Wallets: Sendable {
       return .success(
         try store.read { db in
           var found: [WalletEntry] = []
+          // Cached: compiled once per connection, not for every search.
           let rows = try Int64.fetchCursor(
-            db,
-            sql: """
-              SELECT rowid FROM wallet_search
-              WHERE wallet_search MATCH ? AND rowid BETWEEN ? AND ?
-              ORDER BY bm25(wallet_search, 10, 5, 5, 3, 2, 1)
-              """,
+            db.cachedStatement(
+              sql: """
+                SELECT rowid FROM wallet_search
+                WHERE wallet_search MATCH ? AND rowid BETWEEN ? AND ?
+                ORDER BY bm25(wallet_search, 10, 5, 5, 3, 2, 1)
+                """),
             arguments: [match, range.lowerBound, range.upperBound])
           while found.count < count, let rowid = try rows.next() {
             if let entry = entry(account, rowid & 0xFFFF_FFFF), entry.isActive {
