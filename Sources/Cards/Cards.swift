@@ -21,7 +21,7 @@ public final class Cards: Sendable {
   }
 
   private struct State {
-    var cards: [Int64: Card] = [:]
+    var cards = CardTable()
     var byCode: [String: Int64] = [:]
     var byOwner: [Int64: [Int64]] = [:]
     /// Each owner's slugs, and the owners with a primary card: what a new card is checked
