@@ -47,6 +47,15 @@ let package = Package(
       dependencies: ["Geodesy", "SpatialIndex", .product(name: "GRDB", package: "GRDB.swift")]),
     // `cardatlas bench index`: runs the index workloads and baselines, prints a table or JSON.
     .target(name: "IndexBench", dependencies: ["SpatialIndex", "Datasets", "IndexBaselines"]),
+    // `cardatlas bench cards`: the card domain's goals in process (map search against GEOSEARCH
+    // on the same points, clusters, wallet search, memory).
+    .target(
+      name: "CardBench",
+      dependencies: [
+        "Accounts", "Cards", "Datasets", "Geodesy", "Keyspace", "SpatialIndex", "Store",
+        "Notifications",
+      ]
+    ),
     // Redis RESP framing: incremental request parsing and RESP2/RESP3 reply encoding.
     .target(name: "RESP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
     // Redis-style databases held in memory: strings and GEO sets, with Redis 7.0's GEO search
@@ -138,8 +147,8 @@ let package = Package(
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
-        "IndexBench", "Server", "LoadGen", "Store", "RESP", "Accounts", "AccountCommands", "CardCommands",
-        "Geocoding", "Gazetteer", "IdentityTokens",
+        "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
+        "AccountCommands", "CardCommands", "Geocoding", "Gazetteer", "IdentityTokens",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -166,7 +175,12 @@ let package = Package(
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),
     .testTarget(name: "CommandsTests", dependencies: ["Commands", "Keyspace", "Datasets"]),
-    .testTarget(name: "LoadGenTests", dependencies: ["LoadGen", "RedisTestSupport"]),
+    .testTarget(
+      name: "LoadGenTests",
+      dependencies: [
+        "LoadGen", "RedisTestSupport", "Server", "Accounts", "Cards", "CardCommands", "Datasets",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
     .testTarget(name: "GazetteerTests", dependencies: ["Gazetteer", "Geocoding", "Geodesy"]),
     .testTarget(

@@ -33,6 +33,14 @@ struct BenchLoad: AsyncParsableCommand {
                 (with --points 0: p0…p9999 of the seed's dataset)
         mixed   90% radius requests and 10% add requests, shuffled (seeded)
         ping    PING
+        cards   CARD.SEARCH FROMLONLAT lon lat BYRADIUS <radius> km COUNT 10
+                (CardAtlas only) over a card at each point, made before timing
+                through the protocol: Pro accounts of --cards-per-account cards
+                each (serve with --pro-card-limit at least that, and no
+                --requirepass), then pipelined CARD.CREATE from --clients
+                accounts at once (the CARD.CREATE rate is printed). Each
+                connection signs in with SESSION.RESUME before the clock starts.
+                With --baseline radius, GEOSEARCH runs on the same points.
 
       Prints requests/s and latency percentiles per server (progress goes to stderr). Exits \
       with status 1 when any reply was an error, after printing everything; with status 2 \
@@ -61,7 +69,7 @@ struct BenchLoad: AsyncParsableCommand {
   var rounds = 1
 
   @Option(
-    help: "radius, knn, box, add, mixed or ping. (default: radius)",
+    help: "radius, knn, box, add, mixed, ping or cards. (default: radius)",
     transform: Self.workload(named:))
   var workload = Workload.radius
 
@@ -83,6 +91,7 @@ struct BenchLoad: AsyncParsableCommand {
   @Option(help: "knn: the bounding radius in km.") var knnRadius = 50.0
   @Option(help: "box: width in km.") var boxWidth = 2.0
   @Option(help: "box: height in km.") var boxHeight = 2.0
+  @Option(help: "cards: cards per account made before timing.") var cardsPerAccount = 1000
 
   @Flag(help: "Print one JSON object on the last line of stdout.") var json = false
   @Option(help: "Write the JSON object to this file.") var jsonFile: String?
@@ -93,7 +102,8 @@ struct BenchLoad: AsyncParsableCommand {
 
   static func workload(named text: String) throws -> Workload {
     guard let workload = Workload(rawValue: text) else {
-      throw ValidationError("unknown workload '\(text)': radius, knn, box, add, mixed or ping")
+      throw ValidationError(
+        "unknown workload '\(text)': radius, knn, box, add, mixed, ping or cards")
     }
     return workload
   }
@@ -106,7 +116,7 @@ struct BenchLoad: AsyncParsableCommand {
         workload: workload, key: key, radiusKm: radius, k: k, knnRadiusKm: knnRadius,
         boxWidthKm: boxWidth, boxHeightKm: boxHeight, center: center),
       stallTimeout: timeout, progressInterval: quiet ? nil : 1, threads: threads,
-      baseline: baseline, rounds: rounds)
+      baseline: baseline, rounds: rounds, cardsPerAccount: cardsPerAccount)
   }
 
   func validate() throws {

@@ -57,6 +57,9 @@ struct Serve: AsyncParsableCommand {
   var maxmemoryClients = "1gb"
   @Option(help: "Event-loop threads (0: one per core).") var threads = 0
   @Option(help: "The base of cards' share URLs.") var publicUrl = "http://127.0.0.1:8080"
+  @Option(help: "Cards a free account may have.") var freeCardLimit = 1
+  @Option(help: "Cards a Pro account may have (benchmarks raise it to load many cards).")
+  var proCardLimit = 10
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
   @Option(
@@ -119,6 +122,11 @@ struct Serve: AsyncParsableCommand {
     var cardsConfiguration = Cards.Configuration()
     cardsConfiguration.publicURL = publicUrl
     cardsConfiguration.geocoder = LazyGeocoder(name: "geonames") { try Gazetteer() }
+    guard freeCardLimit >= 1, proCardLimit >= freeCardLimit else {
+      throw ValidationError("card limits: --free-card-limit ≥ 1 and --pro-card-limit ≥ it")
+    }
+    cardsConfiguration.freeCardLimit = freeCardLimit
+    cardsConfiguration.proCardLimit = proCardLimit
     let server = try CardAtlasServer(
       configuration: config,
       extensions: [

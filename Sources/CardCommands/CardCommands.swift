@@ -8,6 +8,7 @@ import RESP
 struct CardCommands {
   let cards: Cards
   let views: CardViews
+  let wallets: Wallets
 
   var all: [CommandSpec] {
     [
@@ -114,7 +115,10 @@ struct CardCommands {
       CommandSpec("card.search", arity: -3, flags: .needsAccount) { call in
         switch CardSearchArguments.parse(call.arguments) {
         case .failure(let error): return .error(error.message)
-        case .success(let request):
+        case .success(var request):
+          if request.new, let account = call.session.account {
+            request.query.excluded = wallets.seen(by: account)
+          }
           return cards.search(request.query).reply { hits, next in
             Self.searchReply(hits, next: next, request)
           }
@@ -172,7 +176,7 @@ struct CardCommands {
             .bulkString(ByteBuffer(string: "\(hit.latitude)")),
           ]))
       }
-      row.append(CardJSON.bulk(CardJSON.summary(hit)))
+      row.append(.bulkString(ByteBuffer(string: CardJSON.summaryText(hit))))
       return .array(row)
     }
     guard request.paged else { return .array(rows) }

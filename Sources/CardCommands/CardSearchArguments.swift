@@ -7,8 +7,8 @@ import SpatialIndex
 ///     CARD.SEARCH (FROMLONLAT <lon> <lat> | FROMCARD <id>)
 ///                 (BYRADIUS <r> <unit> | BYBOX <w> <h> <unit> | NEAREST <k>)
 ///                 [COUNT <n>] [ASC|DESC] [WITHDIST] [WITHCOORD]
-///                 [FILTER <field> <value>]... [CURSOR <c>]
-///     CARD.SEARCH BOUNDS <minlon> <minlat> <maxlon> <maxlat> [COUNT <n>] [FILTER ...]
+///                 [FILTER <field> <value>]... [NEW] [CURSOR <c>]
+///     CARD.SEARCH BOUNDS <minlon> <minlat> <maxlon> <maxlat> [COUNT <n>] [FILTER ...] [NEW]
 struct CardSearchArguments {
   var query = CardSearch(center: nil, shape: .nearest(1))
   var withDistance = false
@@ -17,6 +17,8 @@ struct CardSearchArguments {
   var unit = 1.0
   /// CURSOR given: the reply is [next, hits].
   var paged = false
+  /// NEW: leave out the caller's own cards and those in its wallet.
+  var new = false
 
   static func parse(_ args: Arguments) -> Result<CardSearchArguments, CardError> {
     var request = CardSearchArguments()
@@ -83,6 +85,9 @@ struct CardSearchArguments {
         }
         request.query.filters.append(filter)
         i += 3
+      } else if args.is(i, "new") {
+        request.new = true
+        i += 1
       } else if args.is(i, "cursor"), left >= 1 {
         let text = args.string(i + 1)
         if text != "0" {

@@ -20,8 +20,8 @@ extension ServerExtension {
       let cardsModel = try Cards(store: store, accounts: owners, configuration: cards)
       let notices = try Notices(store: store, cards: cardsModel, notifier: notifier)
       let views = CardViews(store: store, cards: cardsModel, notices: notices)
-      parts.commands += CardCommands(cards: cardsModel, views: views).all
       let wallets = try Wallets(store: store, cards: cardsModel, notices: notices)
+      parts.commands += CardCommands(cards: cardsModel, views: views, wallets: wallets).all
       parts.commands += WalletCommands(wallets: wallets, cards: cardsModel).all
       parts.commands += NoticeCommands(notices: notices, views: views, wallets: wallets).all
       parts.loadDemo = { try DemoCards.loadIfEmpty(accounts: owners, cards: cardsModel) }

@@ -10,9 +10,40 @@ public struct Card: Sendable, Equatable {
   /// unless it is the primary card (`/c/<username>`).
   public let slug: String
   public var isPrimary: Bool
-  public var fields: CardFields
   public let createdAt: Date
   public var updatedAt: Date
+  /// The fields, in a box shared by copies until one changes them: a card is copied for every
+  /// map hit and every read, and copying some 40 optional fields one by one (each retained,
+  /// then released) was most of a map search's time.
+  private var box: FieldsBox
+
+  public var fields: CardFields {
+    _read { yield box.fields }
+    _modify {
+      if !isKnownUniquelyReferenced(&box) { box = FieldsBox(box.fields) }
+      yield &box.fields
+    }
+  }
+
+  init(
+    id: Int64, ownerId: Int64, code: String, slug: String, isPrimary: Bool, fields: CardFields,
+    createdAt: Date, updatedAt: Date
+  ) {
+    self.id = id
+    self.ownerId = ownerId
+    self.code = code
+    self.slug = slug
+    self.isPrimary = isPrimary
+    self.box = FieldsBox(fields)
+    self.createdAt = createdAt
+    self.updatedAt = updatedAt
+  }
+
+  public static func == (a: Card, b: Card) -> Bool {
+    a.id == b.id && a.ownerId == b.ownerId && a.code == b.code && a.slug == b.slug
+      && a.isPrimary == b.isPrimary && a.createdAt == b.createdAt && a.updatedAt == b.updatedAt
+      && (a.box === b.box || a.fields == b.fields)
+  }
 
   /// Active: the primary card always, the others while the owner is Pro. An inactive card
   /// keeps its fields (its owner may edit it) but has no share URL or code, is never on the
@@ -33,4 +64,11 @@ public enum OpenedCard: Sendable, Equatable {
   /// The owner deleted their primary card: its URL is kept for their next card.
   case placeholder
   case notFound
+}
+
+/// A card's fields, shared by the card's copies. Sendable as an array's storage is: written only
+/// while one card holds it (`Card.fields` copies it first otherwise).
+private final class FieldsBox: @unchecked Sendable {
+  var fields: CardFields
+  init(_ fields: CardFields) { self.fields = fields }
 }

@@ -7,20 +7,29 @@ import SpatialIndex
 /// filterable values, so a FILTER prunes inside the traversal (`CardFilter`).
 final class CardMap: Sendable {
   let index: GeoIndex
+  /// Searchers reused across queries, as GEOSEARCH's are.
+  let searchers: SearcherPool
 
-  init() {
-    // An empty index cannot fail validation.
-    index = try! GeoIndex()
+  /// The map of `cards`, all visible, in one bulk build.
+  init(cards: [Card] = []) {
+    // Locations are validated when a card is written: none fails the index's checks.
+    index = try! GeoIndex(items: cards.compactMap(Self.item))
+    searchers = SearcherPool(index: index)
   }
 
   /// Shows or hides a card, as its state now says.
   func place(_ card: Card, visible: Bool) {
-    guard visible, let location = card.fields.location, let id = ItemID(exactly: card.id)
-    else { return remove(card.id) }
-    _ = try? index.upsert(
-      Item(
-        id: id, longitude: location.longitude, latitude: location.latitude, radius: 0,
-        attributes: CardFilter.attributes(of: card.fields)))
+    guard visible, let item = Self.item(card) else { return remove(card.id) }
+    _ = try? index.upsert(item)
+  }
+
+  private static func item(_ card: Card) -> Item? {
+    guard let location = card.fields.location, let id = ItemID(exactly: card.id) else {
+      return nil
+    }
+    return Item(
+      id: id, longitude: location.longitude, latitude: location.latitude, radius: 0,
+      attributes: CardFilter.attributes(of: card.fields))
   }
 
   func remove(_ id: Int64) {

@@ -25,6 +25,9 @@ public struct CardSearch: Sendable {
   public var count: Int?
   public var descending = false
   public var filters: [CardFilter] = []
+  /// Cards left out, inside the search so that COUNT and cursors count only what is shown
+  /// (`NEW`: the caller's own cards and those in its wallet, `Wallets.seen(by:)`).
+  public var excluded: Set<Int64> = []
   /// Page after this position; nil for the first page.
   public var after: CardCursor?
 

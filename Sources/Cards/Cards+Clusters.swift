@@ -18,7 +18,14 @@ extension Cards {
     guard (0...ClusterGrid.maxZoom).contains(zoom) else {
       return .failure(.badQuery("zoom must be 0 to \(ClusterGrid.maxZoom)"))
     }
-    let searcher = map.index.makeSearcher()
+    return map.searchers.withSearcher { searcher in
+      clusters(in: box, zoom: zoom, filters: filters, searcher)
+    }
+  }
+
+  private func clusters(
+    in box: GeoBox, zoom: Int, filters: [CardFilter], _ searcher: GeoSearcher
+  ) -> Result<[CardMarker], CardError> {
     guard !filters.isEmpty else {
       return .success(
         searcher.clusters(in: box, zoom: zoom).compactMap { cluster in

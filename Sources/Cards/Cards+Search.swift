@@ -22,14 +22,30 @@ extension Cards {
       center = (item.longitude, item.latitude)
     case nil: break
     }
+    let admitted = map.searchers.withSearcher { searcher in
+      matches(query, center, searcher)
+    }
+    return admitted.map { page(of: $0, query) }
+  }
+
+  /// The hits that answer the query, filters and exclusions applied, in (distance, id) order
+  /// (bounds: by id): all of them, or, for a search nearest first, at least enough for the page.
+  private func matches(
+    _ query: CardSearch, _ center: (longitude: Double, latitude: Double)?, _ searcher: GeoSearcher
+  ) -> Result<[Hit], CardError> {
     let filter = CardFilter.indexFilter(query.filters)
-    let searcher = map.index.makeSearcher()
-    var found: [Hit]
     switch (query.shape, center) {
     case (.radius(let r), let c?):
       guard r >= 0, r.isFinite else { return .failure(.badQuery("radius cannot be negative")) }
-      found = searcher.radius(
-        longitude: c.longitude, latitude: c.latitude, radius: r, filter: filter)
+      // Every hit is needed to page from the farthest, or to return all.
+      guard !query.descending, query.count != nil else {
+        return .success(
+          sorted(
+            searcher.radius(longitude: c.longitude, latitude: c.latitude, radius: r, filter: filter)
+              .filter { admits($0, query) }))
+      }
+      return .success(
+        nearest(c, within: r, total: .max, query: query, filter: filter, searcher))
     case (.box(let w, let h), let c?):
       guard w >= 0, h >= 0, w.isFinite, h.isFinite else {
         return .failure(.badQuery("height or width cannot be negative"))
@@ -38,7 +54,7 @@ extension Cards {
       // within half the height, the longitude distance (at the card's latitude) within half
       // the width.
       let sphere = map.index.sphere
-      found = searcher.radius(
+      let found = searcher.radius(
         longitude: c.longitude, latitude: c.latitude, radius: (w * w + h * h).squareRoot() / 2,
         filter: filter
       ).filter { hit in
@@ -48,42 +64,91 @@ extension Cards {
           && sphere.distance(
             longitude: c.longitude, latitude: hit.latitude, longitude: hit.longitude,
             latitude: hit.latitude) <= w / 2
+          && admits(hit, query)
       }
+      return .success(sorted(found))
     case (.nearest(let k), let c?):
       guard k > 0 else { return .failure(.badQuery("NEAREST must be positive")) }
-      // Filters and the cursor may drop some of the nearest: ask for more than k.
-      found = searcher.nearest(
-        longitude: c.longitude, latitude: c.latitude,
-        k: query.filters.isEmpty && query.after == nil ? k : .max, filter: filter)
+      return .success(
+        nearest(c, within: .infinity, total: k, query: query, filter: filter, searcher))
     case (.bounds(let box), _):
-      found = searcher.box(box, filter: filter).map {
-        Hit(id: $0.id, longitude: $0.longitude, latitude: $0.latitude, distance: 0)
-      }
+      return .success(
+        sorted(
+          searcher.box(box, filter: filter).filter { admits($0, query) }.map {
+            Hit(id: $0.id, longitude: $0.longitude, latitude: $0.latitude, distance: 0)
+          }))
     default:
       return .failure(.badQuery("a search needs FROMLONLAT or FROMCARD"))
     }
-    var hits = found.compactMap { hit -> CardHit? in
-      guard let card = held(Int64(hit.id)), query.filters.allSatisfy({ $0.matches(card.fields) })
-      else { return nil }
-      return CardHit(
-        card: card, url: url(of: card), longitude: hit.longitude, latitude: hit.latitude,
-        distance: hit.distance)
+  }
+
+  /// The first `total` admitted hits nearest first within `within` metres, or at least as many
+  /// of them as the page needs. The index is asked for a few more than needed (filters and
+  /// exclusions drop some, a cursor skips some), and again for twice as many until enough pass
+  /// or none are left: a bounded search, never a scan of the whole map.
+  private func nearest(
+    _ c: (longitude: Double, latitude: Double), within: Double, total: Int, query: CardSearch,
+    filter: Filter, _ searcher: GeoSearcher
+  ) -> [Hit] {
+    // Past the page, one more tells whether there is a next page.
+    let page = query.count.map { $0 == .max ? $0 : $0 + 1 } ?? .max
+    let needed = query.descending ? total : min(total, page)
+    let dropsSome = !query.filters.isEmpty || !query.excluded.isEmpty || query.after != nil
+    var ask = dropsSome ? Self.twice(needed) : needed
+    while true {
+      let found = searcher.nearest(
+        longitude: c.longitude, latitude: c.latitude, k: ask, within: within, filter: filter)
+      var admitted = found.filter { admits($0, query) }
+      if admitted.count >= total {
+        admitted.removeLast(admitted.count - total)
+        return admitted
+      }
+      if found.count < ask { return admitted }
+      let skipped =
+        query.after.map { after in
+          admitted.firstIndex { Self.key($0) > (after.distance, after.id) } ?? admitted.count
+        } ?? 0
+      if !query.descending, admitted.count - skipped >= needed { return admitted }
+      ask = Self.twice(ask)
     }
-    hits.sort { a, b in
-      (a.distance, a.card.id) < (b.distance, b.card.id)
-    }
-    if case .nearest(let k) = query.shape, hits.count > k { hits.removeLast(hits.count - k) }
+  }
+
+  private static func twice(_ n: Int) -> Int { n > Int.max / 2 ? .max : n * 2 }
+
+  /// Whether a hit the index found answers the query: not left out, and its fields match the
+  /// filters exactly (the index's attribute bits only narrow the candidates).
+  private func admits(_ hit: Hit, _ query: CardSearch) -> Bool {
+    let id = Int64(hit.id)
+    guard !query.excluded.contains(id) else { return false }
+    guard !query.filters.isEmpty else { return true }
+    guard let card = held(id) else { return false }
+    return query.filters.allSatisfy { $0.matches(card.fields) }
+  }
+
+  private func sorted(_ hits: [Hit]) -> [Hit] {
+    hits.sorted { Self.key($0) < Self.key($1) }
+  }
+
+  private static func key(_ hit: Hit) -> (Double, Int64) { (hit.distance, Int64(hit.id)) }
+
+  /// The page the query asks for, from its hits in ascending order, and where the next starts.
+  private func page(of hits: [Hit], _ query: CardSearch) -> (hits: [CardHit], next: CardCursor?) {
+    var hits = hits
     if query.descending { hits.reverse() }
     if let after = query.after {
-      hits.removeAll { hit in
-        query.descending
-          ? (hit.distance, hit.card.id) >= (after.distance, after.id)
-          : (hit.distance, hit.card.id) <= (after.distance, after.id)
-      }
+      let cursor = (after.distance, after.id)
+      let start =
+        hits.firstIndex { query.descending ? Self.key($0) < cursor : Self.key($0) > cursor }
+        ?? hits.count
+      hits.removeFirst(start)
     }
-    guard let count = query.count, hits.count > count else { return .success((hits, nil)) }
-    hits.removeLast(hits.count - count)
-    let last = hits[hits.count - 1]
-    return .success((hits, CardCursor(distance: last.distance, id: last.card.id)))
+    var more = false
+    if let count = query.count, hits.count > count {
+      hits.removeLast(hits.count - count)
+      more = true
+    }
+    let found = cardHits(hits)
+    guard more, let last = found.last else { return (found, nil) }
+    return (found, CardCursor(distance: last.distance, id: last.card.id))
   }
 }

@@ -24,9 +24,13 @@ public final class Cards: Sendable {
   }
 
   private struct State {
-    var cards: [Int64: Card] = [:]
+    var cards = CardTable()
     var byCode: [String: Int64] = [:]
     var byOwner: [Int64: [Int64]] = [:]
+    /// Each owner's slugs, and the owners with a primary card: what a new card is checked
+    /// against, without reading (copying) each of the owner's cards under the lock.
+    var slugs: [Int64: Set<String>] = [:]
+    var withPrimary: Set<Int64> = []
     /// Accounts whose primary card was deleted: its URL shows a placeholder.
     var reserved: Set<Int64> = []
     var nextCard: Int64 = 1
@@ -36,7 +40,7 @@ public final class Cards: Sendable {
   let accounts: Accounts
   public let configuration: Configuration
   private let state = Mutex(State())
-  let map = CardMap()
+  let map: CardMap
   private let observers = Mutex<[any CardObserver]>([])
   public typealias Done<T> = @Sendable (Result<T, CardError>) -> Void
 
@@ -71,7 +75,12 @@ public final class Cards: Sendable {
       s.reserved = Set(reserved)
       for card in loaded { Self.add(card, to: &s) }
     }
-    for card in loaded { map.place(card, visible: onMap(card)) }
+    // One bulk build of the map, not an insert per card.
+    map = CardMap(
+      cards: loaded.filter { card in
+        card.fields.showOnMap && card.fields.location != nil
+          && card.isActive(ownerIsPro: accounts.account(card.ownerId)?.isPro ?? false)
+      })
     accounts.addObserver(Observer(cards: self))
   }
 
@@ -100,7 +109,9 @@ public final class Cards: Sendable {
 
   /// The share URL, while the card is active.
   public func url(of card: Card) -> String? {
-    guard isActive(card), let owner = accounts.account(card.ownerId) else { return nil }
+    // One look-up of the owner for both (a map search asks this of every hit).
+    guard let owner = accounts.account(card.ownerId), card.isActive(ownerIsPro: owner.isPro)
+    else { return nil }
     return configuration.publicURL + card.path(username: owner.username)
   }
 
@@ -118,8 +129,23 @@ public final class Cards: Sendable {
     return owner.isPro ? .card(card) : .inactive
   }
 
+  /// The map's index: its size, overflow, wear and rebuilds (for INFO and the benchmarks).
+  public var mapStatistics: GeoIndex.Statistics { map.index.statistics }
+
   /// A card as held, for the map's hits.
   func held(_ id: Int64) -> Card? { state.withLock { $0.cards[id] } }
+
+  /// The cards of an index's hits, under one lock, leaving out any deleted meanwhile.
+  func cardHits(_ hits: [Hit]) -> [CardHit] {
+    let held = state.withLock { s in hits.map { s.cards[Int64($0.id)] } }
+    return zip(hits, held).compactMap { hit, card in
+      card.map {
+        CardHit(
+          card: $0, url: url(of: $0), longitude: hit.longitude, latitude: hit.latitude,
+          distance: hit.distance)
+      }
+    }
+  }
 
   /// A card by its share code, whoever may see it.
   func held(code: String) -> Card? {
@@ -136,17 +162,17 @@ public final class Cards: Sendable {
     }
     let limit = account.isPro ? configuration.proCardLimit : configuration.freeCardLimit
     let made = state.withLock { s -> Result<(Card, Bool), CardError> in
-      let owned = (s.byOwner[owner] ?? []).compactMap { s.cards[$0] }
-      guard owned.count < limit else { return .failure(.limit(limit, pro: account.isPro)) }
+      guard s.byOwner[owner]?.count ?? 0 < limit else {
+        return .failure(.limit(limit, pro: account.isPro))
+      }
       var code = Self.code()
       while s.byCode[code] != nil { code = Self.code() }
       var slug = Self.slug()
-      while owned.contains(where: { $0.slug == slug }) { slug = Self.slug() }
+      while s.slugs[owner]?.contains(slug) == true { slug = Self.slug() }
       let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
       let card = Card(
         id: s.nextCard, ownerId: owner, code: code, slug: slug,
-        isPrimary: !owned.contains(where: \.isPrimary), fields: fields, createdAt: now,
-        updatedAt: now)
+        isPrimary: !s.withPrimary.contains(owner), fields: fields, createdAt: now, updatedAt: now)
       s.nextCard += 1
       Self.add(card, to: &s)
       // A new primary card takes the reserved URL.
@@ -221,6 +247,7 @@ public final class Cards: Sendable {
         s.cards[other]?.isPrimary = other == id
         changed.append(s.cards[other]!)
       }
+      s.withPrimary.insert(owner)
       s.reserved.remove(owner)
       return .success(changed)
     }
@@ -307,6 +334,8 @@ public final class Cards: Sendable {
     s.cards[card.id] = card
     s.byCode[card.code] = card.id
     s.byOwner[card.ownerId, default: []].append(card.id)
+    s.slugs[card.ownerId, default: []].insert(card.slug)
+    if card.isPrimary { s.withPrimary.insert(card.ownerId) }
   }
 
   private static func remove(_ card: Card, from s: inout State) {
@@ -314,6 +343,9 @@ public final class Cards: Sendable {
     s.byCode[card.code] = nil
     s.byOwner[card.ownerId]?.removeAll { $0 == card.id }
     if s.byOwner[card.ownerId]?.isEmpty == true { s.byOwner[card.ownerId] = nil }
+    s.slugs[card.ownerId]?.remove(card.slug)
+    if s.slugs[card.ownerId]?.isEmpty == true { s.slugs[card.ownerId] = nil }
+    if card.isPrimary { s.withPrimary.remove(card.ownerId) }
   }
 
   /// Every card of the account leaves memory and the map; returns them.
@@ -329,11 +361,14 @@ public final class Cards: Sendable {
   }
 
   private static func insert(_ card: Card, _ db: GRDB.Database) throws {
-    try db.execute(
+    // Cached statements: compiling one each time (and GRDB's authorizer over it) cost more
+    // than the insert.
+    try db.cachedStatement(
       sql: """
         INSERT INTO cards (id, owner_id, code, slug, is_primary, fields, created_at, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        """,
+        """
+    ).execute(
       arguments: [
         card.id, card.ownerId, card.code, card.slug, card.isPrimary, card.fields.json(),
         card.createdAt.timeIntervalSince1970, card.updatedAt.timeIntervalSince1970,
@@ -352,9 +387,8 @@ public final class Cards: Sendable {
 
   private static func savePoint(_ card: Card, _ db: GRDB.Database) throws {
     if let location = card.fields.location {
-      try db.execute(
-        sql: "UPDATE cards SET geom = MakePoint(?, ?, 4326) WHERE id = ?",
-        arguments: [location.longitude, location.latitude, card.id])
+      try db.cachedStatement(sql: "UPDATE cards SET geom = MakePoint(?, ?, 4326) WHERE id = ?")
+        .execute(arguments: [location.longitude, location.latitude, card.id])
     } else {
       try db.execute(sql: "UPDATE cards SET geom = NULL WHERE id = ?", arguments: [card.id])
     }

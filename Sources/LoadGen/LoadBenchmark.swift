@@ -31,7 +31,8 @@ public struct LoadBenchmark: Sendable {
     var centres: PointSet?
     let needsMembers = config.points > 0 || workloads.contains { $0 == .add || $0 == .mixed }
     let needsCentres =
-      parameters.center == nil && workloads.contains { [.radius, .knn, .box, .mixed].contains($0) }
+      parameters.center == nil
+      && workloads.contains { [.radius, .knn, .box, .mixed, .cards].contains($0) }
     if needsMembers || needsCentres {
       let generator = try DatasetGenerator()
       if needsMembers {
@@ -55,9 +56,18 @@ public struct LoadBenchmark: Sendable {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads ?? System.coreCount)
     do {
       var loads: [PointLoad?] = Array(repeating: nil, count: config.servers.count)
+      // Per server: the sessions the `cards` workload's connections resume, one per account.
+      var signIns: [[ByteBuffer]] = Array(repeating: [], count: config.servers.count)
       if config.points > 0, let members {
         for (index, server) in config.servers.enumerated() {
           loads[index] = try await loadPoints(members, into: server, group: group)
+          guard workloads.contains(.cards) else { continue }
+          let loader = CardLoader(
+            points: members, perAccount: config.cardsPerAccount, seed: config.seed,
+            parallel: config.clients, window: 2 * config.pipeline, log: log)
+          let (cards, tokens) = try await loader.load(into: server, group: group)
+          loads[index]?.cards = cards
+          signIns[index] = tokens.map { CommandEncoding.encode([["SESSION.RESUME", $0]]) }
         }
       }
       // results[workload][server], rounds added up. The first round runs the servers in order,
@@ -80,7 +90,7 @@ public struct LoadBenchmark: Sendable {
           let result = try await measure(
             address, role: role, workload: workloads[workload], pool: pools[workload],
             requests: budget.requests, duration: budget.duration, resume: sent / config.clients,
-            group: group)
+            preambles: workloads[workload] == .cards ? signIns[server] : [], group: group)
           if round == 0 {
             results[workload].append(result)
           } else {
@@ -165,17 +175,22 @@ public struct LoadBenchmark: Sendable {
   /// connections, each starting `resume` requests past its place in the first round.
   func measure(
     _ server: ServerAddress, role: TargetResult.Role, workload: Workload, pool: RequestPool,
-    requests: Int?, duration: Double?, resume: Int, group: any EventLoopGroup
+    requests: Int?, duration: Double?, resume: Int, preambles: [ByteBuffer] = [],
+    group: any EventLoopGroup
   ) async throws -> TargetResult {
     let config = configuration
     let state = RunState(requests: requests)
     let name = server.description
     var promises: [EventLoopPromise<ConnectionResult>] = []
+    var readies: [EventLoopPromise<Void>] = []
     var connecting: [EventLoopFuture<any Channel>] = []
     for index in 0..<config.clients {
       let loop = group.next()
       let promise = loop.makePromise(of: ConnectionResult.self)
       promises.append(promise)
+      let ready = loop.makePromise(of: Void.self)
+      readies.append(ready)
+      let preamble = preambles.isEmpty ? nil : preambles[index % preambles.count]
       // Connections start spread over the pool, so they do not send the same requests together,
       // and each round goes on where the last left off (a move sent again would not move).
       let first =
@@ -184,7 +199,7 @@ public struct LoadBenchmark: Sendable {
       let bootstrap = ClientBootstrap.loadGenerator(group: loop) {
         LoadConnectionHandler(
           pool: pool, pipeline: pipeline, firstRequest: first, state: state, server: name,
-          promise: promise)
+          promise: promise, preamble: preamble, ready: ready)
       }
       connecting.append(bootstrap.connect(host: server.host, port: server.port))
     }
@@ -196,7 +211,12 @@ public struct LoadBenchmark: Sendable {
       } catch {
         connectError = connectError ?? error
         promises[index].fail(error)
+        readies[index].fail(error)
       }
+    }
+    // Signed in (the preambles answered) before the clock starts.
+    for ready in readies where connectError == nil {
+      do { try await ready.futureResult.get() } catch { connectError = error }
     }
     func closeAll() async {
       for channel in channels { try? await channel.close() }

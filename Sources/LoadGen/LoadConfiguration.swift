@@ -37,6 +37,9 @@ public struct LoadConfiguration: Sendable {
   /// backwards (servers, and workload against baseline), so a drift in the machine's speed
   /// weighs on every figure alike instead of on whichever ran last.
   public var rounds: Int
+  /// `cards`: cards per account made before timing (the server's `--pro-card-limit` must allow
+  /// them). Fewer accounts are quicker to make (each costs a password hash).
+  public var cardsPerAccount: Int
 
   public static let defaultRequests = 100_000
   /// Distinct requests pre-encoded when they vary: enough that the same centres and moves come
@@ -55,7 +58,7 @@ public struct LoadConfiguration: Sendable {
     parameters: WorkloadParameters = WorkloadParameters(workload: .radius),
     loadBatch: Int = 1000, stallTimeout: Double = 10, progressInterval: Double? = 1,
     poolSize: Int = Self.defaultPoolSize, threads: Int? = nil, baseline: Workload? = nil,
-    rounds: Int = 1
+    rounds: Int = 1, cardsPerAccount: Int = 1000
   ) {
     self.target = target
     self.compare = compare
@@ -74,6 +77,7 @@ public struct LoadConfiguration: Sendable {
     self.threads = threads
     self.baseline = baseline
     self.rounds = rounds
+    self.cardsPerAccount = cardsPerAccount
   }
 
   /// The request budget per server: nil when only `duration` bounds the run.
@@ -114,6 +118,12 @@ public struct LoadConfiguration: Sendable {
     }
     if baseline == parameters.workload {
       throw .invalidArgument("--baseline must differ from --workload")
+    }
+    if workloads.contains(.cards) {
+      guard points > 0 else { throw .invalidArgument("the cards workload needs --points") }
+      guard cardsPerAccount >= 1 else {
+        throw .invalidArgument("--cards-per-account must be at least 1")
+      }
     }
     guard poolSize >= 1 else { throw .invalidArgument("the request pool must not be empty") }
     try parameters.validate()

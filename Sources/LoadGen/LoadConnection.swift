@@ -74,10 +74,17 @@ final class LoadConnectionHandler: ChannelInboundHandler {
   private var errors = 0
   private var errorSamples: [String: Int] = [:]
   private var stopped = false
+  /// One command sent as soon as the connection is up, before timing starts (signing in as an
+  /// account); `ready` is completed by its reply, which must not be an error.
+  private let preamble: ByteBuffer?
+  private let ready: EventLoopPromise<Void>
+  private var awaitingPreamble = false
+  private var readySettled = false
 
   init(
     pool: RequestPool, pipeline: Int, firstRequest: Int, state: RunState, server: String,
-    promise: EventLoopPromise<ConnectionResult>
+    promise: EventLoopPromise<ConnectionResult>, preamble: ByteBuffer? = nil,
+    ready: EventLoopPromise<Void>
   ) {
     self.pool = pool
     self.pipeline = pipeline
@@ -85,6 +92,38 @@ final class LoadConnectionHandler: ChannelInboundHandler {
     self.state = state
     self.server = server
     self.promise = promise
+    self.preamble = preamble
+    self.ready = ready
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    if let preamble {
+      awaitingPreamble = true
+      context.writeAndFlush(wrapOutboundOut(preamble), promise: nil)
+    } else {
+      settleReady(.success(()))
+    }
+    context.fireChannelActive()
+  }
+
+  /// Completes `ready` once: a connection that fails before it is ready fails it.
+  private func settleReady(_ result: Result<Void, any Error>) {
+    guard !readySettled else { return }
+    readySettled = true
+    ready.completeWith(result)
+  }
+
+  /// Steps over the preamble's reply once it has arrived.
+  private func readPreamble(context: ChannelHandlerContext) {
+    var error: String?
+    do {
+      guard try parser.skip(upTo: 1, onError: { error = $0 }) == 1 else { return }
+    } catch {
+      return fail(context: context, reason: "\(error)")
+    }
+    awaitingPreamble = false
+    if let error { return fail(context: context, reason: "the preamble failed: \(error)") }
+    settleReady(.success(()))
   }
 
   func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -100,6 +139,7 @@ final class LoadConnectionHandler: ChannelInboundHandler {
     let now = DispatchTime.now().uptimeNanoseconds
     parser.append(unwrapInboundIn(data))
     guard !stopped else { return }
+    if awaitingPreamble { return readPreamble(context: context) }
     let received: Int
     do {
       received = try parser.skip(upTo: outstanding) { noteError($0) }
@@ -160,7 +200,9 @@ final class LoadConnectionHandler: ChannelInboundHandler {
     guard !stopped else { return }
     stopped = true
     state.stoppedConnections.add(1, ordering: .relaxed)
-    promise.fail(LoadGenError.connectionFailed(server: server, reason: reason))
+    let error = LoadGenError.connectionFailed(server: server, reason: reason)
+    promise.fail(error)
+    settleReady(.failure(error))
     context.close(promise: nil)
   }
 

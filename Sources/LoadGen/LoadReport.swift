@@ -5,6 +5,8 @@ import Histogram
 public struct PointLoad: Sendable, Equatable, Codable {
   public var points: Int
   public var seconds: Double
+  /// The `cards` workload's cards, made at the same points.
+  public var cards: CardLoad?
 }
 
 /// Latency percentiles in microseconds.
@@ -195,6 +197,13 @@ public struct LoadReport: Sendable {
     if c.rounds > 1 { setup += ", in \(c.rounds) rounds" }
     if c.points > 0 { setup += "; \(grouped(c.points)) points loaded into \(p.key)" }
     lines.append(setup)
+    for target in targets {
+      guard let cards = target.load?.cards else { continue }
+      lines.append(
+        "\(target.server): \(grouped(cards.cards)) cards at the same points, from "
+          + "\(grouped(cards.accounts)) accounts, in \(formatted(cards.seconds, decimals: 2)) s: "
+          + "\(grouped(Int(cards.perSecond.rounded()))) CARD.CREATE/s")
+    }
     return lines.joined(separator: "\n")
   }
 

@@ -96,7 +96,7 @@ public final class RequestPool: Sendable {
     switch p.workload {
     case .ping:
       return RequestPool(requests: Array(repeating: ["PING"], count: pipeline))
-    case .radius, .knn, .box:
+    case .radius, .knn, .box, .cards:
       if p.center != nil {
         return RequestPool(requests: Array(repeating: search(0), count: pipeline))
       }

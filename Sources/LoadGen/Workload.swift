@@ -18,6 +18,10 @@ public enum Workload: String, Sendable, CaseIterable, Codable {
   case mixed
   /// `PING`: what the server and the generator cost with no work at all.
   case ping
+  /// `CARD.SEARCH FROMLONLAT lon lat BYRADIUS r km COUNT 10` (CardAtlas only), signed in as an
+  /// account, over a card at each point: the cards are made before timing (`CardLoader`).
+  /// With `--baseline radius`, GEOSEARCH on the same points runs in the same run.
+  case cards
 
   /// Whether the workload reads or moves the points of the dataset.
   public var usesPoints: Bool { self != .ping }
@@ -103,7 +107,7 @@ public struct WorkloadParameters: Sendable, Equatable {
     switch workload {
     case .ping: return "PING"
     case .add: return add
-    case .radius, .knn, .box: return search
+    case .radius, .knn, .box, .cards: return search
     case .mixed:
       let percent = Int((Workload.mixedAddFraction * 100).rounded())
       return "\(100 - percent)% \(search) + \(percent)% \(add)"
@@ -112,6 +116,12 @@ public struct WorkloadParameters: Sendable, Equatable {
 
   /// The search request of `radius`, `knn` and `box` (and `mixed`'s searches).
   func search(longitude: String, latitude: String) -> [String] {
+    if workload == .cards {
+      return [
+        "CARD.SEARCH", "FROMLONLAT", longitude, latitude, "BYRADIUS",
+        CommandEncoding.number(radiusKm, decimals: 6), "km", "COUNT", "10",
+      ]
+    }
     var command = ["GEOSEARCH", key, "FROMLONLAT", longitude, latitude]
     switch workload {
     case .knn:

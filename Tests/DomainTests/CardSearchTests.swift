@@ -14,6 +14,7 @@ struct CardSearchTests {
     var shown: Bool
     var location: (Double, Double)?
     var company: String
+    var code: String
   }
 
   static let companies = ["Acme", "Globex", "Initech", "Umbrella"]
@@ -81,7 +82,7 @@ struct CardSearchTests {
         else { continue }  // LIMIT
         cards[id] = Model(
           owner: owner, primary: object["isPrimary"] as? Bool ?? false, shown: shown,
-          location: located ? p : nil, company: company)
+          location: located ? p : nil, company: company, code: object["code"] as? String ?? "")
       case 4...5 where !mine.isEmpty:
         let id = mine.randomElement(using: &generator)!
         let p = point()
@@ -103,10 +104,16 @@ struct CardSearchTests {
       default: break
       }
     }
-    let viewer = owners[0].0
+    let (viewer, viewerId) = owners[0]
     func visible(_ m: Model) -> Bool {
       m.shown && m.location != nil && (m.primary || pro[m.owner]!)
     }
+    // NEW leaves out the viewer's own cards and a third of the others, put in its wallet.
+    var seen = Set(cards.filter { $0.value.owner == viewerId }.map(\.key))
+    for (id, card) in cards where card.owner != viewerId && id % 3 == 0 {
+      if (try? viewer.object("WALLET.ADD", card.code))?["id"] as? Int == id { seen.insert(id) }
+    }
+    #expect(seen.count >= 3, "enough cards left out to matter")
     for _ in 0..<60 {
       let center = point()
       let radius = Double.random(in: 100...8_000, using: &generator)
@@ -133,20 +140,27 @@ struct CardSearchTests {
       #expect(descending == Array(got.reversed().prefix(3)))
 
       // Paging: every hit once, in order.
-      var paged: [Int] = []
-      var cursor = "0"
-      repeat {
-        guard
-          case .array(let page) = try viewer.command(args + ["COUNT", "4", "CURSOR", cursor]).value,
-          page.count == 2, case .bulkString(let next) = page[0]
-        else {
-          Issue.record("not a page")
-          break
-        }
-        paged += Self.ids(page[1])
-        cursor = String(buffer: next)
-      } while cursor != "0"
-      #expect(paged == got)
+      func pages(_ args: [String], count: Int) throws -> [Int] {
+        var paged: [Int] = []
+        var cursor = "0"
+        repeat {
+          guard
+            case .array(let page) = try viewer.command(
+              args + ["COUNT", "\(count)", "CURSOR", cursor]
+            )
+            .value,
+            page.count == 2, case .bulkString(let next) = page[0]
+          else {
+            Issue.record("not a page")
+            break
+          }
+          paged += Self.ids(page[1])
+          cursor = String(buffer: next)
+        } while cursor != "0"
+        return paged
+      }
+      #expect(try pages(args, count: 4) == got)
+      #expect(try pages(args.dropLast() + ["DESC"], count: 4) == got.reversed())
 
       // FILTER, inside the traversal, equals the brute-force filter.
       let company = Self.companies.randomElement(using: &generator)!
@@ -158,11 +172,31 @@ struct CardSearchTests {
       let all = cards.filter { visible($0.value) }
         .map { ($0.key, Self.distance(center, $0.value.location!)) }
         .sorted { ($0.1, $0.0) < ($1.1, $1.0) }.map(\.0)
-      let nearest = Self.ids(
-        try viewer.command([
-          "CARD.SEARCH", "FROMLONLAT", "\(center.0)", "\(center.1)", "NEAREST", "5",
-        ]).value)
+      let nearestArgs = ["CARD.SEARCH", "FROMLONLAT", "\(center.0)", "\(center.1)", "NEAREST", "5"]
+      let nearest = Self.ids(try viewer.command(nearestArgs).value)
       #expect(nearest == Array(all.prefix(5)))
+
+      // NEW: what is left once the viewer's own and wallet cards are out, COUNT and cursors
+      // counting only those.
+      let fresh = got.filter { !seen.contains($0) }
+      #expect(Self.ids(try viewer.command(args + ["NEW"]).value) == fresh)
+      #expect(
+        Self.ids(try viewer.command(args + ["NEW", "COUNT", "3"]).value) == Array(fresh.prefix(3)))
+      #expect(
+        Self.ids(try viewer.command(args.dropLast() + ["DESC", "NEW", "COUNT", "3"]).value)
+          == Array(fresh.reversed().prefix(3)))
+      #expect(try pages(args + ["NEW"], count: 2) == fresh)
+      #expect(
+        Self.ids(try viewer.command(args + ["NEW", "FILTER", "company", company]).value)
+          == fresh.filter { cards[$0]?.company == company })
+      let freshAll = all.filter { !seen.contains($0) }
+      #expect(
+        Self.ids(try viewer.command(nearestArgs + ["NEW"]).value) == Array(freshAll.prefix(5)))
+      #expect(try pages(nearestArgs + ["NEW"], count: 2) == Array(freshAll.prefix(5)))
+      #expect(try pages(nearestArgs, count: 2) == Array(all.prefix(5)))
+      #expect(
+        try pages(nearestArgs + ["NEW", "FILTER", "company", company], count: 2)
+          == Array(all.filter { !seen.contains($0) && cards[$0]?.company == company }.prefix(5)))
     }
     // BOUNDS: the visible cards in the box, by id.
     let inBox = cards.filter {
@@ -281,6 +315,65 @@ struct CardSearchTests {
       #expect(try bo.text(args).hasPrefix(prefix), "\(args)")
     }
     #expect(try bo.text("PING") == "PONG")
+    await server.stop()
+  }
+
+  @Test("a hit's summary is JSON whatever its text holds: quotes, backslashes, accents")
+  func summaryEscapes() async throws {
+    let server = try await AccountServer()
+    let (ana, _, _) = try server.signedIn("ana@x.org")
+    let company = #"Ça "va" \ ok / 東京"#
+    let card = try ana.object(
+      "CARD.CREATE",
+      #"{"firstName":"Ana","company":"Ça \"va\" \\ ok / 東京","showOnMap":true,"#
+        + #""location":{"lon":2.35,"lat":48.85}}"#)
+    let reply = try ana.command("CARD.SEARCH", "FROMLONLAT", "2.35", "48.85", "NEAREST", "1").value
+    guard case .array(let rows) = reply, case .array(let row)? = rows.first,
+      case .bulkString(let text)? = row.last,
+      let summary = try JSONSerialization.jsonObject(with: Data(String(buffer: text).utf8))
+        as? [String: Any]
+    else {
+      Issue.record("\(reply)")
+      await server.stop()
+      return
+    }
+    #expect(summary["company"] as? String == company)
+    #expect(summary["id"] as? Int == card["id"] as? Int)
+    #expect(summary["firstName"] as? String == "Ana")
+    #expect(summary["url"] as? String == card["url"] as? String)
+    await server.stop()
+  }
+
+  @Test("redis-py: NEW leaves out the caller's own cards and those in its wallet")
+  func newWithRedisPy() async throws {
+    let server = try await AccountServer()
+    var ids: [String: Int] = [:]
+    var codes: [String: String] = [:]
+    for (name, lon) in [("ana", 2.350), ("bo", 2.351), ("cy", 2.352), ("di", 2.353)] {
+      let (c, _, _) = try server.signedIn("\(name)@x.org")
+      let card = try c.object(
+        "CARD.CREATE",
+        #"{"firstName":"\#(name)","showOnMap":true,"location":{"lon":\#(lon),"lat":48.85}}"#)
+      ids[name] = card["id"] as? Int
+      codes[name] = card["code"] as? String
+    }
+    let script = """
+      import redis
+      r = redis.Redis(port=\(server.port), username="ana@x.org", password="secret1", protocol=3)
+      r.execute_command("WALLET.ADD", "\(codes["cy"]!)")
+      search = ["CARD.SEARCH", "FROMLONLAT", "2.35", "48.85", "BYRADIUS", "5", "km"]
+      print([row[0] for row in r.execute_command(*search)])
+      print([row[0] for row in r.execute_command(*search, "NEW")])
+      print([row[0] for row in r.execute_command(*search, "NEW", "COUNT", "1")])
+      first = r.execute_command(*search, "NEW", "COUNT", "1", "CURSOR", "0")
+      rest = r.execute_command(*search, "NEW", "COUNT", "1", "CURSOR", first[0])
+      print([row[0] for row in first[1] + rest[1]], rest[0])
+      """
+    let (output, status) = try RedisProcess.run("python3", ["-c", script])
+    #expect(status == 0, "\(output)")
+    let (a, b, c, d) = (ids["ana"]!, ids["bo"]!, ids["cy"]!, ids["di"]!)
+    #expect(
+      output == "[\(a), \(b), \(c), \(d)]\n[\(b), \(d)]\n[\(b)]\n[\(b), \(d)] b'0'\n")
     await server.stop()
   }
 }

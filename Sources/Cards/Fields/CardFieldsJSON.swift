@@ -10,7 +10,10 @@ extension CardFields {
     try JSONInput.checkNames(object)
     let fields = try JSONInput.fields(object)
     try fields.checkPro(isPro: isPro, before: nil)
-    try fields.checkSize()
+    // json() writes what the input held (strings no longer, keys once) plus at most the fields
+    // it always writes and two coordinates in full: an input this far under the limit needs no
+    // serializing to check.
+    if json.utf8.count + 512 > FieldRules.maximumInputBytes { try fields.checkSize() }
     return fields
   }
 
@@ -31,12 +34,37 @@ extension CardFields {
   }
 
   /// The fields as a JSON object text (sorted keys, nil fields omitted, showOnMap and webLinks always present) -- for replies and for storage; parse(json(), isPro: true) == self.
-  public func json() -> String {
-    // Cannot fail: `jsonObject` holds only strings, booleans, finite numbers, and arrays and
-    // objects of them.
-    let data = try! JSONSerialization.data(
-      withJSONObject: jsonObject(), options: [.sortedKeys, .withoutEscapingSlashes])
-    return String(decoding: data, as: UTF8.self)
+  public func json() -> String { jsonText().text }
+
+  /// `jsonObject()` as JSON text to write, to which a reply may add its own members.
+  public func jsonText() -> JSONText {
+    var object = JSONText()
+    object.add("firstName", firstName)
+    object.add("showOnMap", showOnMap)
+    object.add(
+      "webLinks",
+      array: webLinks.map { link in
+        var item = JSONText()
+        item.add("url", link.url)
+        item.add("displayText", link.displayText)
+        return item
+      })
+    for field in FieldRules.stringFields {
+      object.add(field.name, self[keyPath: field.path])
+    }
+    if let address, !address.isEmpty {
+      var item = JSONText()
+      for part in FieldRules.addressFields { item.add(part.name, address[keyPath: part.path]) }
+      object.add("address", object: item)
+    }
+    if let location, location.longitude.isFinite, location.latitude.isFinite {
+      var item = JSONText()
+      item.add("lon", number: location.longitude)
+      item.add("lat", number: location.latitude)
+      item.add("source", location.source.rawValue)
+      object.add("location", object: item)
+    }
+    return object
   }
 
   /// The fields as a JSON-compatible dictionary, for embedding in a larger reply object.

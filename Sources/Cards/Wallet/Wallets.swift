@@ -98,6 +98,13 @@ public final class Wallets: Sendable {
     return (entries, more ? keys.last.map { WalletCursor(key: $0) } : nil)
   }
 
+  /// What `CARD.SEARCH NEW` leaves out for the account: its own cards, and those its wallet
+  /// holds.
+  public func seen(by account: Int64) -> Set<Int64> {
+    let held = state.withLock { $0.wallets[account].map { Set($0.added.keys) } ?? [] }
+    return held.union(cards.cards(of: account).map(\.id))
+  }
+
   /// The account's active cards whose text has every word of `text` as a word's prefix,
   /// accents and case ignored; the best match first (bm25), at most `count`.
   public func search(account: Int64, text: String, count: Int) -> Result<[WalletEntry], CardError> {
@@ -107,13 +114,14 @@ public final class Wallets: Sendable {
       return .success(
         try store.read { db in
           var found: [WalletEntry] = []
+          // Cached: compiled once per connection, not for every search.
           let rows = try Int64.fetchCursor(
-            db,
-            sql: """
-              SELECT rowid FROM wallet_search
-              WHERE wallet_search MATCH ? AND rowid BETWEEN ? AND ?
-              ORDER BY bm25(wallet_search, 10, 5, 5, 3, 2, 1)
-              """,
+            db.cachedStatement(
+              sql: """
+                SELECT rowid FROM wallet_search
+                WHERE wallet_search MATCH ? AND rowid BETWEEN ? AND ?
+                ORDER BY bm25(wallet_search, 10, 5, 5, 3, 2, 1)
+                """),
             arguments: [match, range.lowerBound, range.upperBound])
           while found.count < count, let rowid = try rows.next() {
             if let entry = entry(account, rowid & 0xFFFF_FFFF), entry.isActive {
