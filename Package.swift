@@ -64,6 +64,9 @@ let package = Package(
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // What domain modules publish for subscribers to hear (channel, text): the server delivers
+    // it as Redis pub/sub; no RESP here.
+    .target(name: "Notifications"),
     // The command layer: Redis commands parsed, checked and run on the keyspace, as RESP replies.
     .target(name: "Commands", dependencies: ["Keyspace", "SpatialIndex", "RESP"]),
     // The TCP server: SwiftNIO channels, limits, auth, group-committed writes, statistics.
@@ -71,7 +74,7 @@ let package = Package(
     .target(
       name: "Server",
       dependencies: [
-        "Commands", "Store", "RESP", "Datasets",
+        "Commands", "Store", "RESP", "Datasets", "Notifications",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -93,7 +96,7 @@ let package = Package(
     .target(
       name: "Cards",
       dependencies: [
-        "Accounts", "Store", "SpatialIndex", "Geodesy",
+        "Accounts", "Store", "SpatialIndex", "Geodesy", "Notifications",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     // The accounts' commands (ACCOUNT.*, SESSION.*, WHOAMI): arguments in, JSON replies out.

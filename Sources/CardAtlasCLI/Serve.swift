@@ -39,10 +39,11 @@ struct Serve: AsyncParsableCommand {
   @Option(
     help: """
       Close a connection whose replies not yet taken reach <hard> bytes, or stay at <soft> or \
-      more for over <soft-seconds>: Redis's 'normal <hard> <soft> <soft-seconds>', sizes such \
-      as 64mb or 1gb, 0 for no limit.
+      more for over <soft-seconds>: Redis's '<class> <hard> <soft> <soft-seconds>' for the \
+      classes normal and pubsub (connections with subscriptions), sizes such as 64mb or 1gb, \
+      0 for no limit.
       """)
-  var clientOutputBufferLimit = "normal 256mb 64mb 60"
+  var clientOutputBufferLimit = "normal 256mb 64mb 60 pubsub 32mb 8mb 60"
   @Option(help: "Close a connection whose unparsed input exceeds this (e.g. 1gb; at least 1mb).")
   var clientQueryBufferLimit = "1gb"
   @Option(
@@ -63,11 +64,10 @@ struct Serve: AsyncParsableCommand {
       throw ValidationError(
         "--log-level must be one of trace, debug, info, notice, warning, error, critical")
     }
-    guard case .success(let outputLimit) = OutputBufferLimit.parse(clientOutputBufferLimit),
-      let outputLimit
+    guard case .success(let outputLimits) = OutputBufferLimit.parse(clientOutputBufferLimit)
     else {
       throw ValidationError(
-        "--client-output-buffer-limit must be 'normal <hard> <soft> <soft-seconds>', e.g. 'normal 256mb 64mb 60'"
+        "--client-output-buffer-limit must be '<class> <hard> <soft> <soft-seconds>' for normal or pubsub, e.g. 'normal 256mb 64mb 60 pubsub 32mb 8mb 60'"
       )
     }
     guard let queryLimit = MemorySize.parse(clientQueryBufferLimit), queryLimit >= 1024 * 1024
@@ -88,7 +88,8 @@ struct Serve: AsyncParsableCommand {
     config.maxClients = maxClients
     config.idleTimeout = timeout
     config.threads = threads
-    config.outputBufferLimit = outputLimit
+    if let limit = outputLimits.normal { config.outputBufferLimit = limit }
+    if let limit = outputLimits.pubsub { config.pubsubOutputBufferLimit = limit }
     config.queryBufferLimit = queryLimit
     config.maxMemoryClients = clientsLimit
     var logger = Logger(label: "cardatlas")

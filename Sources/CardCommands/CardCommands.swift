@@ -7,6 +7,7 @@ import RESP
 /// the change is durable. The rules are in `Cards`.
 struct CardCommands {
   let cards: Cards
+  let views: CardViews
 
   var all: [CommandSpec] {
     [
@@ -51,7 +52,7 @@ struct CardCommands {
         guard let card = cards.card(call.arguments.string(1), viewer: viewer) else {
           return .error(CardError.notFound.message)
         }
-        return CardJSON.reply(card, cards: cards)
+        return Self.viewed(card, by: viewer, &call, views, CardJSON.reply(card, cards: cards))
       },
       CommandSpec("card.mine", arity: 1, flags: .needsAccount) { call in
         guard let owner = call.session.account else { return .error(RedisError.needsAccount) }
@@ -60,9 +61,12 @@ struct CardCommands {
       CommandSpec("card.open", arity: -2, flags: .needsAccount) { call in
         guard call.arguments.count <= 3 else { return .error(RedisError.syntax) }
         let slug = call.arguments.count == 3 ? call.arguments.string(2) : nil
+        guard let viewer = call.session.account else { return .error(RedisError.needsAccount) }
         switch cards.open(username: call.arguments.string(1), slug: slug) {
         case .card(let card):
-          return CardJSON.bulk(["state": "card", "card": CardJSON.object(card, cards: cards)])
+          return Self.viewed(
+            card, by: viewer, &call, views,
+            CardJSON.bulk(["state": "card", "card": CardJSON.object(card, cards: cards)]))
         case .inactive:
           return CardJSON.bulk([
             "state": "inactive", "message": "This card is no longer active.",
@@ -120,6 +124,17 @@ struct CardCommands {
       }
       return .null
     }
+  }
+
+  /// Answers an opened card, once its view is stored if it counts as a new one. The view is
+  /// the open's side effect: a view that could not be stored still answers the card.
+  static func viewed(
+    _ card: Card, by viewer: Int64, _ call: inout Invocation, _ views: CardViews,
+    _ reply: RESPValue
+  ) -> RESPValue {
+    guard let record = views.opened(card, by: viewer) else { return reply }
+    call.pending = { answer in record { _ in answer(reply) } }
+    return .null
   }
 
   static func id(_ call: Invocation, _ i: Int) -> Int64? {

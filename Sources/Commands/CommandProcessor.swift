@@ -83,6 +83,13 @@ public final class CommandProcessor: Sendable {
       outcome = Outcome(reply: .error(RedisError.arity(entry.spec.name)))
     } else if let refusal = Self.refusal(entry.spec, session) {
       outcome = Outcome(reply: .error(refusal))
+    } else if session.subscriptions > 0, session.protocolVersion == .resp2,
+      !entry.spec.flags.contains(.pubsubContext)
+    {
+      outcome = Outcome(
+        reply: .error(
+          "ERR Can't execute '\(entry.spec.name)': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / "
+            + "PING / QUIT / RESET are allowed in this context"))
     } else {
       var invocation = Invocation(
         arguments: arguments, session: session, keyspace: .passUnretained(keyspace),

@@ -15,6 +15,8 @@ public struct CommandSpec: Sendable {
     public static let account = Flags(rawValue: 4)
     /// Only a signed-in account runs it: it acts as that account (the domain commands).
     public static let needsAccount: Flags = [Flags(rawValue: 8), .account]
+    /// Runs on a RESP2 connection that has subscriptions (Redis's subscribed context).
+    public static let pubsubContext = Flags(rawValue: 16)
   }
 
   /// Lower case, as in Redis's errors; `container|sub` for subcommands.

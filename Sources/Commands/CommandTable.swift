@@ -2,6 +2,6 @@
 enum CommandTable {
   static let all: [CommandSpec] =
     GeoCommands.all + SortedSetCommands.all + SortedSetCommands.ranks + KeyCommands.all
-    + ConnectionCommands.all
+    + ConnectionCommands.all + PubSubCommands.all
     + ServerCommands.all
 }

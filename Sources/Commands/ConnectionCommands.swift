@@ -5,22 +5,50 @@ import RESP
 /// PING, ECHO, QUIT, HELLO, AUTH.
 enum ConnectionCommands {
   static let all: [CommandSpec] = [
-    CommandSpec("ping", arity: -1, flags: .account) { call in
-      switch call.arguments.count {
-      case 1: return .simpleString("PONG")
-      case 2: return .bulkString(call.arguments.buffer(1))
-      default: return .error(RedisError.arity("ping"))
+    CommandSpec("ping", arity: -1, flags: [.account, .pubsubContext]) { call in
+      guard call.arguments.count <= 2 else { return .error(RedisError.arity("ping")) }
+      // A subscribed RESP2 connection reads every reply as a message: Redis answers as one.
+      if call.session.subscriptions > 0 && !call.resp3 {
+        return .array([
+          .bulkString(ByteBuffer(string: "pong")),
+          call.arguments.count == 2
+            ? .bulkString(call.arguments.buffer(1)) : .bulkString(ByteBuffer()),
+        ])
       }
+      return call.arguments.count == 1
+        ? .simpleString("PONG") : .bulkString(call.arguments.buffer(1))
     },
     CommandSpec("echo", arity: 2, flags: .account) { call in .bulkString(call.arguments.buffer(1))
     },
-    CommandSpec("quit", arity: -1, flags: .noAuth) { call in
+    CommandSpec("quit", arity: -1, flags: [.noAuth, .pubsubContext]) { call in
       call.close = true
       return .simpleString("OK")
     },
+    CommandSpec("reset", arity: 1, flags: [.noAuth, .pubsubContext], run: reset),
     CommandSpec("auth", arity: -2, flags: .noAuth, run: auth),
     CommandSpec("hello", arity: -1, flags: .noAuth, run: hello),
   ]
+
+  /// RESET: the connection as it was when it opened (Redis's `clearClientConnectionState`):
+  /// no subscriptions, RESP2, database 0, no name, signed out of any account, and
+  /// authenticated only if no admin password is set.
+  static func reset(_ call: inout Invocation) -> RESPValue {
+    let hub = call.environment.pubsub
+    for pattern in [false, true] {
+      for name in hub.subscriptions(of: call.session.id, pattern: pattern) {
+        _ = hub.unsubscribe(call.session.id, from: name, pattern: pattern)
+      }
+    }
+    call.session.subscriptions = 0
+    call.session.protocolVersion = .resp2
+    call.session.db = 0
+    call.session.name = nil
+    call.session.account = nil
+    call.session.accountSession = nil
+    call.session.authenticated = call.environment.requirePassword == nil
+    call.environment.sessionChanged(call.session)
+    return .simpleString("RESET")
+  }
 
   /// AUTH [username] password. The user `default`'s password is --requirepass; any other user
   /// is an account's email, signed in by the accounts module.

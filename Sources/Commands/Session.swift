@@ -15,6 +15,9 @@ public struct Session: Sendable {
   public var account: Int64?
   /// The stored session (SESSION.OPEN, SESSION.RESUME) the account signed in with, if any.
   public var accountSession: Int64?
+  /// Channels and patterns subscribed to: while any, a RESP2 connection runs only the
+  /// commands of Redis's subscribed context.
+  public var subscriptions = 0
   /// CLIENT SETNAME.
   public var name: String?
   /// The client's address, for limits on failed sign-ins.
@@ -95,4 +98,6 @@ public protocol ServerEnvironment: AnyObject, Sendable {
   func backup(to path: String) throws
   /// Records a connection's name and selected database for CLIENT LIST.
   func sessionChanged(_ session: Session)
+  /// Who hears which channels (SUBSCRIBE, PUBLISH).
+  var pubsub: PubSubHub { get }
 }

@@ -116,3 +116,43 @@ private func element(
     return (same(pattern[p], char), p + 1)
   }
 }
+
+/// Whether the pattern could match some string that begins with `prefix` (case counts): the
+/// pattern read as an automaton over its elements, run on the prefix; a state left alive can
+/// still reach a match. Errs only towards true (a class that matches no byte counts as alive),
+/// so it can guard a namespace: pub/sub refuses patterns that could reach an account's channels.
+public func globCouldMatch(
+  _ pattern: some Collection<UInt8>, startingWith prefix: some Sequence<UInt8>
+)
+  -> Bool
+{
+  Array(pattern).withUnsafeBufferPointer { pattern in
+    let star = UInt8(ascii: "*")
+    // Positions in the pattern a match may be at; a `*` may also match nothing.
+    func closure(_ positions: Set<Int>) -> Set<Int> {
+      var all = positions
+      var work = Array(positions)
+      while let p = work.popLast() {
+        if p < pattern.count && pattern[p] == star && all.insert(p + 1).inserted {
+          work.append(p + 1)
+        }
+      }
+      return all
+    }
+    var states = closure([0])
+    for byte in prefix {
+      var next = Set<Int>()
+      for p in states where p < pattern.count {
+        if pattern[p] == star {
+          next.insert(p)
+        } else {
+          let (matched, after) = element(pattern, p, byte, false)
+          if matched { next.insert(after) }
+        }
+      }
+      states = closure(next)
+      if states.isEmpty { return false }
+    }
+    return true
+  }
+}

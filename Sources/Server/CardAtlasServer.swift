@@ -45,7 +45,8 @@ public final class CardAtlasServer: Sendable {
     state = ServerState(
       configuration: configuration, keyspace: keyspace, store: store, shards: threads,
       logger: logger)
-    let parts = try extensions.map { try $0.start(store) }
+    let notifier = PubSubNotifier(hub: state.pubsub)
+    let parts = try extensions.map { try $0.start(store, notifier) }
     processor = CommandProcessor(
       keyspace: keyspace, environment: state, commands: parts.flatMap(\.commands),
       accounts: parts.lazy.compactMap(\.accounts).first)

@@ -132,6 +132,8 @@ struct InfoReport {
       ("unknown_commands", String(errors.rejected)),
       ("total_error_replies", String(failed)),
       ("protocol_errors", String(errors.protocol)),
+      ("pubsub_channels", String(state.pubsub.channelCount)),
+      ("pubsub_patterns", String(state.pubsub.patternCount)),
       ("evicted_clients", String(statistics.evictedClients.load(ordering: .relaxed))),
       (
         "client_query_buffer_limit_disconnections",

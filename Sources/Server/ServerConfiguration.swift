@@ -26,6 +26,11 @@ public struct ServerConfiguration: Sendable {
   /// read while its replies wait, so only replies of tens of megabytes come near these.
   public var outputBufferLimit = OutputBufferLimit(
     hard: 256 * 1024 * 1024, soft: 64 * 1024 * 1024, softSeconds: 60)
+  /// Redis's `client-output-buffer-limit` for pub/sub clients (any connection with a
+  /// subscription), Redis's default: a subscriber that does not read its messages is closed
+  /// before they take the server's memory, and the others are not held up.
+  public var pubsubOutputBufferLimit = OutputBufferLimit(
+    hard: 32 * 1024 * 1024, soft: 8 * 1024 * 1024, softSeconds: 60)
   /// Redis's `client-query-buffer-limit`: a connection whose unparsed input exceeds it is
   /// closed. Redis's default; it must hold the largest bulk string (`limits.maxBulkLength`).
   public var queryBufferLimit = 1024 * 1024 * 1024
@@ -52,16 +57,19 @@ public struct OutputBufferLimit: Sendable, Equatable {
   }
 
   /// As Redis's CONFIG SET reads it: one or more `<class> <hard> <soft> <soft-seconds>`, sizes
-  /// in Redis's units. Only the `normal` class applies here (there are no replicas or pub/sub
-  /// clients); `replica`, `slave` and `pubsub` are accepted for Redis's tooling and set
-  /// nothing. Returns the normal class's limit (nil if not given), or Redis's error text.
-  public static func parse(_ text: String) -> Result<OutputBufferLimit?, ConfigurationError> {
+  /// in Redis's units. The `normal` and `pubsub` classes apply (there are no replicas:
+  /// `replica` and `slave` are accepted for Redis's tooling and set nothing). Returns the limits
+  /// of the classes given (nil for one not given), or Redis's error text.
+  public static func parse(_ text: String) -> Result<
+    (normal: OutputBufferLimit?, pubsub: OutputBufferLimit?), ConfigurationError
+  > {
     let words = text.split(separator: " ").map(String.init)
     guard words.count % 4 == 0 else {
       return .failure(
         ConfigurationError("Wrong number of arguments in buffer limit configuration."))
     }
     var normal: OutputBufferLimit?
+    var pubsub: OutputBufferLimit?
     for start in stride(from: 0, to: words.count, by: 4) {
       let name = words[start].lowercased()
       guard ["normal", "replica", "slave", "pubsub"].contains(name) else {
@@ -76,15 +84,15 @@ public struct OutputBufferLimit: Sendable, Equatable {
           ConfigurationError(
             "Error in hard, soft or soft_seconds setting in buffer limit configuration."))
       }
-      if name == "normal" {
-        normal = OutputBufferLimit(hard: hard, soft: soft, softSeconds: seconds)
-      }
+      let limit = OutputBufferLimit(hard: hard, soft: soft, softSeconds: seconds)
+      if name == "normal" { normal = limit }
+      if name == "pubsub" { pubsub = limit }
     }
-    return .success(normal)
+    return .success((normal, pubsub))
   }
 
-  /// As CONFIG GET shows it.
-  public var description: String { "normal \(hard) \(soft) \(softSeconds)" }
+  /// As CONFIG GET shows it, after the class's name.
+  public var description: String { "\(hard) \(soft) \(softSeconds)" }
 }
 
 /// A configuration value that cannot be read, with Redis's text for it.

@@ -1,4 +1,5 @@
 import Commands
+import Notifications
 import Store
 
 /// What a domain module (accounts, cards, pins, venues) brings to the server, which composes
@@ -25,14 +26,23 @@ public struct ServerExtension: Sendable {
 
   public let name: String
   public let migrations: [StoreMigration]
-  /// Loads the module's state from the open store; returns what it serves.
-  public let start: @Sendable (Store) throws -> Parts
+  /// Loads the module's state from the open store; returns what it serves. The notifier
+  /// delivers what the module publishes to the connections subscribed (pub/sub).
+  public let start: @Sendable (Store, any Notifier) throws -> Parts
 
   public init(
-    name: String, migrations: [StoreMigration], start: @escaping @Sendable (Store) throws -> Parts
+    name: String, migrations: [StoreMigration],
+    start: @escaping @Sendable (Store, any Notifier) throws -> Parts
   ) {
     self.name = name
     self.migrations = migrations
     self.start = start
+  }
+
+  /// A module that publishes nothing.
+  public init(
+    name: String, migrations: [StoreMigration], start: @escaping @Sendable (Store) throws -> Parts
+  ) {
+    self.init(name: name, migrations: migrations) { store, _ in try start(store) }
   }
 }

@@ -69,11 +69,18 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
     let outputSoftSeconds: Synchronization.Atomic<Int>
     let queryBuffer: Synchronization.Atomic<Int>
     let maxMemoryClients: Synchronization.Atomic<Int>
+    /// Redis's `pubsub` class: connections with subscriptions.
+    let pubsubHard: Synchronization.Atomic<Int>
+    let pubsubSoft: Synchronization.Atomic<Int>
+    let pubsubSoftSeconds: Synchronization.Atomic<Int>
 
     init(_ configuration: ServerConfiguration) {
       outputHard = .init(configuration.outputBufferLimit.hard)
       outputSoft = .init(configuration.outputBufferLimit.soft)
       outputSoftSeconds = .init(configuration.outputBufferLimit.softSeconds)
+      pubsubHard = .init(configuration.pubsubOutputBufferLimit.hard)
+      pubsubSoft = .init(configuration.pubsubOutputBufferLimit.soft)
+      pubsubSoftSeconds = .init(configuration.pubsubOutputBufferLimit.softSeconds)
       queryBuffer = .init(configuration.queryBufferLimit)
       maxMemoryClients = .init(configuration.maxMemoryClients)
     }
@@ -82,6 +89,12 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
       OutputBufferLimit(
         hard: outputHard.load(ordering: .relaxed), soft: outputSoft.load(ordering: .relaxed),
         softSeconds: outputSoftSeconds.load(ordering: .relaxed))
+    }
+
+    var pubsubOutput: OutputBufferLimit {
+      OutputBufferLimit(
+        hard: pubsubHard.load(ordering: .relaxed), soft: pubsubSoft.load(ordering: .relaxed),
+        softSeconds: pubsubSoftSeconds.load(ordering: .relaxed))
     }
   }
 
@@ -121,6 +134,7 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
   let logger: Logger
   let limits: Limits
   let clientMemory: ClientMemory
+  let pubsub = PubSubHub()
   /// Held while clients are chosen for eviction, so that two loops do not both close some.
   private let eviction = NIOLock()
   private let live: NIOLockedValueBox<Live>
@@ -194,6 +208,7 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
 
   func disconnect(id: Int) {
     _ = clients.withLockedValue { $0.removeValue(forKey: id) }
+    pubsub.disconnect(id)
   }
 
   /// Redis 7's client eviction: while the connections' buffers together exceed
@@ -269,8 +284,10 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
     let output = c.outputBuffer.load(ordering: .relaxed)
     let omem = c.outputMemory.load(ordering: .relaxed)
     let events = (c.reading.load(ordering: .relaxed) ? "r" : "") + (output + omem > 0 ? "w" : "")
+    let (sub, psub) = pubsub.counts(of: c.id)
     return "id=\(c.id) addr=\(c.address) laddr= fd=-1 name=\(f.name ?? "") age=\(age) "
-      + "idle=\(idle) flags=N db=\(f.db) sub=0 psub=0 ssub=0 multi=-1 "
+      + "idle=\(idle) flags=\(sub + psub > 0 ? "P" : "N") db=\(f.db) sub=\(sub) psub=\(psub) "
+      + "ssub=0 multi=-1 "
       + "qbuf=\(c.queryBuffer.load(ordering: .relaxed)) "
       + "qbuf-free=\(c.queryBufferFree.load(ordering: .relaxed)) "
       + "argv-mem=\(c.argumentBytes.load(ordering: .relaxed)) multi-mem=0 obl=\(output) "
@@ -290,7 +307,10 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
       ("dir", configuration.dataDirectory),
       ("requirepass", l.requirePassword ?? ""),
       ("maxclients", String(l.maxClients)),
-      ("client-output-buffer-limit", limits.output.description),
+      (
+        "client-output-buffer-limit",
+        "normal \(limits.output.description) pubsub \(limits.pubsubOutput.description)"
+      ),
       ("client-query-buffer-limit", String(limits.queryBuffer.load(ordering: .relaxed))),
       ("maxmemory-clients", String(limits.maxMemoryClients.load(ordering: .relaxed))),
       ("timeout", String(l.idleTimeout)),
@@ -329,11 +349,17 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
     case "client-output-buffer-limit":
       switch OutputBufferLimit.parse(value) {
       case .failure(let error): return failed(name, error.description)
-      case .success(let limit):
-        guard let limit else { break }
-        limits.outputHard.store(limit.hard, ordering: .relaxed)
-        limits.outputSoft.store(limit.soft, ordering: .relaxed)
-        limits.outputSoftSeconds.store(limit.softSeconds, ordering: .relaxed)
+      case .success(let classes):
+        if let limit = classes.normal {
+          limits.outputHard.store(limit.hard, ordering: .relaxed)
+          limits.outputSoft.store(limit.soft, ordering: .relaxed)
+          limits.outputSoftSeconds.store(limit.softSeconds, ordering: .relaxed)
+        }
+        if let limit = classes.pubsub {
+          limits.pubsubHard.store(limit.hard, ordering: .relaxed)
+          limits.pubsubSoft.store(limit.soft, ordering: .relaxed)
+          limits.pubsubSoftSeconds.store(limit.softSeconds, ordering: .relaxed)
+        }
       }
     case "client-query-buffer-limit":
       // Redis's bounds for it.

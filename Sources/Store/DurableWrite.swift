@@ -9,4 +9,12 @@ import GRDB
 /// and the other commands of the transaction go through.
 public protocol DurableWrite: Sendable {
   func apply(to db: GRDB.Database) throws
+  /// Runs once the transaction that applied it is durable, on the store's writer thread before
+  /// the command's completion: what may only happen after the change is safe (telling
+  /// subscribers). Not run when the write or its transaction failed. Must be quick.
+  func committed()
+}
+
+extension DurableWrite {
+  public func committed() {}
 }

@@ -145,6 +145,7 @@ final class GroupCommitter: Sendable {
         commit.completion(
           .failure(error is DatabaseError ? StoreError.wrap(error, path: path) : error))
       } else {
+        if case .success = result { for write in commit.writes { write.committed() } }
         commit.completion(result)
       }
     }

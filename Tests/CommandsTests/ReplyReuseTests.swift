@@ -17,6 +17,7 @@ struct ReplyReuseTests {
     func resetStatistics() {}
     func backup(to path: String) throws {}
     func sessionChanged(_ session: Session) {}
+    let pubsub = PubSubHub()
   }
 
   static func run(

@@ -50,6 +50,49 @@ struct GlobTests {
     #expect(globMatches(Array("A*[B-C]".utf8), Array("abcb".utf8), ignoringCase: true))
   }
 
+  @Test(
+    "globCouldMatch never misses: a pattern matching some string that begins with the prefix is reported"
+  )
+  func couldMatchAPrefix() {
+    var random = SeededGenerator(seed: 24)
+    let alphabet: [UInt8] = Array("ab:*?[]^-\\".utf8)
+    let prefix: [UInt8] = Array("a:".utf8)
+    // Every string of the prefix and up to three more bytes.
+    var strings: [[UInt8]] = [prefix]
+    var last = [prefix]
+    for _ in 0..<3 {
+      last = last.flatMap { s in Array("ab:*".utf8).map { s + [$0] } }
+      strings += last
+    }
+    var missed = 0
+    var refused = 0
+    for _ in 0..<3_000 {
+      let pattern = (0..<random.nextInt(below: 7)).map { _ in
+        alphabet[random.nextInt(below: alphabet.count)]
+      }
+      let reaches = strings.contains { Self.redis(pattern[...], $0[...], false) }
+      let reported = globCouldMatch(pattern, startingWith: prefix)
+      if reaches && !reported {
+        missed += 1
+        Issue.record("\(String(decoding: pattern, as: UTF8.self)) reaches a:… unreported")
+      }
+      if !reported { refused += 1 }
+    }
+    #expect(missed == 0)
+    // And it tells: most random patterns cannot reach the prefix.
+    #expect(refused > 1_000)
+    for (pattern, expected) in [
+      ("wallet:*", true), ("*", true), ("w*", true), ("[vw]allet:?", true), ("wallet\\:5", true),
+      ("wallet:", true), ("news.*", false), ("wallet", false), ("[^w]*", false),
+      ("account:*", false),
+      ("?allet:1*", true), ("*:5", true),
+    ] {
+      #expect(
+        globCouldMatch(Array(pattern.utf8), startingWith: Array("wallet:".utf8)) == expected,
+        "\(pattern)")
+    }
+  }
+
   /// Redis's `stringmatchlen_impl`, recursion and all.
   static func redis(
     _ pattern: ArraySlice<UInt8>, _ string: ArraySlice<UInt8>, _ nocase: Bool

@@ -190,7 +190,8 @@ struct ClientMemoryTests {
     let checker = try RESPConnection(port: server.port)
     #expect(
       try checker.command("CONFIG", "GET", "client-output-buffer-limit").text
-        == "*2\r\n$26\r\nclient-output-buffer-limit\r\n$16\r\nnormal 0 32768 1\r\n")
+        == "*2\r\n$26\r\nclient-output-buffer-limit\r\n$43\r\nnormal 0 32768 1 pubsub 33554432 8388608 60\r\n"
+    )
     try Self.addFatMembers(checker, key: "fat", count: 4, size: 32 * 1024)
     let readers = try (0..<8).map { _ in try RESPConnection(port: server.port) }
     for (i, connection) in readers.enumerated() {
@@ -219,15 +220,17 @@ struct ClientMemoryTests {
     }
     #expect(try Self.info(checker)["client_output_buffer_limit_disconnections"] == "9")
     #expect(try Self.clients(checker).count == 1)
-    // Redis's units (k is 1,000, kb 1,024), classes other than normal accepted and unused,
-    // and Redis's syntax errors.
+    // Redis's units (k is 1,000, kb 1,024), the pubsub class set too, replica accepted and
+    // unused, and Redis's syntax errors.
     #expect(
       try checker.command(
-        "CONFIG", "SET", "client-output-buffer-limit", "normal 1kb 2k 3 pubsub 32mb 8mb 60"
+        "CONFIG", "SET", "client-output-buffer-limit",
+        "normal 1kb 2k 3 pubsub 1mb 512kb 30 replica 1 1 1"
       ).text == "+OK\r\n")
     #expect(
       try checker.command("CONFIG", "GET", "client-output-buffer-limit").text
-        == "*2\r\n$26\r\nclient-output-buffer-limit\r\n$18\r\nnormal 1024 2000 3\r\n")
+        == "*2\r\n$26\r\nclient-output-buffer-limit\r\n$43\r\nnormal 1024 2000 3 pubsub 1048576 524288 30\r\n"
+    )
     #expect(
       try checker.command("CONFIG", "SET", "client-output-buffer-limit", "normal 1mb 0").text
         == "-ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - Wrong number of arguments in buffer limit configuration.\r\n"

@@ -82,6 +82,46 @@ import Testing
     }
   }
 
+  final class Log: Sendable {
+    let ids = Mutex<[Int]>([])
+  }
+
+  /// A write that records when it is told its transaction is durable.
+  struct Told: DurableWrite {
+    let id: Int
+    let log: Log
+    func apply(to db: GRDB.Database) throws {
+      try db.execute(sql: "INSERT INTO notes (id, text) VALUES (?, ?)", arguments: [id, "t\(id)"])
+    }
+    func committed() { log.ids.withLock { $0.append(id) } }
+  }
+
+  /// `committed` runs once the transaction is durable, before the command's completion, and
+  /// never for a command whose writes failed.
+  @Test func committedRunsOnlyForDurableWrites() async throws {
+    try await withTemporaryDirectory { dir in
+      let store = try openStore(dir, migrations: [Self.notes])
+      let log = Log()
+      let toldFirst = Mutex<[Int: Bool]>([:])
+      let done = DispatchGroup()
+      for i in 0..<20 {
+        done.enter()
+        let writes: [any DurableWrite] =
+          i == 7 ? [Told(id: i, log: log), ThrowingWrite()] : [Told(id: i, log: log)]
+        store.commit([], writes: writes) { _ in
+          let told = log.ids.withLock { $0.contains(i) }
+          toldFirst.withLock { $0[i] = told }
+          done.leave()
+        }
+      }
+      done.wait()
+      store.close()
+      #expect(Set(log.ids.withLock { $0 }) == Set((0..<20).filter { $0 != 7 }))
+      let expected = Dictionary(uniqueKeysWithValues: (0..<20).map { ($0, $0 != 7) })
+      #expect(toldFirst.withLock { $0 } == expected)
+    }
+  }
+
   /// Commands queued together share a transaction; one whose write breaks a constraint or
   /// throws fails alone, with nothing of it kept, and the others are durable.
   @Test func aFailingDomainWriteFailsOnlyItsOwnCommand() async throws {

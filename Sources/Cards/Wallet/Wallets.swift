@@ -9,7 +9,8 @@ import Synchronization
 /// start), written through the store's group commit, answered once durable. A held card that
 /// changes is searched by its new text; one that is deleted, or whose owner's account is,
 /// leaves every wallet; a deleted account's wallet goes. A held card that turns inactive stays,
-/// shown as inactive and never found by a search. Knows nothing of RESP.
+/// shown as inactive and never found by a search. Every holder hears of a held card's change
+/// or removal on its `wallet:<id>` channel (`Notices`). Knows nothing of RESP.
 public final class Wallets: Sendable {
   /// An entry's place in its wallet: when it was added, then the card's id.
   struct Key: Comparable, Sendable {
@@ -54,12 +55,14 @@ public final class Wallets: Sendable {
 
   let store: Store
   let cards: Cards
+  let notices: Notices
   private let state = Mutex(State())
   public typealias Done<T> = Cards.Done<T>
 
-  public init(store: Store, cards: Cards) throws {
+  public init(store: Store, cards: Cards, notices: Notices) throws {
     self.store = store
     self.cards = cards
+    self.notices = notices
     let rows = try store.read { db in
       try Row.fetchAll(db, sql: "SELECT account_id, card_id, added_at FROM wallet_entries")
     }
@@ -124,6 +127,11 @@ public final class Wallets: Sendable {
     }
   }
 
+  /// How many wallets hold the card.
+  public func holderCount(of cardId: Int64) -> Int {
+    state.withLock { $0.holders[cardId]?.count ?? 0 }
+  }
+
   // MARK: Writing
 
   /// Adds another account's active card by its share code or share URL; adding a card already
@@ -160,7 +168,7 @@ public final class Wallets: Sendable {
     case false?:
       done(entry(account, card.id).map { .success($0) } ?? .failure(.notFound))
     case true?:
-      commit([sync(account, card.id)]) { [self] result in
+      commit([sync(account, card.id)] + notices.walletAdded(card, by: account)) { [self] result in
         done(result.flatMap { entry(account, card.id).map { .success($0) } ?? .failure(.notFound) })
       }
     }
@@ -268,7 +276,9 @@ public final class Wallets: Sendable {
 
     func cardChanged(_ card: Card) -> [any DurableWrite] {
       let holders = wallets.state.withLock { $0.holders[card.id] ?? [] }
+      guard !holders.isEmpty else { return [] }
       return holders.map { wallets.sync($0, card.id) }
+        + [wallets.notices.changed(card, holders: holders)]
     }
 
     func cardDeleted(_ card: Card) -> [any DurableWrite] {
@@ -277,7 +287,9 @@ public final class Wallets: Sendable {
         for holder in holders { wallets.forget(holder, card.id, in: &s) }
         return holders
       }
+      guard !holders.isEmpty else { return [] }
       return holders.map { wallets.sync($0, card.id) }
+        + [wallets.notices.removed(card, holders: holders)]
     }
 
     func accountDeleted(_ id: Int64) -> [any DurableWrite] {
@@ -296,7 +308,14 @@ public final class Wallets: Sendable {
       ]
     }
 
-    func proChanged(_ account: Account) -> [any DurableWrite] { [] }
+    /// The account's other cards than its primary turned active or inactive: their holders
+    /// hear it.
+    func proChanged(_ account: Account) -> [any DurableWrite] {
+      wallets.cards.cards(of: account.id).filter { !$0.isPrimary }.compactMap { card in
+        let holders = wallets.state.withLock { $0.holders[card.id] ?? [] }
+        return holders.isEmpty ? nil : wallets.notices.changed(card, holders: holders)
+      }
+    }
   }
 }
 

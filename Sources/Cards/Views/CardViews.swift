@@ -1,0 +1,182 @@
+import Accounts
+import Foundation
+import GRDB
+import Store
+import Synchronization
+
+/// Views of cards: an account that opens someone else's card (by id, code or share URL) counts
+/// one view of it per UTC day, however often it opens it; the owner's own opens do not count.
+/// Each counted view is a row in the store, written before the open is answered; the owner
+/// reads them per day (`stats`). Knows nothing of RESP.
+public final class CardViews: Sendable {
+  /// The (card, viewer) pairs already counted today, so that opening a card again writes
+  /// nothing. Bounded: past `rememberedLimit` pairs it starts over, and a pair forgotten costs
+  /// one write the store's key turns into nothing.
+  private struct Today {
+    var day = -1
+    var counted: Set<Pair> = []
+  }
+
+  private struct Pair: Hashable {
+    let card: Int64
+    let viewer: Int64
+  }
+
+  static let rememberedLimit = 100_000
+
+  let store: Store
+  let cards: Cards
+  let notices: Notices
+  private let today = Mutex(Today())
+
+  public init(store: Store, cards: Cards, notices: Notices) {
+    self.store = store
+    self.cards = cards
+    self.notices = notices
+    let observer = Observer()
+    cards.addObserver(observer)
+    cards.accounts.addObserver(observer)
+  }
+
+  /// The card was opened by `viewer`. When that counts as a new view, returns the write that
+  /// stores it (and tells the owner, if it chose to hear of views), which calls back once it is
+  /// durable; nil when there is nothing to store.
+  public func opened(_ card: Card, by viewer: Int64)
+    -> (@Sendable (@escaping Cards.Done<Void>) -> Void)?
+  {
+    guard card.ownerId != viewer else { return nil }
+    let day = UTCDay.today
+    let pair = Pair(card: card.id, viewer: viewer)
+    let isNew = today.withLock { t -> Bool in
+      if t.day != day || t.counted.count >= Self.rememberedLimit { t = Today(day: day) }
+      return t.counted.insert(pair).inserted
+    }
+    guard isNew else { return nil }
+    return { [self] done in
+      cards.commit([ViewWrite(card: card, viewer: viewer, day: day, notices: notices)]) {
+        [self] result in
+        if case .failure = result { _ = today.withLock { $0.counted.remove(pair) } }
+        done(result)
+      }
+    }
+  }
+
+  /// The owner's card's views per day from `from` to `to` (UTC days), the days without views
+  /// left out.
+  public func stats(owner: Int64, id: Int64, from: Int, to: Int) -> Result<CardStats, CardError> {
+    guard let card = cards.held(id) else { return .failure(.notFound) }
+    guard card.ownerId == owner else { return .failure(.noPermission) }
+    guard from <= to else { return .failure(.badQuery("FROM is after TO")) }
+    do {
+      let rows = try store.read { db in
+        try Row.fetchAll(
+          db,
+          sql: """
+            SELECT day, COUNT(*) AS views FROM card_views
+            WHERE card_id = ? AND day BETWEEN ? AND ? GROUP BY day ORDER BY day
+            """,
+          arguments: [id, from, to])
+      }
+      return .success(
+        CardStats(
+          cardId: id, from: from, to: to,
+          days: rows.map { (day: $0["day"], views: $0["views"]) }))
+    } catch {
+      return .failure(.notPersisted("\(error)"))
+    }
+  }
+
+  /// Deleted cards and accounts take their views with them.
+  private struct Observer: CardObserver, AccountObserver {
+    func cardChanged(_ card: Card) -> [any DurableWrite] { [] }
+
+    func cardDeleted(_ card: Card) -> [any DurableWrite] {
+      [
+        CardWrite { db in
+          try db.execute(sql: "DELETE FROM card_views WHERE card_id = ?", arguments: [card.id])
+        }
+      ]
+    }
+
+    func accountDeleted(_ id: Int64) -> [any DurableWrite] {
+      [
+        CardWrite { db in
+          try db.execute(sql: "DELETE FROM card_views WHERE viewer_id = ?", arguments: [id])
+        }
+      ]
+    }
+
+    func proChanged(_ account: Account) -> [any DurableWrite] { [] }
+  }
+}
+
+/// A card's views per day.
+public struct CardStats: Sendable {
+  public let cardId: Int64
+  public let from: Int
+  public let to: Int
+  public let days: [(day: Int, views: Int)]
+  public var total: Int { days.reduce(0) { $0 + $1.views } }
+}
+
+/// One counted view: stored unless the store already has it (a pair forgotten by memory), and
+/// told to the owner once durable only if it was new.
+private final class ViewWrite: DurableWrite {
+  let card: Card
+  let viewer: Int64
+  let day: Int
+  let notices: Notices
+  private let inserted = Atomic<Bool>(false)
+
+  init(card: Card, viewer: Int64, day: Int, notices: Notices) {
+    self.card = card
+    self.viewer = viewer
+    self.day = day
+    self.notices = notices
+  }
+
+  func apply(to db: GRDB.Database) throws {
+    try db.execute(
+      sql: "INSERT OR IGNORE INTO card_views (card_id, day, viewer_id) VALUES (?, ?, ?)",
+      arguments: [card.id, day, viewer])
+    inserted.store(db.changesCount > 0, ordering: .relaxed)
+  }
+
+  func committed() {
+    if inserted.load(ordering: .relaxed) { notices.viewed(card, by: viewer) }
+  }
+}
+
+/// Days as views count them: whole days since 1970-01-01, UTC, written `yyyy-mm-dd`.
+public enum UTCDay {
+  public static var today: Int { Int((Date().timeIntervalSince1970 / 86_400).rounded(.down)) }
+
+  /// A strict `yyyy-mm-dd` of a real date, or nil.
+  public static func parse(_ text: String) -> Int? {
+    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+    guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2,
+      parts[2].count == 2,
+      parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+      let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+    else { return nil }
+    var components = DateComponents()
+    (components.year, components.month, components.day) = (year, month, day)
+    // A day past the month's end (2026-02-30) would roll over: refused.
+    guard let date = calendar.date(from: components),
+      calendar.dateComponents([.year, .month, .day], from: date).day == day
+    else { return nil }
+    return Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+  }
+
+  public static func text(_ day: Int) -> String {
+    let date = Date(timeIntervalSince1970: Double(day) * 86_400)
+    let c = calendar.dateComponents([.year, .month, .day], from: date)
+    return String(format: "%04d-%02d-%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0)
+  }
+
+  private static let calendar: Calendar = {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "UTC")!
+    return calendar
+  }()
+}

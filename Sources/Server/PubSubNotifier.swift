@@ -1,0 +1,12 @@
+import Commands
+import NIOCore
+import Notifications
+
+/// What domain modules publish, delivered as Redis's pub/sub messages.
+struct PubSubNotifier: Notifier {
+  let hub: PubSubHub
+
+  func publish(_ message: String, to channel: String) {
+    hub.publish(ByteBuffer(string: message), to: Array(channel.utf8))
+  }
+}
