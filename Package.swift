@@ -17,6 +17,7 @@ let package = Package(
     .library(name: "LoadGen", targets: ["LoadGen"]),
     .library(name: "Geocoding", targets: ["Geocoding"]),
     .library(name: "Gazetteer", targets: ["Gazetteer"]),
+    .library(name: "GeocoderClients", targets: ["GeocoderClients"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -125,11 +126,18 @@ let package = Package(
     .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
     // The offline geocoder over GeoNames places in data/gazetteer.tsv.gz.
     .target(name: "Gazetteer", dependencies: ["Geocoding", "Geodesy", "CZlib"]),
+    // Clients of Nominatim, Photon and Pelias over URLSession (libcurl), with rate limits,
+    // retries, a circuit breaker and a SQLite cache; no RESP.
+    .target(
+      name: "GeocoderClients",
+      dependencies: [
+        "Geocoding", "Geodesy", "Store", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
         "IndexBench", "Server", "LoadGen", "Store", "RESP", "Accounts", "AccountCommands", "CardCommands",
-        "Geocoding", "Gazetteer",
+        "Geocoding", "Gazetteer", "GeocoderClients",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -159,6 +167,13 @@ let package = Package(
     .testTarget(name: "LoadGenTests", dependencies: ["LoadGen", "RedisTestSupport"]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
     .testTarget(name: "GazetteerTests", dependencies: ["Gazetteer", "Geocoding", "Geodesy"]),
+    .testTarget(
+      name: "GeocoderClientsTests",
+      dependencies: [
+        "GeocoderClients", "Geocoding", "Geodesy", "Store",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ],
+      exclude: ["Fixtures"]),
     .testTarget(
       name: "DomainTests",
       dependencies: [
