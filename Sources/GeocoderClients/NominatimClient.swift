@@ -102,8 +102,11 @@ public struct NominatimClient: StructuredGeocoder {
     if let b = json["boundingbox"]?.array?.compactMap(\.double), b.count == 4 {
       bbox = BoundingBox(minLon: b[2], minLat: b[0], maxLon: b[3], maxLat: b[1])
     }
+    // An unnamed house is named by its street and number, as the address says it.
+    let street = [address["road"]?.text, address["house_number"]?.text].compactMap { $0 }
     let name =
       json["name"]?.text.flatMap { $0.isEmpty ? nil : $0 }
+      ?? (street.count == 2 ? street.joined(separator: " ") : nil)
       ?? label.split(separator: ",").first.map(String.init) ?? label
     return Place(
       lon: lon, lat: lat, label: label, bbox: bbox, confidence: 0, provider: "nominatim",

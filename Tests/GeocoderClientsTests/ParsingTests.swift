@@ -125,10 +125,13 @@ struct ParsingTests {
       places[0].bbox
         == BoundingBox(minLon: 9.5217, minLat: 47.1356, maxLon: 9.5221, maxLat: 47.1358))
     #expect(places[0].ids == ["place_id": "13371", "osm_type": "way", "osm_id": "123456"])
-    #expect(places[0].name == "15" && places[0].countryCode == "LI" && places[0].postcode == "9490")
+    #expect(
+      places[0].name == "Austrasse 15" && places[0].countryCode == "LI"
+        && places[0].postcode == "9490")
     #expect(places[0].confidence == 1)
     // The street alone lacks the house number, and is half as important.
     #expect(abs(places[1].confidence - 2.0 / 3.0 * 0.5) < 1e-9)
+    #expect(places[1].name == "Austrasse")
   }
 
   @Test func nominatimStructuredSendsFields() async throws {
