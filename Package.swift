@@ -133,11 +133,18 @@ let package = Package(
       dependencies: [
         "Geocoding", "Geodesy", "Store", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
+    // GEOCODE and GEOCODE.REVERSE: arguments in, JSON places out.
+    .target(
+      name: "GeocodeCommands",
+      dependencies: [
+        "GeocoderClients", "Geocoding", "Commands", "Server", "RESP", "Store",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
         "IndexBench", "Server", "LoadGen", "Store", "RESP", "Accounts", "AccountCommands", "CardCommands",
-        "Geocoding", "Gazetteer", "GeocoderClients",
+        "Geocoding", "Gazetteer", "GeocoderClients", "GeocodeCommands",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -178,6 +185,7 @@ let package = Package(
       name: "DomainTests",
       dependencies: [
         "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
+        "GeocodeCommands", "GeocoderClients", "Geocoding",
         "RedisTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ]),

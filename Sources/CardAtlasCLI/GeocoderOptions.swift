@@ -38,12 +38,6 @@ struct GeocoderOptions: ParsableArguments {
 
   func makeGeocoder() throws -> any Geocoder {
     guard let geocoderUrl else { return try Gazetteer() }
-    guard let url = URL(string: geocoderUrl), url.scheme == "http" || url.scheme == "https",
-      url.host != nil
-    else { throw ValidationError("--geocoder-url is not an http(s) URL: \(geocoderUrl)") }
-    let provider = HTTPProvider(rawValue: geocoder ?? "nominatim")!
-    let configuration = ServiceConfiguration(
-      baseURL: url, email: email, timeout: .milliseconds(Int(timeout * 1000)))
     var cacheStore: GeocodeCache?
     if !noCache {
       let path = cache ?? (data as NSString).appendingPathComponent("geocode-cache.sqlite")
@@ -51,7 +45,23 @@ struct GeocoderOptions: ParsableArguments {
         atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
       cacheStore = GeocodeCache(try StandaloneCacheDatabase(path: path))
     }
-    return provider.geocoder(
-      configuration, rate: rate.flatMap(HTTPProvider.parseRate), cache: cacheStore)
+    return try Self.service(
+      geocoder, url: geocoderUrl, rate: rate, email: email, timeout: timeout, cache: cacheStore)
+  }
+
+  /// The HTTP geocoder `provider` (default nominatim) at `url`, polite and, given one, cached.
+  static func service(
+    _ provider: String?, url text: String, rate: String?, email: String?, timeout: Double,
+    cache: GeocodeCache?
+  ) throws -> any Geocoder {
+    guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https",
+      url.host != nil
+    else { throw ValidationError("--geocoder-url is not an http(s) URL: \(text)") }
+    guard let kind = HTTPProvider(rawValue: provider ?? "nominatim") else {
+      throw ValidationError("--geocoder is offline, nominatim, photon or pelias")
+    }
+    let configuration = ServiceConfiguration(
+      baseURL: url, email: email, timeout: .milliseconds(Int(timeout * 1000)))
+    return kind.geocoder(configuration, rate: rate.flatMap(HTTPProvider.parseRate), cache: cache)
   }
 }

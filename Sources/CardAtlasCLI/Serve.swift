@@ -3,6 +3,8 @@ import CardCommands
 import Cards
 import Dispatch
 import Foundation
+import Gazetteer
+import GeocodeCommands
 import Logging
 import RESP
 import Server
@@ -55,6 +57,13 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "The base of cards' share URLs.") var publicUrl = "http://127.0.0.1:8080"
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
+  @Option(help: "GEOCODE's geocoder: offline, nominatim, photon or pelias (default: offline).")
+  var geocoder: String?
+  @Option(help: "The geocoder service's base URL (answers cached in the store).")
+  var geocoderUrl: String?
+  @Option(help: "Requests per second to the geocoder service (default: 1, or 50 on this machine).")
+  var geocoderRate: String?
+  @Option(help: "Nominatim's email parameter.") var geocoderEmail: String?
 
   func run() async throws {
     guard let policy = FsyncPolicy(rawValue: fsync) else {
@@ -97,11 +106,40 @@ struct Serve: AsyncParsableCommand {
     var cardsConfiguration = Cards.Configuration()
     cardsConfiguration.publicURL = publicUrl
     let server = try CardAtlasServer(
-      configuration: config, extensions: [.accountsAndCards(cards: cardsConfiguration)],
+      configuration: config,
+      extensions: [.accountsAndCards(cards: cardsConfiguration)] + (try geocoding(logger)),
       logger: logger)
     try await server.start()
     await Self.waitForSignal()
     await server.stop()
+  }
+
+  /// GEOCODE over the service named, cached in the store; or the offline gazetteer, and no
+  /// GEOCODE (with a warning) when its data is missing.
+  func geocoding(_ logger: Logger) throws -> [ServerExtension] {
+    if let geocoderUrl {
+      let (provider, rate, email) = (geocoder, geocoderRate, geocoderEmail)
+      // Checked now, so that a bad option stops serve before the store opens.
+      _ = try GeocoderOptions.service(
+        provider, url: geocoderUrl, rate: rate, email: email, timeout: 10, cache: nil)
+      return [
+        .geocoding { cache in
+          // Cannot fail: the same arguments passed above.
+          try! GeocoderOptions.service(
+            provider, url: geocoderUrl, rate: rate, email: email, timeout: 10, cache: cache)
+        }
+      ]
+    }
+    guard geocoder == nil || geocoder == "offline" else {
+      throw ValidationError("--geocoder \(geocoder!) needs --geocoder-url")
+    }
+    do {
+      let gazetteer = try Gazetteer()
+      return [.geocoding { _ in gazetteer }]
+    } catch {
+      logger.warning("no GEOCODE: the offline gazetteer did not load: \(error)")
+      return []
+    }
   }
 
   /// Returns on the first SIGTERM or SIGINT.
