@@ -3,7 +3,6 @@ import CardCommands
 import Cards
 import Dispatch
 import Foundation
-import Gazetteer
 import GeocodeCommands
 import Logging
 import RESP
@@ -107,16 +106,16 @@ struct Serve: AsyncParsableCommand {
     cardsConfiguration.publicURL = publicUrl
     let server = try CardAtlasServer(
       configuration: config,
-      extensions: [.accountsAndCards(cards: cardsConfiguration)] + (try geocoding(logger)),
+      extensions: [.accountsAndCards(cards: cardsConfiguration)] + (try geocoding()),
       logger: logger)
     try await server.start()
     await Self.waitForSignal()
     await server.stop()
   }
 
-  /// GEOCODE over the service named, cached in the store; or the offline gazetteer, and no
-  /// GEOCODE (with a warning) when its data is missing.
-  func geocoding(_ logger: Logger) throws -> [ServerExtension] {
+  /// GEOCODE over the service named, cached in the store; or the offline gazetteer, loaded by
+  /// the first GEOCODE (which fails with its reason if the data is missing).
+  func geocoding() throws -> [ServerExtension] {
     if let geocoderUrl {
       let (provider, rate, email) = (geocoder, geocoderRate, geocoderEmail)
       // Checked now, so that a bad option stops serve before the store opens.
@@ -133,13 +132,8 @@ struct Serve: AsyncParsableCommand {
     guard geocoder == nil || geocoder == "offline" else {
       throw ValidationError("--geocoder \(geocoder!) needs --geocoder-url")
     }
-    do {
-      let gazetteer = try Gazetteer()
-      return [.geocoding { _ in gazetteer }]
-    } catch {
-      logger.warning("no GEOCODE: the offline gazetteer did not load: \(error)")
-      return []
-    }
+    let gazetteer = LazyGazetteer()
+    return [.geocoding { _ in gazetteer }]
   }
 
   /// Returns on the first SIGTERM or SIGINT.
