@@ -17,6 +17,7 @@ let package = Package(
     .library(name: "LoadGen", targets: ["LoadGen"]),
     .library(name: "Geocoding", targets: ["Geocoding"]),
     .library(name: "Gazetteer", targets: ["Gazetteer"]),
+    .library(name: "GeocoderClients", targets: ["GeocoderClients"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -144,11 +145,26 @@ let package = Package(
     .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
     // The offline geocoder over GeoNames places in data/gazetteer.tsv.gz.
     .target(name: "Gazetteer", dependencies: ["Geocoding", "Geodesy", "CZlib"]),
+    // Clients of Nominatim, Photon and Pelias over URLSession (libcurl), with rate limits,
+    // retries, a circuit breaker and a SQLite cache; no RESP.
+    .target(
+      name: "GeocoderClients",
+      dependencies: [
+        "Geocoding", "Geodesy", "Store", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // GEOCODE and GEOCODE.REVERSE: arguments in, JSON places out.
+    .target(
+      name: "GeocodeCommands",
+      dependencies: [
+        "GeocoderClients", "Geocoding", "Commands", "Server", "RESP", "Store",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
         "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
         "AccountCommands", "CardCommands", "Geocoding", "Gazetteer", "IdentityTokens",
+        "GeocoderClients", "GeocodeCommands",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -184,10 +200,18 @@ let package = Package(
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
     .testTarget(name: "GazetteerTests", dependencies: ["Gazetteer", "Geocoding", "Geodesy"]),
     .testTarget(
+      name: "GeocoderClientsTests",
+      dependencies: [
+        "GeocoderClients", "Geocoding", "Geodesy", "Store",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ],
+      exclude: ["Fixtures"]),
+    .testTarget(
       name: "DomainTests",
       dependencies: [
         "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
-        "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens",
+        "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocodeCommands",
+        "GeocoderClients", "Geocoding",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Gazetteer
+import GeocoderClients
 import Geocoding
 
 /// `cardatlas geocode`: forward and reverse geocoding from the command line, offline through the
@@ -10,11 +11,13 @@ struct Geocode: AsyncParsableCommand {
     abstract: "Geocode an address, or name the place at a point (--reverse).",
     discussion: """
       Uses the offline GeoNames gazetteer (data/gazetteer.tsv.gz; CARDATLAS_DATA names another \
-      data folder). Prints a table, or with --json one JSON object per candidate per line, best \
+      data folder), or with --geocoder-url a Nominatim, Photon or Pelias service, rate limited \
+      and cached (docs/GEOCODING-HTTP.md). Prints a table, or with --json one JSON object per candidate per line, best \
       first. Exits 1 when nothing matches.
         cardatlas geocode "Paris, TX"
         cardatlas geocode --country LI Vaduz --json
         cardatlas geocode --reverse -86.46 32.46
+        cardatlas geocode --geocoder-url http://127.0.0.1:8088 "Austrasse 15, Vaduz"
       """)
 
   @Flag(help: "Reverse geocoding: the words are <lon> <lat>.") var reverse = false
@@ -23,6 +26,7 @@ struct Geocode: AsyncParsableCommand {
   var region: String?
   @Option(help: "Candidates to show, at most \(GeocodeQuery.maximumLimit).") var count = 5
   @Flag(help: "One JSON object per line instead of a table.") var json = false
+  @OptionGroup var service: GeocoderOptions
   // Collected unparsed so that negative coordinates ("-86.46") are not taken for options.
   @Argument(
     parsing: .allUnrecognized, help: "The address (quote it, or it is the words joined by spaces).")
@@ -44,7 +48,7 @@ struct Geocode: AsyncParsableCommand {
 
   func run() async throws {
     let geocoder: any Geocoder
-    do { geocoder = try Gazetteer() } catch { throw ValidationError("\(error)") }
+    do { geocoder = try service.makeGeocoder() } catch { throw ValidationError("\(error)") }
     let places: [Place]
     do {
       if reverse {
@@ -55,6 +59,10 @@ struct Geocode: AsyncParsableCommand {
       }
     } catch let error as GeocodeError {
       throw ValidationError(error.description)
+    } catch let error as GeocoderServiceError {
+      // The service failed, not the command line: no usage text.
+      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+      throw ExitCode(2)
     }
     if json {
       for place in places { print(Self.jsonLine(place)) }

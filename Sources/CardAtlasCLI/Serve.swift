@@ -4,8 +4,7 @@ import CardCommands
 import Cards
 import Dispatch
 import Foundation
-import Gazetteer
-import Geocoding
+import GeocodeCommands
 import IdentityTokens
 import Logging
 import RESP
@@ -80,6 +79,13 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "SMTP user (AUTH PLAIN or LOGIN).") var smtpUser: String?
   @Option(help: "SMTP password.") var smtpPassword: String?
   @Option(help: "From: of the mail sent.") var smtpFrom = "CardAtlas <noreply@localhost>"
+  @Option(help: "GEOCODE's geocoder: offline, nominatim, photon or pelias (default: offline).")
+  var geocoder: String?
+  @Option(help: "The geocoder service's base URL (answers cached in the store).")
+  var geocoderUrl: String?
+  @Option(help: "Requests per second to the geocoder service (default: 1, or 50 on this machine).")
+  var geocoderRate: String?
+  @Option(help: "Nominatim's email parameter.") var geocoderEmail: String?
 
   func run() async throws {
     guard let policy = FsyncPolicy(rawValue: fsync) else {
@@ -121,7 +127,8 @@ struct Serve: AsyncParsableCommand {
     logger.logLevel = level
     var cardsConfiguration = Cards.Configuration()
     cardsConfiguration.publicURL = publicUrl
-    cardsConfiguration.geocoder = LazyGeocoder(name: "geonames") { try Gazetteer() }
+    let geocoding = try geocoding()
+    cardsConfiguration.geocoder = geocoding.geocoder
     guard freeCardLimit >= 1, proCardLimit >= freeCardLimit else {
       throw ValidationError("card limits: --free-card-limit ≥ 1 and --pro-card-limit ≥ it")
     }
@@ -131,7 +138,7 @@ struct Serve: AsyncParsableCommand {
       configuration: config,
       extensions: [
         .accountsAndCards(accounts: try accountsConfiguration(logger), cards: cardsConfiguration)
-      ],
+      ] + geocoding.extensions,
       logger: logger)
     try await server.start()
     await Self.waitForSignal()

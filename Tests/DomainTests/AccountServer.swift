@@ -16,12 +16,16 @@ final class AccountServer {
   let directory: String
   let accounts: Accounts.Configuration
   let cards: Cards.Configuration
+  /// Modules served beside the accounts and cards.
+  let extra: [ServerExtension]
 
   init(
     accounts configure: (inout Accounts.Configuration) -> Void = { _ in },
     cards configureCards: (inout Cards.Configuration) -> Void = { _ in },
-    server serverSettings: (inout ServerConfiguration) -> Void = { _ in }
+    server serverSettings: (inout ServerConfiguration) -> Void = { _ in },
+    extra: [ServerExtension] = []
   ) async throws {
+    self.extra = extra
     directory =
       FileManager.default.temporaryDirectory
       .appendingPathComponent("cardatlas-accounts-\(UUID().uuidString)").path
@@ -38,18 +42,18 @@ final class AccountServer {
     configuration.dataDirectory = directory
     configuration.threads = 2
     serverSettings(&configuration)
-    (server, port) = try await Self.start(configuration, accounts, cards)
+    (server, port) = try await Self.start(configuration, accounts, cards, extra)
   }
 
   private static func start(
     _ configuration: ServerConfiguration, _ accounts: Accounts.Configuration,
-    _ cards: Cards.Configuration
+    _ cards: Cards.Configuration, _ extra: [ServerExtension]
   ) async throws -> (CardAtlasServer, UInt16) {
     var logger = Logger(label: "accounts-test")
     logger.logLevel = .warning
     let server = try CardAtlasServer(
       configuration: configuration,
-      extensions: [.accountsAndCards(accounts: accounts, cards: cards)], logger: logger)
+      extensions: [.accountsAndCards(accounts: accounts, cards: cards)] + extra, logger: logger)
     return (server, UInt16(try await server.start()))
   }
 
@@ -60,7 +64,7 @@ final class AccountServer {
     await server.stop()
     var configuration = server.configuration
     configuration.port = 0
-    (server, port) = try await Self.start(configuration, accounts, cards)
+    (server, port) = try await Self.start(configuration, accounts, cards, extra)
   }
 
   func stop() async {

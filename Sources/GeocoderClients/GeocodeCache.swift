@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+import Geocoding
+import Store
+
+/// Geocoders' answers kept in SQLite, by provider and normalized request: a forward query by its
+/// case- and space-folded text, country, region and limit; a reverse one by its coordinates
+/// rounded to `reversePrecision` decimals. Misses are kept too, for a shorter time.
+public struct GeocodeCache: Sendable {
+  public let database: any GeocodeCacheDatabase
+  public var hitLifetime: Duration
+  public var missLifetime: Duration
+  /// Decimals of degrees a reverse request is rounded to: 5 is about a metre.
+  public var reversePrecision: Int
+  private let now: @Sendable () -> Date
+
+  static let migrationName = "geocode-cache-v1"
+  /// For `Store.init` (and `ServerExtension`), after the store's own.
+  public static let migrations = [StoreMigration(migrationName, sql: v1SQL)]
+
+  public init(
+    _ database: any GeocodeCacheDatabase, hitLifetime: Duration = .seconds(30 * 86_400),
+    missLifetime: Duration = .seconds(86_400), reversePrecision: Int = 5,
+    now: @escaping @Sendable () -> Date = Date.init
+  ) {
+    self.database = database
+    self.hitLifetime = hitLifetime
+    self.missLifetime = missLifetime
+    self.reversePrecision = reversePrecision
+    self.now = now
+  }
+
+  /// A request as the cache knows it.
+  public struct Key: Sendable, Hashable {
+    public var provider: String
+    public var kind: String
+    public var request: String
+  }
+
+  public func key(provider: String, _ query: GeocodeQuery) -> Key {
+    let request = [
+      "q=" + Self.fold(query.text), "cc=" + (query.countryCode?.uppercased() ?? ""),
+      "region=" + Self.fold(query.region ?? ""), "limit=\(query.limit)",
+    ].joined(separator: "|")
+    return Key(provider: provider, kind: "search", request: request)
+  }
+
+  public func key(provider: String, _ address: AddressParts) -> Key {
+    let parts = [
+      address.street, address.city, address.county, address.region, address.postcode,
+      address.country,
+    ].map { Self.fold($0 ?? "") }
+    return Key(
+      provider: provider, kind: "structured",
+      request: parts.joined(separator: "|") + "|limit=\(address.limit)")
+  }
+
+  public func key(provider: String, lon: Double, lat: Double) -> Key {
+    let scale = pow(10, Double(reversePrecision))
+    // Rounded first, so that -0.000001 and 0.000001 (and -0 and 0) are one key.
+    let spell = { (v: Double) -> String in
+      let rounded = (v * scale).rounded() / scale
+      return String(format: "%.\(reversePrecision)f", rounded == 0 ? 0 : rounded)
+    }
+    return Key(provider: provider, kind: "reverse", request: spell(lon) + "," + spell(lat))
+  }
+
+  /// The cached answer, or nil when there is none or it has expired.
+  public func lookup(_ key: Key) async throws -> [Place]? {
+    let time = now().timeIntervalSince1970
+    let json = try await database.read { db in
+      try String.fetchOne(
+        db,
+        sql: """
+          SELECT places FROM geocode_cache
+          WHERE provider = ? AND kind = ? AND request = ? AND expires_at > ?
+          """, arguments: [key.provider, key.kind, key.request, time])
+    }
+    guard let json else { return nil }
+    // An unreadable entry (written by a future version) is a miss, overwritten on store.
+    return try? JSONDecoder().decode([Place].self, from: Data(json.utf8))
+  }
+
+  /// Keeps `places` (empty: a miss, kept for `missLifetime`) for `key`.
+  public func store(_ places: [Place], for key: Key) async throws {
+    let time = now().timeIntervalSince1970
+    let lifetime = (places.isEmpty ? missLifetime : hitLifetime).seconds
+    let json = String(decoding: try JSONEncoder().encode(places), as: UTF8.self)
+    try await database.write { db in
+      try db.execute(
+        sql: """
+          INSERT OR REPLACE INTO geocode_cache
+            (provider, kind, request, places, created_at, expires_at)
+          VALUES (?, ?, ?, ?, ?, ?)
+          """,
+        arguments: [key.provider, key.kind, key.request, json, time, time + lifetime])
+    }
+  }
+
+  /// Deletes expired entries; returns how many.
+  @discardableResult
+  public func purgeExpired() async throws -> Int {
+    let time = now().timeIntervalSince1970
+    let count = try await database.read { db in
+      try Int.fetchOne(
+        db, sql: "SELECT count(*) FROM geocode_cache WHERE expires_at <= ?", arguments: [time])
+        ?? 0
+    }
+    try await database.write { db in
+      try db.execute(sql: "DELETE FROM geocode_cache WHERE expires_at <= ?", arguments: [time])
+    }
+    return count
+  }
+
+  /// Lower case, runs of spaces as one, no space before a comma and one after.
+  static func fold(_ text: String) -> String {
+    text.lowercased().replacingOccurrences(of: ",", with: ", ")
+      .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+      .replacingOccurrences(of: " ,", with: ",")
+  }
+}

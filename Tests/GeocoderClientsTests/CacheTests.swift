@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+import Geocoding
+import Store
+import Synchronization
+import Testing
+
+@testable import GeocoderClients
+
+@Suite("Geocode cache")
+struct CacheTests {
+  /// A geocoder that answers from a table and counts what it is asked.
+  final class Counting: StructuredGeocoder {
+    let name = "counting"
+    private let counter = Atomic<Int>(0)
+    var calls: Int { counter.load(ordering: .relaxed) }
+
+    func search(_ query: GeocodeQuery) async throws -> [Place] {
+      counter.add(1, ordering: .relaxed)
+      return query.text.lowercased().contains("vaduz") ? [Self.vaduz] : []
+    }
+
+    func search(_ address: AddressParts) async throws -> [Place] {
+      try await search(GeocodeQuery(address.text))
+    }
+
+    func reverse(lon: Double, lat: Double) async throws -> Place? {
+      counter.add(1, ordering: .relaxed)
+      return lon > 9 ? Self.vaduz : nil
+    }
+
+    static let vaduz = Place(
+      lon: 9.52154, lat: 47.14151, label: "Vaduz, Liechtenstein",
+      bbox: BoundingBox(minLon: 9.47, minLat: 47.09, maxLon: 9.56, maxLat: 47.18), confidence: 1,
+      provider: "counting", ids: ["geonameid": "3042030"], name: "Vaduz", countryCode: "LI")
+  }
+
+  final class Clock: Sendable {
+    let seconds = Mutex<Double>(1_800_000_000)
+    var now: Date { Date(timeIntervalSince1970: seconds.withLock { $0 }) }
+    func advance(_ s: Double) { seconds.withLock { $0 += s } }
+  }
+
+  func cache(_ clock: Clock) throws -> GeocodeCache {
+    let database = try StandaloneCacheDatabase(DatabaseQueue())
+    return GeocodeCache(
+      database, hitLifetime: .seconds(1000), missLifetime: .seconds(100), now: { clock.now })
+  }
+
+  @Test func hitsAndFoldedQueriesMakeNoRequest() async throws {
+    let inner = Counting()
+    let geocoder = CachingGeocoder(inner, cache: try cache(Clock()))
+    let first = try await geocoder.search(GeocodeQuery("Vaduz,  Liechtenstein", countryCode: "li"))
+    #expect(first == [Counting.vaduz])
+    for text in ["vaduz, liechtenstein", " VADUZ ,Liechtenstein "] {
+      #expect(try await geocoder.search(GeocodeQuery(text, countryCode: "LI")) == first)
+    }
+    #expect(inner.calls == 1)
+    // Another country, region or limit is another request.
+    _ = try await geocoder.search(GeocodeQuery("Vaduz, Liechtenstein"))
+    _ = try await geocoder.search(GeocodeQuery("Vaduz, Liechtenstein", countryCode: "LI", limit: 1))
+    _ = try await geocoder.search(
+      GeocodeQuery("Vaduz, Liechtenstein", countryCode: "LI", region: "Oberland"))
+    #expect(inner.calls == 4)
+  }
+
+  @Test func reverseIsKeyedByRoundedCoordinates() async throws {
+    let inner = Counting()
+    let geocoder = CachingGeocoder(inner, cache: try cache(Clock()))
+    #expect(try await geocoder.reverse(lon: 9.521541, lat: 47.141512) == Counting.vaduz)
+    #expect(try await geocoder.reverse(lon: 9.521538, lat: 47.141509) == Counting.vaduz)
+    #expect(inner.calls == 1)
+    #expect(try await geocoder.reverse(lon: 9.5216, lat: 47.1415) == Counting.vaduz)
+    #expect(inner.calls == 2)
+    #expect(try await geocoder.reverse(lon: -0.000001, lat: 0) == nil)
+    #expect(try await geocoder.reverse(lon: 0.000001, lat: 0) == nil)
+    #expect(inner.calls == 3)
+  }
+
+  @Test func missesExpireSoonerThanHits() async throws {
+    let clock = Clock()
+    let inner = Counting()
+    let geocoder = CachingGeocoder(inner, cache: try cache(clock))
+    _ = try await geocoder.search(GeocodeQuery("Vaduz"))
+    #expect(try await geocoder.search(GeocodeQuery("Atlantis")).isEmpty)
+    clock.advance(99)
+    _ = try await geocoder.search(GeocodeQuery("Vaduz"))
+    _ = try await geocoder.search(GeocodeQuery("Atlantis"))
+    #expect(inner.calls == 2)
+    clock.advance(2)
+    _ = try await geocoder.search(GeocodeQuery("Vaduz"))
+    _ = try await geocoder.search(GeocodeQuery("Atlantis"))
+    #expect(inner.calls == 3)
+    clock.advance(1000)
+    #expect(try await geocoder.cache.purgeExpired() == 2)
+  }
+
+  @Test func failuresAndBadQueriesAreNotKept() async throws {
+    struct Failing: Geocoder {
+      let name = "failing"
+      func search(_ query: GeocodeQuery) async throws -> [Place] {
+        throw GeocoderServiceError.timeout(host: "x")
+      }
+      func reverse(lon: Double, lat: Double) async throws -> Place? {
+        throw GeocoderServiceError.timeout(host: "x")
+      }
+    }
+    let cache = try cache(Clock())
+    let geocoder = CachingGeocoder(Failing(), cache: cache)
+    await #expect(throws: GeocoderServiceError.timeout(host: "x")) {
+      try await geocoder.search(GeocodeQuery("Vaduz"))
+    }
+    await #expect(throws: GeocodeError.emptyQuery) { try await geocoder.search(GeocodeQuery(" ")) }
+    #expect(try await cache.lookup(cache.key(provider: "failing", GeocodeQuery("Vaduz"))) == nil)
+  }
+
+  @Test func theCacheLivesInTheStoreAndSurvivesReopening() async throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("geocode-cache-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let inner = Counting()
+    do {
+      let store = try Store(directory: directory, migrations: GeocodeCache.migrations)
+      defer { store.close() }
+      let geocoder = CachingGeocoder(inner, cache: GeocodeCache(StoreCacheDatabase(store)))
+      _ = try await geocoder.search(AddressParts(city: "Vaduz", country: "LI"))
+      _ = try await geocoder.search(AddressParts(city: " vaduz", country: "li"))
+    }
+    let store = try Store(directory: directory, migrations: GeocodeCache.migrations)
+    defer { store.close() }
+    let geocoder = CachingGeocoder(inner, cache: GeocodeCache(StoreCacheDatabase(store)))
+    #expect(
+      try await geocoder.search(AddressParts(city: "VADUZ", country: "LI")) == [Counting.vaduz])
+    #expect(inner.calls == 1)
+  }
+}
