@@ -12,7 +12,7 @@ let nominatimURL = ProcessInfo.processInfo.environment["CARDATLAS_NOMINATIM_URL"
 }
 
 /// Against the real Nominatim of ../shared/nominatim (Liechtenstein and part of Autauga County),
-/// at CARDATLAS_NOMINATIM_URL; `.ci/run` starts it.
+/// at CARDATLAS_NOMINATIM_URL; `make test` starts it (scripts/test-nominatim.sh).
 @Suite(
   "Nominatim client against a real Nominatim",
   .enabled(
