@@ -26,6 +26,7 @@ let package = Package(
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+    .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
   ],
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
@@ -135,11 +136,20 @@ let package = Package(
     .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
     // The offline geocoder over GeoNames places in data/gazetteer.tsv.gz.
     .target(name: "Gazetteer", dependencies: ["Geocoding", "Geodesy", "CZlib"]),
+    // `cardatlas import`: CSV (streamed by CSV.swift) or JSON Lines rows geocoded and written as
+    // cards, to a running daemon over RESP or into a data directory; resumable, reported.
+    .target(
+      name: "Importer",
+      dependencies: [
+        "Cards", "Accounts", "Store", "Geocoding", "Notifications",
+        .product(name: "CSV", package: "CSV.swift"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
         "IndexBench", "Server", "LoadGen", "Store", "RESP", "Accounts", "AccountCommands", "CardCommands",
-        "Geocoding", "Gazetteer", "IdentityTokens",
+        "Geocoding", "Gazetteer", "IdentityTokens", "Importer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
