@@ -188,6 +188,10 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
       ]),
+    // `cardatlas import` through the built executable (it must be built: `swift build`).
+    .testTarget(
+      name: "ImportTests",
+      dependencies: ["RESP", "RedisTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     .testTarget(
       name: "ServerTests",
       dependencies: [

@@ -29,27 +29,34 @@ extension Importer {
     }
     guard !order.isEmpty else { return found }
     let geocoder = self.geocoder
-    await withTaskGroup(of: (Int, Result<Place?, any Error>).self) { group in
+    await withTaskGroup(of: Answer.self) { group in
       var next = 0
-      func start(_ group: inout TaskGroup<(Int, Result<Place?, any Error>)>) {
-        guard next < order.count, !stopRequested() else { return }
-        let (i, query) = (next, order[next])
-        next += 1
-        group.addTask {
-          do { return (i, .success(try await geocoder.search(query).first)) } catch {
-            return (i, .failure(error))
+      var running = 0
+      while true {
+        while next < order.count, running < max(1, options.concurrency), !stopRequested() {
+          let (i, query) = (next, order[next])
+          group.addTask {
+            do { return Answer(index: i, result: .success(try await geocoder.search(query).first)) }
+            catch { return Answer(index: i, result: .failure(error)) }
           }
+          next += 1
+          running += 1
         }
-      }
-      for _ in 0..<max(1, options.concurrency) { start(&group) }
-      while let (i, result) = await group.next() {
+        guard let answer = await group.next() else { break }
+        let (i, result) = (answer.index, answer.result)
+        running -= 1
         if case .success(let place) = result { cache[order[i]] = place }
         for row in pending[order[i]]! { found[row] = .answer(result) }
-        start(&group)
       }
     }
     return found
   }
+}
+
+/// A query's answer, by its index in the chunk's distinct queries.
+struct Answer: Sendable {
+  let index: Int
+  let result: Result<Place?, any Error>
 }
 
 /// Answers already had in this run, so that repeated addresses are geocoded once. Bounded: it

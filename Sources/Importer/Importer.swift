@@ -94,19 +94,31 @@ public final class Importer {
     let started = Date()
     var chunk: [RawRow] = []
     var interrupted = false
-    while !interrupted {
-      guard let raw = try source.next() else { break }
-      if raw.row <= checkpoint.row { continue }
-      chunk.append(raw)
-      guard chunk.count == options.chunkSize else { continue }
-      interrupted = try await process(chunk, &checkpoint, report)
-      chunk.removeAll(keepingCapacity: true)
+    // One chunk is written while the next is read and geocoded; writes keep their order.
+    var writing: (Prepared, Task<[Result<ImportOutcome, RowFailure>], any Error>)?
+    func finishWriting() async throws {
+      guard let (prepared, task) = writing else { return }
+      writing = nil
+      try self.complete(prepared, try await task.value, &checkpoint, report)
       progress.update(row: checkpoint.row)
-      interrupted = interrupted || stopRequested()
     }
-    if !interrupted, !chunk.isEmpty {
-      interrupted = try await process(chunk, &checkpoint, report)
+    while !interrupted {
+      let raw = try source.next()
+      if let raw {
+        if raw.row <= checkpoint.row { continue }
+        chunk.append(raw)
+        guard chunk.count == options.chunkSize else { continue }
+      }
+      if chunk.isEmpty { break }
+      let prepared = await prepare(chunk)
+      chunk.removeAll(keepingCapacity: true)
+      try await finishWriting()
+      let (sink, requests) = (self.sink, prepared.requests)
+      writing = (prepared, Task { try await sink.write(requests) })
+      interrupted = prepared.cut || stopRequested()
+      if raw == nil { break }
     }
+    try await finishWriting()
     progress.finish()
     if !interrupted { try? FileManager.default.removeItem(atPath: options.checkpointPath) }
     return ImportSummary(
@@ -115,11 +127,17 @@ public final class Importer {
       interrupted: interrupted)
   }
 
-  /// One chunk: geocoded, written, reported, checkpointed. Returns whether a stop request cut
-  /// it short (the rows after the first one left ungeocoded are not processed).
-  private func process(
-    _ raws: [RawRow], _ checkpoint: inout Checkpoint, _ report: ReportFile?
-  ) async throws -> Bool {
+  /// A chunk read, geocoded and made into writes; `rows[written[i]]` is `requests[i]`'s row.
+  struct Prepared {
+    var rows: [RowReport] = []
+    var requests: [CardWriteRequest] = []
+    var written: [Int] = []
+    /// A stop request left rows of the chunk ungeocoded: the rows from the first of them on
+    /// are not in it.
+    var cut = false
+  }
+
+  private func prepare(_ raws: [RawRow]) async -> Prepared {
     var records = raws.map { raw in
       raw.problem.map { problem in
         var record = ImportRecord(row: raw.row, cells: [:])
@@ -128,18 +146,16 @@ public final class Importer {
       } ?? ImportRecord(row: raw.row, cells: raw.cells)
     }
     let found = await geocode(records)
-    let done = found.firstIndex(where: { if case .skipped = $0 { true } else { false } })
-      ?? records.count
+    let done =
+      found.firstIndex(where: { if case .skipped = $0 { true } else { false } }) ?? records.count
     records.removeSubrange(done...)
-    var rows: [RowReport] = []
-    var requests: [CardWriteRequest] = []
-    var written: [Int] = []
+    var prepared = Prepared(cut: done < raws.count)
     for (i, record) in records.enumerated() {
       var row = RowReport(row: record.row, externalId: record.externalId, status: .created)
       if let problem = record.problem {
         row.status = .failed
         row.reason = problem
-        rows.append(row)
+        prepared.rows.append(row)
         continue
       }
       var record = record
@@ -148,7 +164,7 @@ public final class Importer {
         case .failure(let error):
           row.status = .failed
           row.reason = "geocoder: \(error)"
-          rows.append(row)
+          prepared.rows.append(row)
           continue
         case .success(nil):
           row.status = .notFound
@@ -169,14 +185,22 @@ public final class Importer {
       } else if let location = record.object["location"] as? [String: Any] {
         (row.lon, row.lat) = (location["lon"] as? Double, location["lat"] as? Double)
       }
-      written.append(rows.count)
-      rows.append(row)
-      requests.append(
+      prepared.written.append(prepared.rows.count)
+      prepared.rows.append(row)
+      prepared.requests.append(
         CardWriteRequest(
           ownerEmail: record.ownerEmail, externalId: record.externalId, json: record.json()))
     }
-    let outcomes = try await sink.write(requests)
-    for (at, outcome) in zip(written, outcomes) {
+    return prepared
+  }
+
+  /// A chunk written: its rows reported, then the checkpoint moved past them.
+  private func complete(
+    _ prepared: Prepared, _ outcomes: [Result<ImportOutcome, RowFailure>],
+    _ checkpoint: inout Checkpoint, _ report: ReportFile?
+  ) throws {
+    var rows = prepared.rows
+    for (at, outcome) in zip(prepared.written, outcomes) {
       switch outcome {
       case .failure(let failure):
         rows[at].status = .failed
@@ -186,13 +210,12 @@ public final class Importer {
       case .success: break
       }
     }
-    guard let last = records.last else { return true }
+    guard let last = rows.last else { return }
     try report?.append(rows)
     for row in rows { checkpoint.counts[row.status.rawValue, default: 0] += 1 }
     checkpoint.row = last.row
     checkpoint.reportSize = report?.size
     try checkpoint.save(options.checkpointPath)
-    return done < raws.count
   }
 }
 
