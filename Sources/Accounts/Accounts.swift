@@ -201,7 +201,9 @@ public final class Accounts: Sendable {
       guard s.byEmail[key] == nil, !s.signingUp.contains(key) else { return nil }
       return s.register(email: email, passwordHash: nil, isPro: false)
     }
-    guard let account else { return .failure(.invalid(field: "email", reason: "already registered")) }
+    guard let account else {
+      return .failure(.invalid(field: "email", reason: "already registered"))
+    }
     commit([AccountWrite { db in try account.insert(db) }]) { result in
       if case .failure = result { self.forget(account.id) }
     }

@@ -35,30 +35,33 @@ extension Cards {
               reason: "required: one line of at most \(Self.maximumExternalIdBytes) bytes"))))
     }
     // Rows are applied in the order they come, an invited owner's included: its account is
-    // registered at once and written before its card.
+    // registered at once and written before its card. A row refused invites no one.
     let owner: Account
-    if let known = accounts.account(email: ownerEmail) {
-      owner = known
-    } else {
-      switch accounts.invite(email: ownerEmail) {
-      case .success(let invited): owner = invited
-      case .failure(.invalid(_, let reason)):
-        return done(.failure(.invalid(CardFieldError(field: "ownerEmail", reason: reason))))
-      case .failure(let error):
-        return done(.failure(.notPersisted("cannot create the owner's account: \(error.code)")))
+    let fields: CardFields
+    do throws(CardFieldError) {
+      if let known = accounts.account(email: ownerEmail) {
+        owner = known
+        fields = try CardFields.parse(json, isPro: owner.isPro)
+      } else {
+        fields = try CardFields.parse(json, isPro: false)
+        switch accounts.invite(email: ownerEmail) {
+        case .success(let invited): owner = invited
+        case .failure(.invalid(_, let reason)):
+          return done(.failure(.invalid(CardFieldError(field: "ownerEmail", reason: reason))))
+        case .failure(let error):
+          return done(.failure(.notPersisted("cannot create the owner's account: \(error.code)")))
+        }
       }
+    } catch {
+      return done(.failure(.invalid(error)))
     }
-    upsert(owner: owner, externalId: trimmed, json: json, done)
+    upsert(owner: owner, externalId: trimmed, fields: fields, done)
   }
 
   private func upsert(
-    owner: Account, externalId: String, json: String,
+    owner: Account, externalId: String, fields: CardFields,
     _ done: @escaping Done<(card: Card, outcome: ImportOutcome)>
   ) {
-    let fields: CardFields
-    do { fields = try CardFields.parse(json, isPro: owner.isPro) } catch {
-      return done(.failure(.invalid(error)))
-    }
     let key = ExternalKey(owner: owner.id, externalId: externalId)
     let made = state.withLock { s -> Result<(Card, ImportOutcome, Bool), CardError> in
       if let id = s.byExternalId[key], var card = s.cards[id] {

@@ -19,7 +19,9 @@ public struct Columns: Sendable {
     let unknown = names.filter { !known.contains($0) }
     if !unknown.isEmpty { throw .unknownColumns(unknown) }
     let repeated = Dictionary(grouping: names, by: { $0 }).filter { $1.count > 1 }.keys
-    if !repeated.isEmpty { throw .badColumns("repeated column \(repeated.sorted().joined(separator: ", "))") }
+    if !repeated.isEmpty {
+      throw .badColumns("repeated column \(repeated.sorted().joined(separator: ", "))")
+    }
     let missing = required.filter { !names.contains($0) }
     if !missing.isEmpty { throw .badColumns("missing column \(missing.joined(separator: ", "))") }
     if names.contains("address"), names.contains(where: parts.contains) {

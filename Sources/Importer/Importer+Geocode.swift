@@ -36,8 +36,9 @@ extension Importer {
         while next < order.count, running < max(1, options.concurrency), !stopRequested() {
           let (i, query) = (next, order[next])
           group.addTask {
-            do { return Answer(index: i, result: .success(try await geocoder.search(query).first)) }
-            catch { return Answer(index: i, result: .failure(error)) }
+            do {
+              return Answer(index: i, result: .success(try await geocoder.search(query).first))
+            } catch { return Answer(index: i, result: .failure(error)) }
           }
           next += 1
           running += 1

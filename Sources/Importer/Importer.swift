@@ -52,7 +52,8 @@ public struct ImportSummary: Sendable {
 
 /// `cardatlas import`: streams rows from a CSV or JSON Lines file a chunk at a time, geocodes
 /// the chunk's addresses (at most `concurrency` at once), writes its cards through a
-/// `CardSink`, reports each row, then moves the checkpoint. A stop request (Ctrl-C) ends the
+/// `CardSink` (while the next chunk is read and geocoded), reports each row once the chunk is
+/// durable, then moves the checkpoint. A stop request (Ctrl-C) ends the
 /// run after the rows already geocoded are written, so a rerun geocodes and writes each row
 /// once; after a kill, a rerun replays at most one chunk, and upserts by `externalId` make
 /// that harmless.

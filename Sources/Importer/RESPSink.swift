@@ -66,7 +66,8 @@ struct RESPConnection: ~Copyable {
   private var position = 0
 
   init(_ server: String) throws {
-    guard let colon = server.lastIndex(of: ":"), let port = UInt16(server[server.index(after: colon)...])
+    guard let colon = server.lastIndex(of: ":"),
+      let port = UInt16(server[server.index(after: colon)...])
     else { throw ImportError.server("--server takes host:port, got \(server)") }
     let host = String(server[..<colon])
     var hints = addrinfo()

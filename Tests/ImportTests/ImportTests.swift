@@ -7,7 +7,8 @@ import Testing
 /// daemon; the cards checked through the protocol and in the store.
 @Suite("cardatlas import", .serialized)
 struct ImportTests {
-  static let header = "externalId,ownerEmail,firstName,lastName,company,email,city,region,country,lon,lat\n"
+  static let header =
+    "externalId,ownerEmail,firstName,lastName,company,email,city,region,country,lon,lat\n"
 
   /// Geocoded (Vaduz; Prattville, Alabama), given lon/lat, not found, and invalid rows.
   static let mixed =
@@ -21,7 +22,9 @@ struct ImportTests {
 
       """
 
-  @Test("CSV into a data directory: geocoded cards on the map, invalid rows reported, the rest imported")
+  @Test(
+    "CSV into a data directory: geocoded cards on the map, invalid rows reported, the rest imported"
+  )
   func csvIntoDataDirectory() throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
@@ -34,7 +37,10 @@ struct ImportTests {
 
     let rows = try reportRows(scratch.path("report.csv"))
     #expect(rows.map { $0["row"] } == ["1", "2", "3", "4", "5", "6"])
-    #expect(rows.map { $0["status"] } == ["created", "created", "created", "failed", "failed", "not-found"])
+    #expect(
+      rows.map { $0["status"] } == [
+        "created", "created", "created", "failed", "failed", "not-found",
+      ])
     #expect(rows[0]["label"] == "Vaduz, Liechtenstein")
     #expect(rows[1]["label"] == "Prattville, Alabama, United States")
     #expect(Double(rows[0]["confidence"] ?? "") ?? 0 >= 0.5)
@@ -87,8 +93,10 @@ struct ImportTests {
     #expect(wrong.status != 0 && wrong.err.contains("WRONGPASS"), "\(wrong.err)")
 
     let run = try runImport(
-      [input, "--server", daemon.address, "--password", Daemon.password, "--report",
-        scratch.path("report.csv")], in: scratch)
+      [
+        input, "--server", daemon.address, "--password", Daemon.password, "--report",
+        scratch.path("report.csv"),
+      ], in: scratch)
     #expect(run.status == 0, "\(run.err)")
     let rows = try reportRows(scratch.path("report.csv"))
     #expect(rows.map { $0["status"] } == ["created", "created", "created"])
@@ -164,7 +172,8 @@ struct ImportTests {
       b,ben@example.com,Ben,Same Co,9.6,47.2
 
       """)
-    let run = try runImport([second, "--data", data, "--report", scratch.path("r.csv")], in: scratch)
+    let run = try runImport(
+      [second, "--data", data, "--report", scratch.path("r.csv")], in: scratch)
     #expect(run.status == 0, "\(run.err)")
     #expect(try reportRows(scratch.path("r.csv")).map { $0["status"] } == ["updated", "unchanged"])
     let after = try CardSet(data: data)
