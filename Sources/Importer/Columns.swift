@@ -62,7 +62,18 @@ struct ImportRecord {
         case "ownerEmail": ownerEmail = Self.text(value)
         case "lon": lon = try Self.degrees(value, name)
         case "lat": lat = try Self.degrees(value, name)
-        case "address": freeText = Self.text(value)
+        case "address":
+          // JSON Lines may give the address as an object of parts.
+          guard let parts = value as? [String: Any] else {
+            freeText = Self.text(value)
+            continue
+          }
+          for (part, text) in parts {
+            guard Columns.parts.contains(part) else {
+              throw RowProblem("address.\(part): unknown part")
+            }
+            address[part] = text
+          }
         case "showOnMap":
           object[name] = try Self.boolean(value)
           hasShowOnMap = true

@@ -59,7 +59,10 @@ final class CSVRows: RowSource {
     } catch {
       throw .unreadable(path: path, reason: "\(error)")
     }
-    header = (reader.headerRow ?? []).map { $0.trimmingCharacters(in: .whitespaces) }
+    // Spreadsheets often start a UTF-8 CSV with a byte order mark.
+    header = (reader.headerRow ?? []).map {
+      $0.trimmingCharacters(in: .whitespaces.union(["\u{FEFF}"]))
+    }
     guard !header.isEmpty, header != [""] else { throw .badColumns("the CSV has no header row") }
     try Columns.check(header)
     estimatedRows = max(0, try LineFile.countLines(path) - 1)

@@ -86,6 +86,7 @@ struct ImportTests {
       {"externalId": "j1", "ownerEmail": "gus@example.com", "firstName": "Gus", "address": "Paris, TX"}
       {"externalId": "j2", "ownerEmail": "hal@example.com", "firstName": "Hal", "lon": 9.52, "lat": 47.14, "webLinks": [{"url": "https://example.com"}]}
       {"externalId": "j3", "ownerEmail": "ida@example.com", "firstName": "Ida", "showOnMap": false, "lon": 9.52, "lat": 47.14}
+      {"externalId": "j4", "ownerEmail": "jo@example.com", "firstName": "Jo", "address": {"city": "Prattville", "region": "Alabama", "country": "US"}}
 
       """)
     let wrong = try runImport(
@@ -99,8 +100,9 @@ struct ImportTests {
       ], in: scratch)
     #expect(run.status == 0, "\(run.err)")
     let rows = try reportRows(scratch.path("report.csv"))
-    #expect(rows.map { $0["status"] } == ["created", "created", "created"])
+    #expect(rows.map { $0["status"] } == ["created", "created", "created", "created"])
     #expect(rows[0]["label"] == "Paris, Texas, United States", "\(rows[0])")
+    #expect(rows[3]["label"] == "Prattville, Alabama, United States", "\(rows[3])")
 
     let viewer = try daemon.member()
     let nearParisTX = try viewer.command(
@@ -153,10 +155,11 @@ struct ImportTests {
   func reimportUpdates() throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
+    // Saved by a spreadsheet: a byte order mark before the header.
     let first = try scratch.write(
       "v1.csv",
       """
-      externalId,ownerEmail,firstName,company,lon,lat
+      \u{FEFF}externalId,ownerEmail,firstName,company,lon,lat
       a,ann@example.com,Ann,Old Co,9.5,47.1
       b,ben@example.com,Ben,Same Co,9.6,47.2
 
@@ -205,5 +208,35 @@ struct ImportTests {
     #expect(rows[1]["reason"]?.hasPrefix("LIMIT") == true, "\(rows[1])")
     #expect(rows[3]["reason"]?.hasPrefix("LIMIT") == true)
     #expect(try CardSet(data: scratch.path("var")).cards.count == 2)
+  }
+
+  @Test("a match below --min-confidence is flagged low-confidence and its card has no location")
+  func lowConfidenceFlagged() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    // Springfield: many towns share the name, so the best one's share is small.
+    let input = try scratch.write(
+      "cards.csv",
+      """
+      externalId,ownerEmail,firstName,city
+      1,sam@example.com,Sam,Springfield
+      2,tia@example.com,Tia,Vaduz
+
+      """)
+    let data = scratch.path("var")
+    let run = try runImport(
+      [input, "--data", data, "--report", scratch.path("r.csv"), "--min-confidence", "0.6"],
+      in: scratch)
+    #expect(run.status == 0, "flagged rows are not failures: \(run.err)")
+    #expect(run.out.contains("1 low-confidence"), "\(run.out)")
+    let rows = try reportRows(scratch.path("r.csv"))
+    #expect(rows.map { $0["status"] } == ["low-confidence", "created"])
+    #expect(rows[0]["label"]?.hasPrefix("Springfield") == true, "the candidate is reported")
+    #expect((Double(rows[0]["confidence"] ?? "") ?? 1) < 0.6)
+    #expect(rows[0]["reason"]?.contains("imported without a location") == true)
+    let cards = try CardSet(data: data).cards
+    #expect(cards.count == 2)
+    #expect(cards[0].hasPrefix("sam@example.com 1 ") && !cards[0].contains("\"location\""))
+    #expect(cards[1].contains("\"source\":\"geocoded\""))
   }
 }
