@@ -107,7 +107,7 @@ let package = Package(
     .target(
       name: "Cards",
       dependencies: [
-        "Accounts", "Store", "SpatialIndex", "Geodesy", "Notifications",
+        "Accounts", "Store", "SpatialIndex", "Geodesy", "Notifications", "Geocoding",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     // The accounts' commands (ACCOUNT.*, SESSION.*, WHOAMI): arguments in, JSON replies out.
@@ -183,7 +183,7 @@ let package = Package(
       name: "DomainTests",
       dependencies: [
         "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
-        "RedisTestSupport", "IdentityTokens",
+        "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),

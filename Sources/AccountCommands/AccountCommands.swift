@@ -70,17 +70,27 @@ public struct AccountCommands: Sendable {
         }
         return .null
       },
-      CommandSpec("account.delete", arity: 2, flags: .needsAccount) { call in
+      // ACCOUNT.DELETE <password>, or ACCOUNT.DELETE IDTOKEN google|apple <jwt> for an account
+      // that signs in with a provider.
+      CommandSpec("account.delete", arity: -2, flags: .needsAccount) { call in
         guard let id = call.session.account else { return .error(RedisError.needsAccount) }
-        let password = call.arguments.string(1)
+        let args = call.arguments
+        let byToken = args.count == 4 && args.is(1, "idtoken")
+        guard args.count == 2 || byToken else { return .error(RedisError.syntax) }
         call.holdsConnection = true
         call.pending = { [accounts] answer in
-          accounts.delete(account: id, password: password) { result in
+          let deleted: Accounts.Done<Void> = { result in
             guard case .success = result else { return answer(result.reply { .null }) }
             answer(.simpleString("OK")) { session in
               session.account = nil
               session.accountSession = nil
             }
+          }
+          if byToken {
+            accounts.delete(
+              account: id, provider: args.string(2).lowercased(), idToken: args.string(3), deleted)
+          } else {
+            accounts.delete(account: id, password: args.string(1), deleted)
           }
         }
         return .null

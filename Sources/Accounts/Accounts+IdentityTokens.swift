@@ -22,6 +22,7 @@ extension Accounts {
     verifier.verify(provider: provider, token: idToken) { [self] verified in
       switch verified {
       case .failure(.keysUnavailable): done(.failure(.idTokenKeysUnavailable))
+      case .failure(.busy): done(.failure(.busy))
       case .failure: done(.failure(.idTokenRefused))
       case .success(let identity):
         signIn(identity) { [self] result in
@@ -30,6 +31,30 @@ extension Accounts {
           case .success(let account): openSession(for: account, device: device, done)
           }
         }
+      }
+    }
+  }
+
+  /// Deletes an account on the word of a fresh ID token of a provider linked to it: how an
+  /// account that has no password (it signs in with Google or Apple) confirms its deletion.
+  /// A token of anyone else is refused as any bad token is.
+  public func delete(
+    account id: Int64, provider: String, idToken: String, _ done: @escaping Done<Void>
+  ) {
+    guard let verifier = configuration.identityTokens, verifier.isConfigured(provider) else {
+      return done(.failure(.notConfigured(provider: provider)))
+    }
+    verifier.verify(provider: provider, token: idToken) { [self] verified in
+      switch verified {
+      case .failure(.keysUnavailable): done(.failure(.idTokenKeysUnavailable))
+      case .failure(.busy): done(.failure(.busy))
+      case .failure: done(.failure(.idTokenRefused))
+      case .success(let identity):
+        let key = ProviderSubject(provider: identity.provider, subject: identity.subject)
+        guard state.withLock({ $0.identities[key] }) == id else {
+          return done(.failure(.idTokenRefused))
+        }
+        delete(confirmed: id, done)
       }
     }
   }

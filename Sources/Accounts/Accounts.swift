@@ -409,21 +409,26 @@ public final class Accounts: Sendable {
       guard let account = self.account(id), let hash = account.passwordHash,
         hasher.verify(password, against: hash)
       else { return done(.failure(.wrongCredentials)) }
-      let observers = forget(id)
-      let owned = observers.flatMap { $0.accountDeleted(id) }
-      commit(
-        owned + [
-          AccountWrite { db in
-            try db.execute(
-              sql: "DELETE FROM account_sessions WHERE account_id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM password_resets WHERE account_id = ?", arguments: [id])
-            try db.execute(
-              sql: "DELETE FROM account_identities WHERE account_id = ?", arguments: [id])
-            _ = try Account.deleteOne(db, key: id)
-          }
-        ], done)
+      delete(confirmed: id, done)
     }
     if !started { done(.failure(.busy)) }
+  }
+
+  /// Deletes an account whose owner has proved who they are (a password, or a fresh ID token).
+  func delete(confirmed id: Int64, _ done: @escaping Done<Void>) {
+    let observers = forget(id)
+    let owned = observers.flatMap { $0.accountDeleted(id) }
+    commit(
+      owned + [
+        AccountWrite { db in
+          try db.execute(
+            sql: "DELETE FROM account_sessions WHERE account_id = ?", arguments: [id])
+          try db.execute(sql: "DELETE FROM password_resets WHERE account_id = ?", arguments: [id])
+          try db.execute(
+            sql: "DELETE FROM account_identities WHERE account_id = ?", arguments: [id])
+          _ = try Account.deleteOne(db, key: id)
+        }
+      ], done)
   }
 
   /// Removes an account from memory; returns the observers to tell.
@@ -445,9 +450,10 @@ public final class Accounts: Sendable {
   /// show in the same transaction.
   public func setPro(account id: Int64, _ isPro: Bool, _ done: @escaping Done<Account>) {
     let changed = state.withLock { s -> (Account, [any AccountObserver])? in
-      guard s.accounts[id] != nil else { return nil }
+      guard let before = s.accounts[id] else { return nil }
       s.accounts[id]!.isPro = isPro
-      return (s.accounts[id]!, s.observers)
+      // The same plan again changes nothing the observers hold: they are not told.
+      return (s.accounts[id]!, before.isPro == isPro ? [] : s.observers)
     }
     guard let (account, observers) = changed else { return done(.failure(.notFound)) }
     let writes = observers.flatMap { $0.proChanged(account) }

@@ -4,6 +4,8 @@ import CardCommands
 import Cards
 import Dispatch
 import Foundation
+import Gazetteer
+import Geocoding
 import IdentityTokens
 import Logging
 import RESP
@@ -116,6 +118,7 @@ struct Serve: AsyncParsableCommand {
     logger.logLevel = level
     var cardsConfiguration = Cards.Configuration()
     cardsConfiguration.publicURL = publicUrl
+    cardsConfiguration.geocoder = LazyGeocoder(name: "geonames") { try Gazetteer() }
     let server = try CardAtlasServer(
       configuration: config,
       extensions: [

@@ -29,8 +29,22 @@ struct CardCommands {
           cards.makePrimary(owner: owner, id: id, done)
         }
       },
-      write("card.locate", arity: 4) { call, owner in
-        let (id, lon, lat) = (Self.id(call, 1), call.arguments.double(2), call.arguments.double(3))
+      // CARD.LOCATE <id> <lon> <lat>, or CARD.LOCATE <id> ADDRESS (geocodes the card's address).
+      write("card.locate", arity: -3) { call, owner in
+        let id = Self.id(call, 1)
+        if call.arguments.count == 3, call.arguments.is(2, "address") {
+          return { done in
+            guard let id else { return done(.failure(.notFound)) }
+            guard let geocoder = cards.configuration.geocoder else {
+              return done(.failure(.geocoding("no geocoder is configured")))
+            }
+            cards.locateByAddress(owner: owner, id: id, geocoder: geocoder, done)
+          }
+        }
+        guard call.arguments.count == 4 else {
+          return { done in done(.failure(.badQuery("syntax error"))) }
+        }
+        let (lon, lat) = (call.arguments.double(2), call.arguments.double(3))
         return { done in
           guard let id else { return done(.failure(.notFound)) }
           guard let lon, let lat else {

@@ -11,6 +11,10 @@ public enum CardError: Error, Sendable, Equatable {
   case inactive
   /// A search argument out of range.
   case badQuery(String)
+  /// No place matches the card's address.
+  case addressNotFound
+  /// The geocoder failed (unreachable, refused, or the query was bad).
+  case geocoding(String)
   case notPersisted(String)
 
   public var message: String {
@@ -24,6 +28,8 @@ public enum CardError: Error, Sendable, Equatable {
     case .notFound: "NOTFOUND no such card"
     case .inactive: "INACTIVE the card is no longer active"
     case .badQuery(let why): "ERR \(why)"
+    case .addressNotFound: "NOTFOUND no place matches the card's address"
+    case .geocoding(let why): "ERR geocoding failed: \(why)"
     case .notPersisted(let why): "ERR write not persisted: \(why)"
     }
   }

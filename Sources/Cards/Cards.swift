@@ -1,6 +1,7 @@
 import Accounts
 import Foundation
 import GRDB
+import Geocoding
 import Geodesy
 import SpatialIndex
 import Store
@@ -16,6 +17,8 @@ public final class Cards: Sendable {
     public var proCardLimit = 10
     /// The base of share URLs (`--public-url`).
     public var publicURL = "http://127.0.0.1:8080"
+    /// What `CARD.LOCATE <id> ADDRESS` asks; nil: the command answers that none is configured.
+    public var geocoder: (any Geocoder)?
 
     public init() {}
   }

@@ -72,4 +72,6 @@ public enum IdentityTokenError: Error, Sendable, Equatable {
   case refused(reason: String)
   /// The provider's keys could not be had (none cached and the fetch failed).
   case keysUnavailable(String)
+  /// Too many tokens are being checked at once; the caller may try again.
+  case busy
 }

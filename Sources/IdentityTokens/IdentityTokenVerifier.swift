@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import Logging
+import Synchronization
 
 /// Checks providers' ID tokens: signature by one of the provider's published keys (RS256 or
 /// ES256), issuer, audience, expiry, not-before and issue time within `leeway`, and a verified
@@ -15,6 +16,8 @@ public final class IdentityTokenVerifier: Sendable {
     /// Keys older than this are fetched again (providers rotate them every few weeks).
     public var maximumKeyAge: Double = 6 * 3_600
     public var fetchTimeout: Double = 10
+    /// Checks under way at most; more answer `busy`, as password sign-ins past their queue do.
+    public var maximumInFlight = 1_000
 
     public init(providers: [IdentityProvider]) { self.providers = providers }
   }
@@ -25,6 +28,8 @@ public final class IdentityTokenVerifier: Sendable {
   private let providers: [String: (IdentityProvider, ProviderKeys)]
   private let leeway: Double
   private let logger: Logger
+  private let maximumInFlight: Int
+  private let inFlight = Atomic<Int>(0)
 
   public init(_ configuration: Configuration, logger: Logger) {
     let policy = ProviderKeys.Policy(
@@ -38,6 +43,7 @@ public final class IdentityTokenVerifier: Sendable {
     }
     self.providers = providers
     leeway = configuration.leeway
+    maximumInFlight = configuration.maximumInFlight
     self.logger = logger
   }
 
@@ -49,7 +55,12 @@ public final class IdentityTokenVerifier: Sendable {
     provider: String, token: String,
     _ done: @escaping @Sendable (Result<VerifiedIdentity, IdentityTokenError>) -> Void
   ) {
+    guard inFlight.add(1, ordering: .relaxed).newValue <= maximumInFlight else {
+      inFlight.subtract(1, ordering: .relaxed)
+      return done(.failure(.busy))
+    }
     Task(executorPreference: DispatchTaskExecutor.shared) {
+      defer { self.inFlight.subtract(1, ordering: .relaxed) }
       do throws(IdentityTokenError) {
         done(.success(try await self.verify(provider: provider, token: token)))
       } catch {

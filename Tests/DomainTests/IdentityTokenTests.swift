@@ -17,7 +17,7 @@ struct IdentityTokenTests {
     let log = CapturedLog()
     let server: AccountServer
 
-    init(google: TestKey, refetchInterval: Double = 60) async throws {
+    init(google: TestKey, refetchInterval: Double = 60, maximumInFlight: Int = 1_000) async throws {
       self.google = google
       apple = TestKey.ec("apple-1")
       http = try BackgroundProgram(
@@ -33,6 +33,7 @@ struct IdentityTokenTests {
           .apple(clientIDs: ["org.cardatlas.app"], keys: .init(file)),
         ])
         configuration.minimumRefetchInterval = refetchInterval
+        configuration.maximumInFlight = maximumInFlight
         $0.identityTokens = IdentityTokenVerifier(configuration, logger: logger)
       })
     }
@@ -104,6 +105,32 @@ struct IdentityTokenTests {
     #expect(try e.text("SESSION.OPEN", "IDTOKEN", "google", token).count == 43)
     let fresh = try e.object("WHOAMI")["id"] as? Int ?? 0
     #expect(fresh > id)
+    await f.stop()
+  }
+
+  @Test(
+    "an account that signs in with Google deletes itself with a fresh token of its own subject; no password, another subject's token or a bad token deletes it"
+  )
+  func passwordlessDeletion() async throws {
+    let f = try await Fixture(google: try .rsa("g-1"))
+    let c = try f.server.connect()
+    let own = try f.google.token(idClaims(subject: "3003", email: "cy@gmail.com"))
+    #expect(try c.text("SESSION.OPEN", "IDTOKEN", "google", own).count == 43)
+    let id = try c.object("WHOAMI")["id"] as? Int ?? 0
+    #expect(try c.object("CARD.CREATE", #"{"firstName":"Cy"}"#)["ownerId"] as? Int == id)
+    let other = try f.google.token(idClaims(subject: "4004", email: "dee@gmail.com"))
+    #expect(try f.server.connect().text("SESSION.OPEN", "IDTOKEN", "google", other).count == 43)
+    #expect(try c.text("ACCOUNT.DELETE", "").hasPrefix("WRONGPASS"))
+    #expect(try c.text("ACCOUNT.DELETE", "IDTOKEN", "google", other) == "ERR invalid ID token")
+    #expect(try c.text("ACCOUNT.DELETE", "IDTOKEN", "google", own + "x") == "ERR invalid ID token")
+    #expect(try c.text("ACCOUNT.DELETE", "IDTOKEN", "google").hasPrefix("ERR syntax"))
+    #expect(try c.object("WHOAMI")["id"] as? Int == id, "still there, still signed in")
+    #expect(try c.text("ACCOUNT.DELETE", "IDTOKEN", "google", own) == "OK")
+    #expect(try c.object("WHOAMI")["admin"] as? Bool == true, "signed out (no requirepass)")
+    let d = try f.server.connect()
+    #expect(try d.text("SESSION.OPEN", "IDTOKEN", "google", own).count == 43)
+    #expect(try d.object("WHOAMI")["id"] as? Int ?? 0 > id, "a new account, not the deleted one")
+    #expect(try d.command("CARD.MINE").value.arrayCount == 0, "its cards went with it")
     await f.stop()
   }
 
@@ -243,6 +270,17 @@ struct IdentityTokenTests {
     #expect(f.fetches == 2)
     // The old key still signs in while it is published.
     #expect(try c.text("SESSION.OPEN", "IDTOKEN", "google", first).count == 43)
+    await f.stop()
+  }
+
+  @Test("past the checks allowed at once, a token answers BUSY and signs nothing in")
+  func busy() async throws {
+    let f = try await Fixture(google: try .rsa("g-1"), maximumInFlight: 0)
+    let c = try f.server.connect()
+    let token = try f.google.token(idClaims(subject: "5005", email: "ed@gmail.com"))
+    #expect(try c.text("SESSION.OPEN", "IDTOKEN", "google", token).hasPrefix("BUSY"))
+    #expect(try c.object("WHOAMI")["admin"] as? Bool == true, "still signed out")
+    #expect(f.fetches == 0, "no key fetched for a check that did not run")
     await f.stop()
   }
 

@@ -168,6 +168,9 @@ struct NotificationTests {
     #expect(
       (heard.json["card"] as? [String: Any]).map { Set($0.keys) } == ["id", "isActive"]
         && (heard.json["card"] as? [String: Any])?["isActive"] as? Bool == false)
+    _ = try admin.object("ACCOUNT.PRO", "\(anaID)", "0")
+    #expect(
+      try Self.heardNothing(boHears), "the same plan again changes nothing, announces nothing")
 
     #expect(try ana.text("CARD.DEL", "\(secondID)") == "1")
     heard = try Self.next(boHears)
