@@ -27,6 +27,7 @@ let package = Package(
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+    .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
   ],
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
@@ -159,12 +160,21 @@ let package = Package(
         "GeocoderClients", "Geocoding", "Commands", "Server", "RESP", "Store",
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
+    // `cardatlas import`: CSV (streamed by CSV.swift) or JSON Lines rows geocoded and written as
+    // cards, to a running daemon over RESP or into a data directory; resumable, reported.
+    .target(
+      name: "Importer",
+      dependencies: [
+        "Cards", "Accounts", "Store", "Geocoding", "Notifications",
+        .product(name: "CSV", package: "CSV.swift"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
         "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
         "AccountCommands", "CardCommands", "Geocoding", "Gazetteer", "IdentityTokens",
-        "GeocoderClients", "GeocodeCommands",
+        "GeocoderClients", "GeocodeCommands", "Importer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -216,6 +226,10 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
       ]),
+    // `cardatlas import` through the built executable (it must be built: `swift build`).
+    .testTarget(
+      name: "ImportTests",
+      dependencies: ["RESP", "RedisTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     .testTarget(
       name: "ServerTests",
       dependencies: [

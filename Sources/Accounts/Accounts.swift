@@ -128,6 +128,11 @@ public final class Accounts: Sendable {
 
   public func account(_ id: Int64) -> Account? { state.withLock { $0.accounts[id] } }
 
+  /// The account of an email, whatever its case.
+  public func account(email: String) -> Account? {
+    state.withLock { s in s.byEmail[Account.key(email)].flatMap { s.accounts[$0] } }
+  }
+
   public func account(username: String) -> Account? {
     state.withLock { s in s.byUsername[username].flatMap { s.accounts[$0] } }
   }
@@ -184,6 +189,25 @@ public final class Accounts: Sendable {
       if case .failure = result { self.forget(account.id) }
       done(result.map { account })
     }
+  }
+
+  /// An invited account (an import's card owner): passwordless, as `create(passwordless:)`
+  /// makes, but handed back at once so that the caller's own writes for it keep their order.
+  /// Its durable write is queued now: a write queued after it commits with it or later.
+  public func invite(email: String) -> Result<Account, AccountError> {
+    if let problem = Validation.problem(email: email) { return .failure(problem) }
+    let key = Account.key(email)
+    let account = state.withLock { s -> Account? in
+      guard s.byEmail[key] == nil, !s.signingUp.contains(key) else { return nil }
+      return s.register(email: email, passwordHash: nil, isPro: false)
+    }
+    guard let account else {
+      return .failure(.invalid(field: "email", reason: "already registered"))
+    }
+    commit([AccountWrite { db in try account.insert(db) }]) { result in
+      if case .failure = result { self.forget(account.id) }
+    }
+    return .success(account)
   }
 
   public var isEmpty: Bool { state.withLock { $0.accounts.isEmpty } }

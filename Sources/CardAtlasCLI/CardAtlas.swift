@@ -5,7 +5,7 @@ struct CardAtlas: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "cardatlas",
     abstract: "CardAtlas: a geospatial backend for business cards, photo pins, people and venues.",
-    subcommands: [Serve.self, Geocode.self, Bench.self])
+    subcommands: [Serve.self, Geocode.self, Import.self, Bench.self])
 }
 
 struct Bench: AsyncParsableCommand {

@@ -54,6 +54,20 @@ struct CardCommands {
           cards.locate(owner: owner, id: id, longitude: lon, latitude: lat, done)
         }
       },
+      // The admin's import (`cardatlas import`): [outcome, card id], once durable.
+      CommandSpec("card.import", arity: 4, flags: .write) { call in
+        let args = call.arguments
+        let (email, externalId, json) = (args.string(1), args.string(2), args.string(3))
+        call.pending = { [cards] answer in
+          cards.importCard(ownerEmail: email, externalId: externalId, json: json) { result in
+            answer(
+              result.reply { card, outcome in
+                .array([.bulkString(ByteBuffer(string: outcome.rawValue)), .integer(Int(card.id))])
+              })
+          }
+        }
+        return .null
+      },
       CommandSpec("card.del", arity: 2, flags: .needsAccount) { call in
         guard let owner = call.session.account else { return .error(RedisError.needsAccount) }
         guard let id = Self.id(call, 1) else { return .error(CardError.notFound.message) }

@@ -23,7 +23,7 @@ public final class Cards: Sendable {
     public init() {}
   }
 
-  private struct State {
+  struct State {
     var cards = CardTable()
     var byCode: [String: Int64] = [:]
     var byOwner: [Int64: [Int64]] = [:]
@@ -34,12 +34,20 @@ public final class Cards: Sendable {
     /// Accounts whose primary card was deleted: its URL shows a placeholder.
     var reserved: Set<Int64> = []
     var nextCard: Int64 = 1
+    /// Imported cards' external ids (`importCard`): by card, and the card by owner and id.
+    var externalIds: [Int64: String] = [:]
+    var byExternalId: [ExternalKey: Int64] = [:]
+  }
+
+  struct ExternalKey: Hashable {
+    let owner: Int64
+    let externalId: String
   }
 
   let store: Store
   let accounts: Accounts
   public let configuration: Configuration
-  private let state = Mutex(State())
+  let state = Mutex(State())
   let map: CardMap
   private let observers = Mutex<[any CardObserver]>([])
   public typealias Done<T> = @Sendable (Result<T, CardError>) -> Void
@@ -53,7 +61,8 @@ public final class Cards: Sendable {
         try Row.fetchAll(
           db,
           sql: """
-            SELECT id, owner_id, code, slug, is_primary, fields, created_at, updated_at
+            SELECT id, owner_id, code, slug, is_primary, fields, created_at, updated_at,
+              external_id
             FROM cards
             """),
         try Int64.fetchAll(db, sql: "SELECT account_id FROM card_reserved_urls"),
@@ -61,7 +70,11 @@ public final class Cards: Sendable {
       )
     }
     var loaded: [Card] = []
+    var externalIds: [(card: Int64, owner: Int64, externalId: String)] = []
     for row in rows {
+      if let externalId: String = row["external_id"] {
+        externalIds.append((row["id"], row["owner_id"], externalId))
+      }
       let fields = try CardFields.parse(row["fields"], isPro: true)
       loaded.append(
         Card(
@@ -74,6 +87,10 @@ public final class Cards: Sendable {
       s.nextCard = (sequence ?? 0) + 1
       s.reserved = Set(reserved)
       for card in loaded { Self.add(card, to: &s) }
+      for (card, owner, externalId) in externalIds {
+        s.externalIds[card] = externalId
+        s.byExternalId[ExternalKey(owner: owner, externalId: externalId)] = card
+      }
     }
     // One bulk build of the map, not an insert per card.
     map = CardMap(
@@ -160,25 +177,7 @@ public final class Cards: Sendable {
     do { fields = try CardFields.parse(json, isPro: account.isPro) } catch {
       return done(.failure(.invalid(error)))
     }
-    let limit = account.isPro ? configuration.proCardLimit : configuration.freeCardLimit
-    let made = state.withLock { s -> Result<(Card, Bool), CardError> in
-      guard s.byOwner[owner]?.count ?? 0 < limit else {
-        return .failure(.limit(limit, pro: account.isPro))
-      }
-      var code = Self.code()
-      while s.byCode[code] != nil { code = Self.code() }
-      var slug = Self.slug()
-      while s.slugs[owner]?.contains(slug) == true { slug = Self.slug() }
-      let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
-      let card = Card(
-        id: s.nextCard, ownerId: owner, code: code, slug: slug,
-        isPrimary: !s.withPrimary.contains(owner), fields: fields, createdAt: now, updatedAt: now)
-      s.nextCard += 1
-      Self.add(card, to: &s)
-      // A new primary card takes the reserved URL.
-      let wasReserved = card.isPrimary && s.reserved.remove(owner) != nil
-      return .success((card, wasReserved))
-    }
+    let made = state.withLock { s in newCard(owner: owner, account.isPro, fields, &s) }
     guard case .success(let (card, wasReserved)) = made else {
       if case .failure(let error) = made { done(.failure(error)) }
       return
@@ -193,6 +192,28 @@ public final class Cards: Sendable {
         }
       }
     ]) { done($0.map { card }) }
+  }
+
+  /// A new card of `owner` in `s`, within the plan's limit; and whether it took the reserved
+  /// primary URL.
+  func newCard(owner: Int64, _ isPro: Bool, _ fields: CardFields, _ s: inout State) -> Result<
+    (Card, Bool), CardError
+  > {
+    let limit = isPro ? configuration.proCardLimit : configuration.freeCardLimit
+    guard s.byOwner[owner]?.count ?? 0 < limit else { return .failure(.limit(limit, pro: isPro)) }
+    var code = Self.code()
+    while s.byCode[code] != nil { code = Self.code() }
+    var slug = Self.slug()
+    while s.slugs[owner]?.contains(slug) == true { slug = Self.slug() }
+    let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
+    let card = Card(
+      id: s.nextCard, ownerId: owner, code: code, slug: slug,
+      isPrimary: !s.withPrimary.contains(owner), fields: fields, createdAt: now, updatedAt: now)
+    s.nextCard += 1
+    Self.add(card, to: &s)
+    // A new primary card takes the reserved URL.
+    let wasReserved = card.isPrimary && s.reserved.remove(owner) != nil
+    return .success((card, wasReserved))
   }
 
   /// Applies an RFC 7396 merge patch to the owner's card.
@@ -309,7 +330,7 @@ public final class Cards: Sendable {
 
   // MARK: Helpers
 
-  private func finish(_ updated: Result<Card, CardError>, _ done: @escaping Done<Card>) {
+  func finish(_ updated: Result<Card, CardError>, _ done: @escaping Done<Card>) {
     switch updated {
     case .failure(let error): done(.failure(error))
     case .success(let card):
@@ -330,7 +351,7 @@ public final class Cards: Sendable {
     observers.withLock { $0 }.flatMap(what)
   }
 
-  private static func add(_ card: Card, to s: inout State) {
+  static func add(_ card: Card, to s: inout State) {
     s.cards[card.id] = card
     s.byCode[card.code] = card.id
     s.byOwner[card.ownerId, default: []].append(card.id)
@@ -342,6 +363,9 @@ public final class Cards: Sendable {
     s.cards[card.id] = nil
     s.byCode[card.code] = nil
     s.byOwner[card.ownerId]?.removeAll { $0 == card.id }
+    if let externalId = s.externalIds.removeValue(forKey: card.id) {
+      s.byExternalId[ExternalKey(owner: card.ownerId, externalId: externalId)] = nil
+    }
     if s.byOwner[card.ownerId]?.isEmpty == true { s.byOwner[card.ownerId] = nil }
     s.slugs[card.ownerId]?.remove(card.slug)
     if s.slugs[card.ownerId]?.isEmpty == true { s.slugs[card.ownerId] = nil }
@@ -360,7 +384,7 @@ public final class Cards: Sendable {
     return gone
   }
 
-  private static func insert(_ card: Card, _ db: GRDB.Database) throws {
+  static func insert(_ card: Card, _ db: GRDB.Database) throws {
     // Cached statements: compiling one each time (and GRDB's authorizer over it) cost more
     // than the insert.
     try db.cachedStatement(
@@ -376,7 +400,7 @@ public final class Cards: Sendable {
     try savePoint(card, db)
   }
 
-  private static func save(_ card: Card, _ db: GRDB.Database) throws {
+  static func save(_ card: Card, _ db: GRDB.Database) throws {
     try db.execute(
       sql: "UPDATE cards SET fields = ?, is_primary = ?, updated_at = ? WHERE id = ?",
       arguments: [

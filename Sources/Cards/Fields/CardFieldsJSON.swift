@@ -1,6 +1,13 @@
 import Foundation
 
 extension CardFields {
+  /// The names of the top-level fields an owner sets, besides `firstName`, `address`,
+  /// `location`, `showOnMap` and `webLinks`: each holds a string.
+  public static let stringFieldNames = FieldRules.stringFields.map(\.name)
+
+  /// The address's part names: `street`, `city`, `region`, `postcode`, `country`.
+  public static let addressPartNames = FieldRules.addressFields.map(\.name)
+
   /// CARD.CREATE: a JSON object (UTF-8 text) -> validated fields.
   ///
   /// Refused, with the first problem found: input over 32 KiB or not a JSON object (`json`); a
