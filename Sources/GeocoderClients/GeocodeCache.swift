@@ -38,6 +38,7 @@ public struct GeocodeCache: Sendable {
   }
 
   public func key(provider: String, _ query: GeocodeQuery) -> Key {
+    if query.isStructured { return key(provider: provider, query.addressParts) }
     let request = [
       "q=" + Self.fold(query.text), "cc=" + (query.countryCode?.uppercased() ?? ""),
       "region=" + Self.fold(query.region ?? ""), "limit=\(query.limit)",

@@ -15,8 +15,9 @@ public struct NominatimClient: StructuredGeocoder {
 
   public func search(_ query: GeocodeQuery) async throws -> [Place] {
     let query = try query.validated()
+    if query.isStructured { return try await search(query.addressParts) }
     // Free text may not be combined with structured fields: the region joins the text.
-    let text = [query.text, query.region].compactMap { $0 }.joined(separator: ", ")
+    let text = query.line
     let body = try await configuration.get(
       "search",
       common + [

@@ -16,7 +16,8 @@ public struct PeliasClient: StructuredGeocoder {
 
   public func search(_ query: GeocodeQuery) async throws -> [Place] {
     let query = try query.validated()
-    let text = [query.text, query.region].compactMap { $0 }.joined(separator: ", ")
+    if query.isStructured { return try await search(query.addressParts) }
+    let text = query.line
     let body = try await configuration.get(
       "v1/search",
       [

@@ -17,7 +17,7 @@ public struct PhotonClient: Geocoder {
 
   public func search(_ query: GeocodeQuery) async throws -> [Place] {
     let query = try query.validated()
-    let text = [query.text, query.region].compactMap { $0 }.joined(separator: ", ")
+    let text = query.line
     // Photon has no country filter: ask for more and keep those in the country.
     let limit = query.countryCode == nil ? query.limit : min(50, query.limit * 4)
     let body = try await configuration.get(

@@ -50,3 +50,20 @@ public struct AddressParts: Sendable, Hashable {
 public protocol StructuredGeocoder: Geocoder {
   func search(_ address: AddressParts) async throws -> [Place]
 }
+
+extension GeocodeQuery {
+  /// A structured query's parts (its country code as the country), for a provider's structured
+  /// search.
+  public var addressParts: AddressParts {
+    AddressParts(
+      street: street, city: city, region: region, postcode: postcode, country: countryCode,
+      limit: limit)
+  }
+
+  /// The query as one line, for a provider without structured search: the parts in address
+  /// order, or the text followed by its region.
+  public var line: String {
+    isStructured
+      ? addressParts.text : [text, region].compactMap { $0 }.joined(separator: ", ")
+  }
+}

@@ -17,7 +17,7 @@ struct CacheTests {
 
     func search(_ query: GeocodeQuery) async throws -> [Place] {
       counter.add(1, ordering: .relaxed)
-      return query.text.lowercased().contains("vaduz") ? [Self.vaduz] : []
+      return query.line.lowercased().contains("vaduz") ? [Self.vaduz] : []
     }
 
     func search(_ address: AddressParts) async throws -> [Place] {
@@ -62,6 +62,19 @@ struct CacheTests {
     _ = try await geocoder.search(
       GeocodeQuery("Vaduz, Liechtenstein", countryCode: "LI", region: "Oberland"))
     #expect(inner.calls == 4)
+  }
+
+  @Test func structuredQueriesAreKeyedByTheirParts() async throws {
+    let inner = Counting()
+    let geocoder = CachingGeocoder(inner, cache: try cache(Clock()))
+    let vaduz = GeocodeQuery(countryCode: "LI", street: "Städtle 1", city: "Vaduz")
+    #expect(try await geocoder.search(vaduz) == [Counting.vaduz])
+    #expect(try await geocoder.search(vaduz) == [Counting.vaduz])
+    #expect(inner.calls == 1)
+    // Another street (the text of both is empty) is another request, with its own answer.
+    let elsewhere = GeocodeQuery(countryCode: "LI", street: "Städtle 1", city: "Schaan")
+    #expect(try await geocoder.search(elsewhere).isEmpty)
+    #expect(inner.calls == 2)
   }
 
   @Test func reverseIsKeyedByRoundedCoordinates() async throws {

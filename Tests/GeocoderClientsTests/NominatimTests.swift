@@ -87,6 +87,12 @@ struct NominatimTests {
         longitude: best.lon, latitude: best.lat, longitude: expected.lon, latitude: expected.lat)
         < 30)
     #expect(best.label.contains("Austrasse"))
+    // A GeocodeQuery of parts (what an import's columns make) is the same structured search.
+    let parts = try #require(
+      try await client().search(
+        GeocodeQuery(countryCode: "LI", limit: 1, street: "Austrasse 15", city: "Vaduz")
+      ).first)
+    #expect(parts.lon == best.lon && parts.lat == best.lat)
   }
 
   @Test func regionAndCountry() async throws {
