@@ -91,9 +91,9 @@ enum Fixtures {
   static func encode(_ arguments: [String]) -> ByteBuffer { CommandEncoding.encode([arguments]) }
 }
 
-/// The server-wide things a few commands (INFO, CLIENT, CONFIG, BACKUP) report or change: none
-/// of the benchmarked commands asks for them, so they are empty. No password, as with
-/// `cardatlas serve` and no `--requirepass`.
+/// The server-wide things a few commands (INFO, CLIENT, CONFIG, BACKUP, pub/sub) report or
+/// change: none of the benchmarked commands asks for them, so they are empty. No password, as
+/// with `cardatlas serve` and no `--requirepass`.
 final class BenchmarkEnvironment: ServerEnvironment {
   var requirePassword: String? { nil }
   func info(sections: [String]) -> String { "" }
@@ -104,4 +104,5 @@ final class BenchmarkEnvironment: ServerEnvironment {
   func resetStatistics() {}
   func backup(to path: String) throws {}
   func sessionChanged(_ session: Session) {}
+  let pubsub = PubSubHub()
 }
