@@ -98,6 +98,7 @@ let package = Package(
     .target(
       name: "IdentityTokens",
       dependencies: [
+        "DispatchExecutor",
         .product(name: "JWTKit", package: "jwt-kit"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -118,7 +119,7 @@ let package = Package(
       name: "Cards",
       dependencies: [
         "Accounts", "Store", "SpatialIndex", "Geodesy", "Notifications", "Geocoding",
-        .product(name: "GRDB", package: "GRDB.swift"),
+        "DispatchExecutor", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     // The accounts' commands (ACCOUNT.*, SESSION.*, WHOAMI): arguments in, JSON replies out.
     .target(
@@ -140,6 +141,9 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]),
+    // A task executor on Dispatch's threads, for async work that must not wait behind code
+    // that blocks Swift's cooperative pool (ID-token checks, geocoding).
+    .target(name: "DispatchExecutor"),
     // Geocoding's shared types: the `Geocoder` protocol, queries and normalized places; no HTTP.
     .target(name: "Geocoding"),
     // zlib, to inflate the gazetteer's gzip'd data (Foundation has no inflate on Linux).
@@ -157,7 +161,7 @@ let package = Package(
     .target(
       name: "GeocodeCommands",
       dependencies: [
-        "GeocoderClients", "Geocoding", "Commands", "Server", "RESP", "Store",
+        "GeocoderClients", "Geocoding", "Commands", "Server", "RESP", "Store", "DispatchExecutor",
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
     // `cardatlas import`: CSV (streamed by CSV.swift) or JSON Lines rows geocoded and written as

@@ -1,3 +1,4 @@
+import DispatchExecutor
 import Foundation
 import Geocoding
 
@@ -27,7 +28,8 @@ extension Cards {
       return done(
         .failure(.invalid(CardFieldError(field: "address", reason: "the card has no address"))))
     }
-    Task {
+    // Off Swift's cooperative pool, which blocking code elsewhere in the process may hold.
+    Task(executorPreference: DispatchTaskExecutor.shared) { [self] in
       let best: Place?
       do {
         best = try await geocoder.search(query).first

@@ -1,4 +1,5 @@
 import Commands
+import DispatchExecutor
 import Foundation
 import GeocoderClients
 import Geocoding
@@ -8,7 +9,7 @@ import Server
 import Store
 
 /// GEOCODE and GEOCODE.REVERSE for signed-in accounts: arguments in, places out as JSON. The
-/// geocoder runs in a task of its own on `GeocodeExecutor`, off the event loop; the reply
+/// geocoder runs in a task of its own on `DispatchTaskExecutor`, off the event loop; the reply
 /// keeps its place among the connection's.
 public struct GeocodeCommands: Sendable {
   let geocoder: any Geocoder
@@ -40,7 +41,7 @@ public struct GeocodeCommands: Sendable {
           return .error("ERR \(error)")
         }
         call.pending = { [geocoder, query] answer in
-          Task(executorPreference: GeocodeExecutor.shared) {
+          Task(executorPreference: DispatchTaskExecutor.shared) {
             answer(await Self.reply { .array(try await geocoder.search(query).map(Self.json)) })
           }
         }
@@ -56,7 +57,7 @@ public struct GeocodeCommands: Sendable {
           return .error("ERR \(error)")
         }
         call.pending = { [geocoder] answer in
-          Task(executorPreference: GeocodeExecutor.shared) {
+          Task(executorPreference: DispatchTaskExecutor.shared) {
             answer(
               await Self.reply {
                 try await geocoder.reverse(lon: lon, lat: lat).map(Self.json) ?? .null

@@ -1,3 +1,4 @@
+import DispatchExecutor
 import Foundation
 import JWTKit
 import Logging
