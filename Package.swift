@@ -80,7 +80,12 @@ let package = Package(
     // it as Redis pub/sub; no RESP here.
     .target(name: "Notifications"),
     // The command layer: Redis commands parsed, checked and run on the keyspace, as RESP replies.
-    .target(name: "Commands", dependencies: ["Keyspace", "SpatialIndex", "RESP"]),
+    .target(
+      name: "Commands",
+      dependencies: [
+        "Keyspace", "SpatialIndex", "RESP",
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+      ]),
     // The TCP server: SwiftNIO channels, limits, auth, group-committed writes, statistics.
     // Exclusivity checks are off for the same measured reason as Keyspace's.
     .target(

@@ -1,7 +1,7 @@
 import Keyspace
+import NIOConcurrencyHelpers
 import NIOCore
 import RESP
-import Synchronization
 
 /// Redis's pub/sub bookkeeping: which connections hear which channels and patterns, and the
 /// delivery of a published message to them. Each connection registers where its messages go
@@ -40,18 +40,20 @@ public final class PubSubHub: Sendable {
     var patterns: [Bytes: Set<Int>] = [:]
   }
 
-  private let state = Mutex(State())
+  // A pthread lock (NIO's), not Synchronization's Mutex: its futex is invisible to
+  // ThreadSanitizer, which then reports every access under it as a race.
+  private let state = NIOLockedValueBox(State())
 
   public init() {}
 
   /// A connection opened: its messages go to `sink`.
   public func connect(_ id: Int, sink: @escaping Sink) {
-    state.withLock { $0.subscribers[id] = Subscriber(sink: sink) }
+    state.withLockedValue { $0.subscribers[id] = Subscriber(sink: sink) }
   }
 
   /// A connection closed: it hears nothing more.
   public func disconnect(_ id: Int) {
-    state.withLock { s in
+    state.withLockedValue { s in
       guard let subscriber = s.subscribers.removeValue(forKey: id) else { return }
       for channel in subscriber.channels { Self.remove(id, channel, from: &s.channels) }
       for pattern in subscriber.patterns { Self.remove(id, pattern, from: &s.patterns) }
@@ -60,7 +62,7 @@ public final class PubSubHub: Sendable {
 
   /// Subscribes the connection; returns its count of subscriptions (channels and patterns).
   public func subscribe(_ id: Int, to name: Bytes, pattern: Bool) -> Int {
-    state.withLock { s in
+    state.withLockedValue { s in
       guard var subscriber = s.subscribers[id] else { return 0 }
       if pattern {
         if subscriber.patterns.insert(name).inserted { s.patterns[name, default: []].insert(id) }
@@ -74,7 +76,7 @@ public final class PubSubHub: Sendable {
 
   /// Unsubscribes the connection (a name it does not hear changes nothing); returns its count.
   public func unsubscribe(_ id: Int, from name: Bytes, pattern: Bool) -> Int {
-    state.withLock { s in
+    state.withLockedValue { s in
       guard var subscriber = s.subscribers[id] else { return 0 }
       if pattern {
         if subscriber.patterns.remove(name) != nil { Self.remove(id, name, from: &s.patterns) }
@@ -88,7 +90,7 @@ public final class PubSubHub: Sendable {
 
   /// The connection's channels or patterns, in byte order.
   public func subscriptions(of id: Int, pattern: Bool) -> [Bytes] {
-    state.withLock { s in
+    state.withLockedValue { s in
       let subscriber = s.subscribers[id]
       return (pattern ? subscriber?.patterns : subscriber?.channels).map {
         $0.sorted { $0.lexicographicallyPrecedes($1) }
@@ -99,7 +101,7 @@ public final class PubSubHub: Sendable {
   /// Whether the connection still hears what `message` came through: a message handed over
   /// before an UNSUBSCRIBE must not arrive after it.
   public func hears(_ id: Int, _ message: Message) -> Bool {
-    state.withLock { s in
+    state.withLockedValue { s in
       guard let subscriber = s.subscribers[id] else { return false }
       return message.pattern.map { subscriber.patterns.contains($0) }
         ?? subscriber.channels.contains(message.channel)
@@ -110,7 +112,7 @@ public final class PubSubHub: Sendable {
   /// matches it (once per subscription, as Redis); returns how many it was handed to.
   @discardableResult
   public func publish(_ payload: ByteBuffer, to channel: Bytes) -> Int {
-    let targets = state.withLock { s -> [(Sink, Message)] in
+    let targets = state.withLockedValue { s -> [(Sink, Message)] in
       var targets: [(Sink, Message)] = []
       for id in s.channels[channel] ?? [] {
         if let sink = s.subscribers[id]?.sink {
@@ -132,27 +134,27 @@ public final class PubSubHub: Sendable {
 
   /// Channels with at least one subscriber, those matching `pattern` if given.
   public func channels(matching pattern: Bytes?) -> [Bytes] {
-    state.withLock { s in
+    state.withLockedValue { s in
       s.channels.keys.filter { pattern == nil || globMatches(pattern!, $0) }
     }
   }
 
   public func subscriberCount(_ channel: Bytes) -> Int {
-    state.withLock { $0.channels[channel]?.count ?? 0 }
+    state.withLockedValue { $0.channels[channel]?.count ?? 0 }
   }
 
   /// Distinct patterns subscribed to, by anyone.
-  public var patternCount: Int { state.withLock { $0.patterns.count } }
+  public var patternCount: Int { state.withLockedValue { $0.patterns.count } }
 
   /// The connection's subscriptions, for CLIENT LIST.
   public func counts(of id: Int) -> (channels: Int, patterns: Int) {
-    state.withLock { s in
+    state.withLockedValue { s in
       (s.subscribers[id]?.channels.count ?? 0, s.subscribers[id]?.patterns.count ?? 0)
     }
   }
 
   /// Channels with at least one subscriber, for INFO.
-  public var channelCount: Int { state.withLock { $0.channels.count } }
+  public var channelCount: Int { state.withLockedValue { $0.channels.count } }
 
   private static func remove(_ id: Int, _ name: Bytes, from index: inout [Bytes: Set<Int>]) {
     index[name]?.remove(id)
