@@ -15,21 +15,11 @@ extension Accounts {
   public func openSession(
     provider: String, idToken: String, device: String?, _ done: @escaping Done<OpenedSession>
   ) {
-    guard let verifier = configuration.identityTokens, verifier.isConfigured(provider) else {
-      return done(.failure(.notConfigured(provider: provider)))
-    }
-    // Off the event loop: the keys may need fetching, and checking a signature takes a while.
-    verifier.verify(provider: provider, token: idToken) { [self] verified in
-      switch verified {
-      case .failure(.keysUnavailable): done(.failure(.idTokenKeysUnavailable))
-      case .failure(.busy): done(.failure(.busy))
-      case .failure: done(.failure(.idTokenRefused))
-      case .success(let identity):
-        signIn(identity) { [self] result in
-          switch result {
-          case .failure(let error): done(.failure(error))
-          case .success(let account): openSession(for: account, device: device, done)
-          }
+    verified(provider, idToken, done) { [self] identity in
+      signIn(identity) { [self] result in
+        switch result {
+        case .failure(let error): done(.failure(error))
+        case .success(let account): openSession(for: account, device: device, done)
         }
       }
     }
@@ -41,20 +31,30 @@ extension Accounts {
   public func delete(
     account id: Int64, provider: String, idToken: String, _ done: @escaping Done<Void>
   ) {
+    verified(provider, idToken, done) { [self] identity in
+      let key = ProviderSubject(provider: identity.provider, subject: identity.subject)
+      guard state.withLock({ $0.identities[key] }) == id else {
+        return done(.failure(.idTokenRefused))
+      }
+      delete(confirmed: id, done)
+    }
+  }
+
+  /// Checks the token, off the event loop (the keys may need fetching, and checking a signature
+  /// takes a while), and goes on with the identity it proves; a refusal answers `done`.
+  private func verified<T>(
+    _ provider: String, _ idToken: String, _ done: @escaping Done<T>,
+    then proceed: @escaping @Sendable (VerifiedIdentity) -> Void
+  ) {
     guard let verifier = configuration.identityTokens, verifier.isConfigured(provider) else {
       return done(.failure(.notConfigured(provider: provider)))
     }
-    verifier.verify(provider: provider, token: idToken) { [self] verified in
+    verifier.verify(provider: provider, token: idToken) { verified in
       switch verified {
       case .failure(.keysUnavailable): done(.failure(.idTokenKeysUnavailable))
       case .failure(.busy): done(.failure(.busy))
       case .failure: done(.failure(.idTokenRefused))
-      case .success(let identity):
-        let key = ProviderSubject(provider: identity.provider, subject: identity.subject)
-        guard state.withLock({ $0.identities[key] }) == id else {
-          return done(.failure(.idTokenRefused))
-        }
-        delete(confirmed: id, done)
+      case .success(let identity): proceed(identity)
       }
     }
   }
