@@ -217,7 +217,9 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
-    .testTarget(name: "GazetteerTests", dependencies: ["Gazetteer", "Geocoding", "Geodesy"]),
+    .testTarget(
+      name: "GazetteerTests",
+      dependencies: ["Gazetteer", "Geocoding", "Geodesy", "RedisTestSupport"]),
     .testTarget(
       name: "GeocoderClientsTests",
       dependencies: [

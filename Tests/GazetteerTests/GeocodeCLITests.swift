@@ -1,31 +1,17 @@
 import Foundation
 import Geocoding
+import RedisTestSupport
 import Testing
 
 /// `cardatlas geocode`, run as the built executable.
 @Suite("cardatlas geocode")
 struct GeocodeCLITests {
-  /// The executable SwiftPM built beside the test bundle, or `CARDATLAS_EXECUTABLE`.
-  static func executable() throws -> URL {
-    if let path = ProcessInfo.processInfo.environment["CARDATLAS_EXECUTABLE"] {
-      return URL(fileURLWithPath: path)
-    }
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    for _ in 0..<4 {
-      let candidate = folder.appendingPathComponent("cardatlas")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-      folder = folder.deletingLastPathComponent()
-    }
-    throw CLIError(description: "the cardatlas executable was not built next to the tests")
-  }
-
-  struct CLIError: Error, CustomStringConvertible { var description: String }
 
   /// Runs `cardatlas geocode ...` from a folder without data/, so the data is found as an
   /// installed program would find it: through CARDATLAS_DATA.
   func geocode(_ arguments: [String]) throws -> (out: String, err: String, status: Int32) {
     let process = Process()
-    process.executableURL = try Self.executable()
+    process.executableURL = try CardAtlasExecutable.url()
     process.arguments = ["geocode"] + arguments
     process.currentDirectoryURL = FileManager.default.temporaryDirectory
     var environment = ProcessInfo.processInfo.environment

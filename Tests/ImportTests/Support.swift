@@ -10,20 +10,6 @@ import RedisTestSupport
 
 struct TestFailure: Error, CustomStringConvertible { var description: String }
 
-/// The `cardatlas` executable SwiftPM built beside the test bundle, or `CARDATLAS_EXECUTABLE`.
-func executable() throws -> URL {
-  if let path = ProcessInfo.processInfo.environment["CARDATLAS_EXECUTABLE"] {
-    return URL(fileURLWithPath: path)
-  }
-  var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  for _ in 0..<4 {
-    let candidate = folder.appendingPathComponent("cardatlas")
-    if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-    folder = folder.deletingLastPathComponent()
-  }
-  throw TestFailure(description: "the cardatlas executable was not built next to the tests")
-}
-
 /// The repository's data/ folder (the gazetteer), found from this file.
 let dataFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
   .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("data")
@@ -55,7 +41,7 @@ final class Program {
     err = scratch.path("\(name)-\(UUID().uuidString).err")
     FileManager.default.createFile(atPath: out, contents: nil)
     FileManager.default.createFile(atPath: err, contents: nil)
-    process.executableURL = try executable()
+    process.executableURL = try CardAtlasExecutable.url()
     process.arguments = arguments
     process.currentDirectoryURL = scratch.url
     var environment = ProcessInfo.processInfo.environment

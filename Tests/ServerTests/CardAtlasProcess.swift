@@ -8,33 +8,14 @@ import RedisTestSupport
 /// The built `cardatlas` executable run as a separate process, for what only a real process
 /// shows: SIGKILL, SIGTERM, a restart over the same files.
 final class CardAtlasProcess {
-  struct NotFound: Error, CustomStringConvertible {
-    var description: String { "the cardatlas executable was not built next to the tests" }
-  }
-
   let port: UInt16
   let directory: String
   private let process = Process()
 
-  /// The executable SwiftPM built beside the test bundle, or the one `CARDATLAS_EXECUTABLE`
-  /// names (to run these tests against another build, a release one say).
-  static func executable() throws -> URL {
-    if let path = ProcessInfo.processInfo.environment["CARDATLAS_EXECUTABLE"] {
-      return URL(fileURLWithPath: path)
-    }
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    for _ in 0..<4 {
-      let candidate = folder.appendingPathComponent("cardatlas")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-      folder = folder.deletingLastPathComponent()
-    }
-    throw NotFound()
-  }
-
   init(directory: String, port: UInt16? = nil, arguments: [String] = []) throws {
     self.directory = directory
     self.port = try port ?? RedisProcess.freeLoopbackPort()
-    process.executableURL = try Self.executable()
+    process.executableURL = try CardAtlasExecutable.url()
     process.arguments =
       ["serve", "--port", "\(self.port)", "--data", directory, "--log-level", "warning"] + arguments
     process.standardOutput = FileHandle.nullDevice
