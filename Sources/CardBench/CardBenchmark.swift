@@ -53,7 +53,8 @@ public struct CardBenchmark {
     let rssBefore = Self.residentBytes()
     let store = try Store(
       directory: directory, fsync: .batch,
-      migrations: Accounts.migrations + Cards.migrations + Wallets.migrations)
+      migrations: Accounts.migrations + Cards.migrations + Wallets.migrations
+        + CardViews.migrations)
     var configuration = Cards.Configuration()
     configuration.proCardLimit = perAccount
     let accounts = try Accounts(store: store)

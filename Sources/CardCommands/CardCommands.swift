@@ -133,8 +133,9 @@ struct CardCommands {
           if request.new, let account = call.session.account {
             request.query.excluded = wallets.seen(by: account)
           }
+          let version = call.session.protocolVersion
           return cards.search(request.query).reply { hits, next in
-            Self.searchReply(hits, next: next, request)
+            Self.searchReply(hits, next: next, request, protocol: version)
           }
         }
       },
@@ -174,27 +175,35 @@ struct CardCommands {
   }
 
   /// Each hit: [id, distance (WITHDIST), [lon, lat] (WITHCOORD), summary JSON]; with CURSOR,
-  /// [next cursor ("0" at the end), hits].
+  /// [next cursor ("0" at the end), hits]. Written straight into the thread's reply buffer, as
+  /// GEOSEARCH's is: each summary's bytes copied as they are held, no tree of values.
   static func searchReply(
-    _ hits: [CardHit], next: CardCursor?, _ request: CardSearchArguments
+    _ hits: [CardHit], next: CardCursor?, _ request: CardSearchArguments,
+    protocol version: RESPProtocolVersion
   ) -> RESPValue {
-    let rows: [RESPValue] = hits.map { hit in
-      var row: [RESPValue] = [.integer(Int(hit.card.id))]
-      if request.withDistance {
-        row.append(.bulkString(ByteBuffer(string: formatDistance(hit.distance / request.unit))))
+    let fields = 2 + (request.withDistance ? 1 : 0) + (request.withCoordinates ? 1 : 0)
+    return ReplyBuffers.reply(protocol: version) { out in
+      func bulk(_ text: String) {
+        var text = text
+        text.withUTF8 { out.bulk(UnsafeRawBufferPointer($0)) }
       }
-      if request.withCoordinates {
-        row.append(
-          .array([
-            .bulkString(ByteBuffer(string: "\(hit.longitude)")),
-            .bulkString(ByteBuffer(string: "\(hit.latitude)")),
-          ]))
+      if request.paged {
+        out.arrayHeader(2)
+        bulk(next?.text ?? "0")
       }
-      row.append(.bulkString(ByteBuffer(string: CardJSON.summaryText(hit))))
-      return .array(row)
+      out.arrayHeader(hits.count)
+      for hit in hits {
+        out.arrayHeader(fields)
+        out.integer(Int(hit.id))
+        if request.withDistance { bulk(formatDistance(hit.distance / request.unit)) }
+        if request.withCoordinates {
+          out.arrayHeader(2)
+          bulk("\(hit.longitude)")
+          bulk("\(hit.latitude)")
+        }
+        hit.summary.withUnsafeBytes { out.bulk($0) }
+      }
     }
-    guard request.paged else { return .array(rows) }
-    return .array([.bulkString(ByteBuffer(string: next?.text ?? "0")), .array(rows)])
   }
 
   /// Four decimals, as GEOSEARCH's WITHDIST.

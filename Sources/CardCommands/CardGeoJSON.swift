@@ -1,4 +1,5 @@
 import Cards
+import Foundation
 import RESP
 
 /// CARD.CLUSTERS's reply: a GeoJSON FeatureCollection of Point features, clusters with
@@ -12,7 +13,9 @@ enum CardGeoJSON {
         case .cluster(let count, let lon, let lat, let zoom):
           return feature(lon, lat, ["cluster": true, "count": count, "expansionZoom": zoom])
         case .card(let hit):
-          var properties = CardJSON.summary(hit)
+          // The hit's summary as an object, to add to (its JSON is the domain's own).
+          var properties =
+            (try? JSONSerialization.jsonObject(with: Data(hit.summary))) as? [String: Any] ?? [:]
           properties["cluster"] = false
           return feature(hit.longitude, hit.latitude, properties)
         }

@@ -27,37 +27,6 @@ enum CardJSON {
   /// each, against 4 µs: most of a WALLET.SEARCH's time).
   static func timestamp(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
 
-  /// What a map hit shows: enough for a pin and its popup.
-  static func summary(_ hit: CardHit) -> [String: Any] {
-    let f = hit.card.fields
-    var object: [String: Any] = ["id": hit.card.id, "firstName": f.firstName]
-    for (key, value) in [
-      ("prefix", f.prefix), ("lastName", f.lastName), ("jobTitle", f.jobTitle),
-      ("company", f.company), ("imageUrl", f.imageUrl), ("city", f.address?.city),
-      ("url", hit.url),
-    ] {
-      if let value { object[key] = value }
-    }
-    return object
-  }
-
-  /// `summary` as JSON text, written directly (`JSONText`): a map search answers ten of these,
-  /// and JSONSerialization of a dictionary cost more than the search.
-  static func summaryText(_ hit: CardHit) -> String {
-    let f = hit.card.fields
-    var object = JSONText()
-    object.add("id", hit.card.id)
-    object.add("firstName", f.firstName)
-    object.add("prefix", f.prefix)
-    object.add("lastName", f.lastName)
-    object.add("jobTitle", f.jobTitle)
-    object.add("company", f.company)
-    object.add("imageUrl", f.imageUrl)
-    object.add("city", f.address?.city)
-    object.add("url", hit.url)
-    return object.text
-  }
-
   static func reply(_ card: Card, cards: Cards) -> RESPValue {
     .bulkString(ByteBuffer(string: text(card, cards: cards).text))
   }

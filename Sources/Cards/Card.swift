@@ -13,8 +13,7 @@ public struct Card: Sendable, Equatable {
   public let createdAt: Date
   public var updatedAt: Date
   /// The fields, in a box shared by copies until one changes them: a card is copied for every
-  /// map hit and every read, and copying some 40 optional fields one by one (each retained,
-  /// then released) was most of a map search's time.
+  /// read and every filtered map candidate, and a copy is then one retain, not one per field.
   private var box: FieldsBox
 
   public var fields: CardFields {

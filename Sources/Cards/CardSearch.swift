@@ -37,10 +37,12 @@ public struct CardSearch: Sendable {
   }
 }
 
-/// A card found, where it is, and its distance in metres from the centre (0 for bounds).
+/// A card found: its id, its summary, where it is, and its distance in metres from the centre
+/// (0 for bounds).
 public struct CardHit: Sendable {
-  public let card: Card
-  public let url: String?
+  public let id: Int64
+  /// What a pin shows, as JSON text (`CardSummary`), ready to be copied into a reply.
+  public let summary: [UInt8]
   public let longitude: Double
   public let latitude: Double
   public let distance: Double

@@ -53,9 +53,9 @@ extension Cards {
       for found in searcher.box(extent, filter: CardFilter.indexFilter(filters)) {
         let row = grid.row(latitude: found.latitude)
         let column = grid.column(longitude: found.longitude)
-        guard rows.contains(row), span.contains(column),
-          let hit = hit(found.id, found.longitude, found.latitude),
-          filters.allSatisfy({ $0.matches(hit.card.fields) })
+        guard rows.contains(row), span.contains(column), let card = held(Int64(found.id)),
+          filters.allSatisfy({ $0.matches(card.fields) }),
+          let hit = hit(found.id, found.longitude, found.latitude)
         else { continue }
         cells[row * grid.size + column, default: []].append(hit)
       }
@@ -76,8 +76,6 @@ extension Cards {
   }
 
   private func hit(_ id: ItemID, _ longitude: Double, _ latitude: Double) -> CardHit? {
-    held(Int64(id)).map {
-      CardHit(card: $0, url: url(of: $0), longitude: longitude, latitude: latitude, distance: 0)
-    }
+    map.cardHits([Hit(id: id, longitude: longitude, latitude: latitude, distance: 0)]).first
   }
 }

@@ -83,7 +83,7 @@ extension Cards {
     case .success((let card, .updated, _)):
       finish(.success(card)) { done($0.map { ($0, .updated) }) }
     case .success((let card, _, let wasReserved)):
-      map.place(card, visible: onMap(card))
+      place(card)
       commit([
         CardWrite { db in
           try Self.insert(card, db)

@@ -41,8 +41,9 @@ extension Cards {
       guard !query.descending, query.count != nil else {
         return .success(
           sorted(
-            searcher.radius(longitude: c.longitude, latitude: c.latitude, radius: r, filter: filter)
-              .filter { admits($0, query) }))
+            admitted(
+              searcher.radius(
+                longitude: c.longitude, latitude: c.latitude, radius: r, filter: filter), query)))
       }
       return .success(
         nearest(c, within: r, total: .max, query: query, filter: filter, searcher))
@@ -64,9 +65,8 @@ extension Cards {
           && sphere.distance(
             longitude: c.longitude, latitude: hit.latitude, longitude: hit.longitude,
             latitude: hit.latitude) <= w / 2
-          && admits(hit, query)
       }
-      return .success(sorted(found))
+      return .success(sorted(admitted(found, query)))
     case (.nearest(let k), let c?):
       guard k > 0 else { return .failure(.badQuery("NEAREST must be positive")) }
       return .success(
@@ -74,7 +74,7 @@ extension Cards {
     case (.bounds(let box), _):
       return .success(
         sorted(
-          searcher.box(box, filter: filter).filter { admits($0, query) }.map {
+          admitted(searcher.box(box, filter: filter), query).map {
             Hit(id: $0.id, longitude: $0.longitude, latitude: $0.latitude, distance: 0)
           }))
     default:
@@ -98,31 +98,36 @@ extension Cards {
     while true {
       let found = searcher.nearest(
         longitude: c.longitude, latitude: c.latitude, k: ask, within: within, filter: filter)
-      var admitted = found.filter { admits($0, query) }
-      if admitted.count >= total {
-        admitted.removeLast(admitted.count - total)
-        return admitted
+      var passed = admitted(found, query)
+      if passed.count >= total {
+        passed.removeLast(passed.count - total)
+        return passed
       }
-      if found.count < ask { return admitted }
+      if found.count < ask { return passed }
       let skipped =
         query.after.map { after in
-          admitted.firstIndex { Self.key($0) > (after.distance, after.id) } ?? admitted.count
+          passed.firstIndex { Self.key($0) > (after.distance, after.id) } ?? passed.count
         } ?? 0
-      if !query.descending, admitted.count - skipped >= needed { return admitted }
+      if !query.descending, passed.count - skipped >= needed { return passed }
       ask = Self.twice(ask)
     }
   }
 
   private static func twice(_ n: Int) -> Int { n > Int.max / 2 ? .max : n * 2 }
 
-  /// Whether a hit the index found answers the query: not left out, and its fields match the
-  /// filters exactly (the index's attribute bits only narrow the candidates).
-  private func admits(_ hit: Hit, _ query: CardSearch) -> Bool {
-    let id = Int64(hit.id)
-    guard !query.excluded.contains(id) else { return false }
-    guard !query.filters.isEmpty else { return true }
-    guard let card = held(id) else { return false }
-    return query.filters.allSatisfy { $0.matches(card.fields) }
+  /// The hits the index found that answer the query: not left out, and whose fields match the
+  /// filters exactly (the index's attribute bits only narrow the candidates), their cards read
+  /// under one lock.
+  private func admitted(_ hits: [Hit], _ query: CardSearch) -> [Hit] {
+    let kept =
+      query.excluded.isEmpty ? hits : hits.filter { !query.excluded.contains(Int64($0.id)) }
+    guard !query.filters.isEmpty else { return kept }
+    return state.withLock { s in
+      kept.filter { hit in
+        guard let card = s.cards[Int64(hit.id)] else { return false }
+        return query.filters.allSatisfy { $0.matches(card.fields) }
+      }
+    }
   }
 
   private func sorted(_ hits: [Hit]) -> [Hit] {
@@ -147,8 +152,8 @@ extension Cards {
       hits.removeLast(hits.count - count)
       more = true
     }
-    let found = cardHits(hits)
+    let found = map.cardHits(hits)
     guard more, let last = found.last else { return (found, nil) }
-    return (found, CardCursor(distance: last.distance, id: last.card.id))
+    return (found, CardCursor(distance: last.distance, id: last.id))
   }
 }

@@ -24,7 +24,7 @@ public final class Cards: Sendable {
   }
 
   struct State {
-    var cards = CardTable()
+    var cards = CardTable<Card>()
     var byCode: [String: Int64] = [:]
     var byOwner: [Int64: [Int64]] = [:]
     /// Each owner's slugs, and the owners with a primary card: what a new card is checked
@@ -94,9 +94,10 @@ public final class Cards: Sendable {
     }
     // One bulk build of the map, not an insert per card.
     map = CardMap(
-      cards: loaded.filter { card in
-        card.fields.showOnMap && card.fields.location != nil
-          && card.isActive(ownerIsPro: accounts.account(card.ownerId)?.isPro ?? false)
+      placed: loaded.compactMap { card in
+        CardSummary.onMap(
+          card, owner: accounts.account(card.ownerId), publicURL: configuration.publicURL
+        ).map { (card: card, summary: $0) }
       })
     accounts.addObserver(Observer(cards: self))
   }
@@ -152,18 +153,6 @@ public final class Cards: Sendable {
   /// A card as held, for the map's hits.
   func held(_ id: Int64) -> Card? { state.withLock { $0.cards[id] } }
 
-  /// The cards of an index's hits, under one lock, leaving out any deleted meanwhile.
-  func cardHits(_ hits: [Hit]) -> [CardHit] {
-    let held = state.withLock { s in hits.map { s.cards[Int64($0.id)] } }
-    return zip(hits, held).compactMap { hit, card in
-      card.map {
-        CardHit(
-          card: $0, url: url(of: $0), longitude: hit.longitude, latitude: hit.latitude,
-          distance: hit.distance)
-      }
-    }
-  }
-
   /// A card by its share code, whoever may see it.
   func held(code: String) -> Card? {
     state.withLock { s in s.byCode[code].flatMap { s.cards[$0] } }
@@ -182,7 +171,7 @@ public final class Cards: Sendable {
       if case .failure(let error) = made { done(.failure(error)) }
       return
     }
-    map.place(card, visible: onMap(card))
+    place(card)
     commit([
       CardWrite { db in
         try Self.insert(card, db)
@@ -276,7 +265,7 @@ public final class Cards: Sendable {
       if case .failure(let error) = changed { done(.failure(error)) }
       return
     }
-    for card in cards { map.place(card, visible: onMap(card)) }
+    for card in cards { place(card) }
     let told = cards.flatMap { card in tell { $0.cardChanged(card) } }
     commit(
       [
@@ -323,9 +312,13 @@ public final class Cards: Sendable {
 
   // MARK: The map
 
-  /// Whether a card may be on the map: its owner shows it, it is active, it has a location.
-  func onMap(_ card: Card) -> Bool {
-    card.fields.showOnMap && card.fields.location != nil && isActive(card)
+  /// Shows the card on the map with its summary if it may be there (its owner shows it, it is
+  /// active, it has a location), or hides it.
+  func place(_ card: Card) {
+    map.place(
+      card,
+      summary: CardSummary.onMap(
+        card, owner: accounts.account(card.ownerId), publicURL: configuration.publicURL))
   }
 
   // MARK: Helpers
@@ -334,7 +327,7 @@ public final class Cards: Sendable {
     switch updated {
     case .failure(let error): done(.failure(error))
     case .success(let card):
-      map.place(card, visible: onMap(card))
+      place(card)
       let told = tell { $0.cardChanged(card) }
       commit([CardWrite { db in try Self.save(card, db) }] + told) { done($0.map { card }) }
     }
@@ -451,8 +444,8 @@ public final class Cards: Sendable {
       for card in cards.cards(of: account.id) {
         cards.map.place(
           card,
-          visible: card.fields.showOnMap && card.fields.location != nil
-            && card.isActive(ownerIsPro: account.isPro))
+          summary: CardSummary.onMap(
+            card, owner: account, publicURL: cards.configuration.publicURL))
       }
       return []
     }

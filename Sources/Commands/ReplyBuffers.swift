@@ -9,14 +9,14 @@ import SpatialIndex
 /// storage instead of allocating, and no reference is counted on the way. A buffer still held
 /// elsewhere is never written over: `RESPWriter` clears it, and clearing a shared `ByteBuffer`
 /// allocates a fresh one.
-enum ReplyBuffers {
+public enum ReplyBuffers {
   /// Buffers past this size are let go rather than kept.
   static let keptCapacity = 16 * 1024
 
   private static let buffers = PerThread<ByteBuffer>(padded: true)
 
   /// A reply written by `body` into this thread's buffer (only this thread touches its slot).
-  static func reply(
+  public static func reply(
     protocol version: RESPProtocolVersion, _ body: (inout RESPWriter) -> Void
   ) -> RESPValue {
     var writer: RESPWriter

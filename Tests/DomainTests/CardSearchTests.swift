@@ -344,6 +344,60 @@ struct CardSearchTests {
     await server.stop()
   }
 
+  @Test("a hit's summary follows its card: an edit, a new primary card, Pro ending and again")
+  func summaryFollowsCard() async throws {
+    let server = try await AccountServer(cards: { $0.proCardLimit = 10 })
+    let (ana, anaId, _) = try server.signedIn("ana@x.org")
+    let admin = try server.connect()
+    _ = try admin.object("ACCOUNT.PRO", "\(anaId)", "1")
+    let located = #""showOnMap":true,"location":{"lon":2.35,"lat":48.85}"#
+    let first = try ana.object("CARD.CREATE", #"{"firstName":"Ana","company":"Acme",\#(located)}"#)
+    let second = try ana.object(
+      "CARD.CREATE", #"{"firstName":"Ana","jobTitle":"Chef",\#(located)}"#)
+    let (a, b) = (first["id"] as? Int ?? 0, second["id"] as? Int ?? 0)
+    /// The summaries the map shows, by card id.
+    func summaries() throws -> [Int: [String: Any]] {
+      let reply = try ana.command(
+        "CARD.SEARCH", "FROMLONLAT", "2.35", "48.85", "BYRADIUS", "1", "km"
+      ).value
+      guard case .array(let rows) = reply else { return [:] }
+      var found: [Int: [String: Any]] = [:]
+      for case .array(let row) in rows {
+        guard case .integer(let id)? = row.first, case .bulkString(let text)? = row.last,
+          let summary = try JSONSerialization.jsonObject(with: Data(String(buffer: text).utf8))
+            as? [String: Any]
+        else { continue }
+        found[id] = summary
+      }
+      return found
+    }
+    func url(_ id: Int) throws -> String? { try ana.object("CARD.GET", "\(id)")["url"] as? String }
+    var shown = try summaries()
+    #expect(shown[a]?["company"] as? String == "Acme")
+    #expect(shown[b]?["jobTitle"] as? String == "Chef")
+    #expect(shown[b]?["url"] as? String == second["url"] as? String)
+
+    _ = try ana.object("CARD.UPDATE", "\(b)", #"{"company":"Globex","address":{"city":"Lyon"}}"#)
+    shown = try summaries()
+    #expect(shown[b]?["company"] as? String == "Globex")
+    #expect(shown[b]?["city"] as? String == "Lyon")
+
+    // The share URLs change with the primary card.
+    _ = try ana.object("CARD.PRIMARY", "\(b)")
+    shown = try summaries()
+    for id in [a, b] { #expect(try shown[id]?["url"] as? String == url(id)) }
+    #expect(shown[b]?["url"] as? String == first["url"] as? String)
+
+    // Pro ends: the card no longer primary leaves the map, and comes back with its URL.
+    _ = try admin.object("ACCOUNT.PRO", "\(anaId)", "0")
+    #expect(try summaries().keys.sorted() == [b])
+    _ = try admin.object("ACCOUNT.PRO", "\(anaId)", "1")
+    shown = try summaries()
+    #expect(shown.keys.sorted() == [a, b].sorted())
+    #expect(try shown[a]?["url"] as? String == url(a))
+    await server.stop()
+  }
+
   @Test("redis-py: NEW leaves out the caller's own cards and those in its wallet")
   func newWithRedisPy() async throws {
     let server = try await AccountServer()

@@ -5,58 +5,173 @@
 /// never empty (an absent field is nil), and `parse(json(), isPro: true)` gives the same value.
 /// The JSON field names are the property names; `location` is `{lon, lat, source}`.
 public struct CardFields: Sendable, Equatable {
+  /// The optional text fields the card has, and its address's parts: most cards set a handful
+  /// of the 37, and holding each as an optional string (16 bytes whatever it holds) was most of
+  /// a card's memory.
+  private var texts = SparseTexts()
+
   /// Required; never empty.
   public var firstName: String
-  public var middleName: String?
-  public var lastName: String?
+  public var middleName: String? {
+    get { texts[.middleName] }
+    set { texts[.middleName] = newValue }
+  }
+  public var lastName: String? {
+    get { texts[.lastName] }
+    set { texts[.lastName] = newValue }
+  }
   /// "Dr.", "Ms.", ...
-  public var prefix: String?
+  public var prefix: String? {
+    get { texts[.prefix] }
+    set { texts[.prefix] = newValue }
+  }
   /// "Ph.D.", "MD", ...
-  public var credentials: String?
+  public var credentials: String? {
+    get { texts[.credentials] }
+    set { texts[.credentials] = newValue }
+  }
   /// "she/her", ...
-  public var pronouns: String?
+  public var pronouns: String? {
+    get { texts[.pronouns] }
+    set { texts[.pronouns] = newValue }
+  }
   /// A short tagline.
-  public var description: String?
-  public var jobTitle: String?
-  public var company: String?
-  public var phoneNumber: String?
-  public var secondaryPhone: String?
-  public var email: String?
+  public var description: String? {
+    get { texts[.description] }
+    set { texts[.description] = newValue }
+  }
+  public var jobTitle: String? {
+    get { texts[.jobTitle] }
+    set { texts[.jobTitle] = newValue }
+  }
+  public var company: String? {
+    get { texts[.company] }
+    set { texts[.company] = newValue }
+  }
+  public var phoneNumber: String? {
+    get { texts[.phoneNumber] }
+    set { texts[.phoneNumber] = newValue }
+  }
+  public var secondaryPhone: String? {
+    get { texts[.secondaryPhone] }
+    set { texts[.secondaryPhone] = newValue }
+  }
+  public var email: String? {
+    get { texts[.email] }
+    set { texts[.email] = newValue }
+  }
   /// A bio; may hold several lines.
-  public var aboutMe: String?
+  public var aboutMe: String? {
+    get { texts[.aboutMe] }
+    set { texts[.aboutMe] = newValue }
+  }
   /// May hold several lines.
-  public var customMessage: String?
-  public var customMessageHeader: String?
-  public var address: CardAddress?
+  public var customMessage: String? {
+    get { texts[.customMessage] }
+    set { texts[.customMessage] = newValue }
+  }
+  public var customMessageHeader: String? {
+    get { texts[.customMessageHeader] }
+    set { texts[.customMessageHeader] = newValue }
+  }
+  public var address: CardAddress? {
+    get {
+      let address = CardAddress(
+        street: texts[.street], city: texts[.city], region: texts[.region],
+        postcode: texts[.postcode], country: texts[.country])
+      return address.isEmpty ? nil : address
+    }
+    set {
+      texts[.street] = newValue?.street
+      texts[.city] = newValue?.city
+      texts[.region] = newValue?.region
+      texts[.postcode] = newValue?.postcode
+      texts[.country] = newValue?.country
+    }
+  }
   /// Where the card is on the map.
   public var location: CardLocation?
   /// Whether the card may appear on the map (CARD.SEARCH, CARD.CLUSTERS).
   public var showOnMap: Bool
   /// A profile URL or a bare handle (`jane-doe`).
-  public var linkedIn: String?
+  public var linkedIn: String? {
+    get { texts[.linkedIn] }
+    set { texts[.linkedIn] = newValue }
+  }
   /// A profile URL or a bare handle, kept without its `@` (`jane_doe`).
-  public var twitter: String?
-  public var facebookUrl: String?
-  public var instagramUrl: String?
-  public var tiktokUrl: String?
-  public var youtubeUrl: String?
-  public var discordUrl: String?
-  public var twitchUrl: String?
-  public var snapchatUrl: String?
-  public var telegramUrl: String?
-  public var whatsappUrl: String?
-  public var threadsUrl: String?
+  public var twitter: String? {
+    get { texts[.twitter] }
+    set { texts[.twitter] = newValue }
+  }
+  public var facebookUrl: String? {
+    get { texts[.facebookUrl] }
+    set { texts[.facebookUrl] = newValue }
+  }
+  public var instagramUrl: String? {
+    get { texts[.instagramUrl] }
+    set { texts[.instagramUrl] = newValue }
+  }
+  public var tiktokUrl: String? {
+    get { texts[.tiktokUrl] }
+    set { texts[.tiktokUrl] = newValue }
+  }
+  public var youtubeUrl: String? {
+    get { texts[.youtubeUrl] }
+    set { texts[.youtubeUrl] = newValue }
+  }
+  public var discordUrl: String? {
+    get { texts[.discordUrl] }
+    set { texts[.discordUrl] = newValue }
+  }
+  public var twitchUrl: String? {
+    get { texts[.twitchUrl] }
+    set { texts[.twitchUrl] = newValue }
+  }
+  public var snapchatUrl: String? {
+    get { texts[.snapchatUrl] }
+    set { texts[.snapchatUrl] = newValue }
+  }
+  public var telegramUrl: String? {
+    get { texts[.telegramUrl] }
+    set { texts[.telegramUrl] = newValue }
+  }
+  public var whatsappUrl: String? {
+    get { texts[.whatsappUrl] }
+    set { texts[.whatsappUrl] = newValue }
+  }
+  public var threadsUrl: String? {
+    get { texts[.threadsUrl] }
+    set { texts[.threadsUrl] = newValue }
+  }
   /// The owner's own links, in their order.
   public var webLinks: [CardWebLink]
   /// Pro only, like the other `cv` fields.
-  public var cvUrl: String?
-  public var cvHeader: String?
+  public var cvUrl: String? {
+    get { texts[.cvUrl] }
+    set { texts[.cvUrl] = newValue }
+  }
+  public var cvHeader: String? {
+    get { texts[.cvHeader] }
+    set { texts[.cvHeader] = newValue }
+  }
   /// May hold several lines.
-  public var cvDescription: String?
-  public var cvDisplayText: String?
+  public var cvDescription: String? {
+    get { texts[.cvDescription] }
+    set { texts[.cvDescription] = newValue }
+  }
+  public var cvDisplayText: String? {
+    get { texts[.cvDisplayText] }
+    set { texts[.cvDisplayText] = newValue }
+  }
   /// The profile picture.
-  public var imageUrl: String?
-  public var logoUrl: String?
+  public var imageUrl: String? {
+    get { texts[.imageUrl] }
+    set { texts[.imageUrl] = newValue }
+  }
+  public var logoUrl: String? {
+    get { texts[.logoUrl] }
+    set { texts[.logoUrl] = newValue }
+  }
 
   public init(
     firstName: String, middleName: String? = nil, lastName: String? = nil,
@@ -74,6 +189,9 @@ public struct CardFields: Sendable, Equatable {
     logoUrl: String? = nil
   ) {
     self.firstName = firstName
+    self.location = location
+    self.showOnMap = showOnMap
+    self.webLinks = webLinks
     self.middleName = middleName
     self.lastName = lastName
     self.prefix = prefix
@@ -89,8 +207,6 @@ public struct CardFields: Sendable, Equatable {
     self.customMessage = customMessage
     self.customMessageHeader = customMessageHeader
     self.address = address
-    self.location = location
-    self.showOnMap = showOnMap
     self.linkedIn = linkedIn
     self.twitter = twitter
     self.facebookUrl = facebookUrl
@@ -103,7 +219,6 @@ public struct CardFields: Sendable, Equatable {
     self.telegramUrl = telegramUrl
     self.whatsappUrl = whatsappUrl
     self.threadsUrl = threadsUrl
-    self.webLinks = webLinks
     self.cvUrl = cvUrl
     self.cvHeader = cvHeader
     self.cvDescription = cvDescription
@@ -197,4 +312,41 @@ public struct CardFieldError: Error, Sendable, Equatable, CustomStringConvertibl
   public var message: String { "INVALID \(field): \(reason)" }
 
   public var description: String { message }
+}
+
+/// Optional texts by key, holding only those present: a bit per key says which, and the values
+/// follow in key order (a card's few set fields cost 16 bytes each and one array).
+struct SparseTexts: Sendable, Equatable {
+  enum Key: UInt8 {
+    case middleName, lastName, prefix, credentials, pronouns, description, jobTitle, company,
+      phoneNumber, secondaryPhone, email, aboutMe, customMessage, customMessageHeader, linkedIn,
+      twitter, facebookUrl, instagramUrl, tiktokUrl, youtubeUrl, discordUrl, twitchUrl, snapchatUrl,
+      telegramUrl, whatsappUrl, threadsUrl, cvUrl, cvHeader, cvDescription, cvDisplayText, imageUrl,
+      logoUrl, street, city, region, postcode, country
+  }
+
+  private var present: UInt64 = 0
+  private var values: [String] = []
+
+  subscript(key: Key) -> String? {
+    get {
+      let bit: UInt64 = 1 << key.rawValue
+      guard present & bit != 0 else { return nil }
+      return values[(present & (bit - 1)).nonzeroBitCount]
+    }
+    set {
+      let bit: UInt64 = 1 << key.rawValue
+      let i = (present & (bit - 1)).nonzeroBitCount
+      switch (newValue, present & bit != 0) {
+      case (let value?, true): values[i] = value
+      case (let value?, false):
+        values.insert(value, at: i)
+        present |= bit
+      case (nil, true):
+        values.remove(at: i)
+        present &= ~bit
+      case (nil, false): break
+      }
+    }
+  }
 }
