@@ -135,7 +135,7 @@ let package = Package(
       name: "CardCommands",
       dependencies: [
         "Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store",
-        "SpatialIndex", "Datasets",
+        "SpatialIndex", "Datasets", "Notifications",
       ]),
     // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
     .target(

@@ -16,6 +16,8 @@ final class AccountServer {
   let directory: String
   let accounts: Accounts.Configuration
   let cards: Cards.Configuration
+  /// Modules built on the accounts and cards.
+  let modules: [CardDomainModule]
   /// Modules served beside the accounts and cards.
   let extra: [ServerExtension]
 
@@ -23,8 +25,10 @@ final class AccountServer {
     accounts configure: (inout Accounts.Configuration) -> Void = { _ in },
     cards configureCards: (inout Cards.Configuration) -> Void = { _ in },
     server serverSettings: (inout ServerConfiguration) -> Void = { _ in },
+    modules: [CardDomainModule] = [],
     extra: [ServerExtension] = []
   ) async throws {
+    self.modules = modules
     self.extra = extra
     directory =
       FileManager.default.temporaryDirectory
@@ -42,18 +46,19 @@ final class AccountServer {
     configuration.dataDirectory = directory
     configuration.threads = 2
     serverSettings(&configuration)
-    (server, port) = try await Self.start(configuration, accounts, cards, extra)
+    (server, port) = try await Self.start(configuration, accounts, cards, modules, extra)
   }
 
   private static func start(
     _ configuration: ServerConfiguration, _ accounts: Accounts.Configuration,
-    _ cards: Cards.Configuration, _ extra: [ServerExtension]
+    _ cards: Cards.Configuration, _ modules: [CardDomainModule], _ extra: [ServerExtension]
   ) async throws -> (CardAtlasServer, UInt16) {
     var logger = Logger(label: "accounts-test")
     logger.logLevel = .warning
     let server = try CardAtlasServer(
       configuration: configuration,
-      extensions: [.accountsAndCards(accounts: accounts, cards: cards)] + extra, logger: logger)
+      extensions: [.accountsAndCards(accounts: accounts, cards: cards, modules: modules)] + extra,
+      logger: logger)
     return (server, UInt16(try await server.start()))
   }
 
@@ -64,7 +69,7 @@ final class AccountServer {
     await server.stop()
     var configuration = server.configuration
     configuration.port = 0
-    (server, port) = try await Self.start(configuration, accounts, cards, extra)
+    (server, port) = try await Self.start(configuration, accounts, cards, modules, extra)
   }
 
   func stop() async {
