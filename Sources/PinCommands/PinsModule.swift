@@ -1,0 +1,19 @@
+import CardCommands
+import Foundation
+import MediaFiles
+import Pins
+
+extension CardDomainModule {
+  /// Photo pins (GeoPic): their migrations, and PIN.* once the accounts have started. Photos
+  /// are files in `<data>/media/pins`.
+  public static func pins(_ configuration: Pins.Configuration = .init()) -> CardDomainModule {
+    CardDomainModule(name: "pins", migrations: Pins.migrations) { domain in
+      let directory = (domain.store.path as NSString).deletingLastPathComponent
+      let media = try MediaFiles(directory: directory + "/media/pins")
+      let pins = try Pins(
+        store: domain.store, accounts: domain.accounts, media: media,
+        configuration: configuration)
+      return PinCommands(pins: pins).all
+    }
+  }
+}
