@@ -233,7 +233,7 @@ let package = Package(
       name: "LoadGenTests",
       dependencies: [
         "LoadGen", "RedisTestSupport", "Server", "Accounts", "Cards", "CardCommands", "Datasets",
-        .product(name: "Logging", package: "swift-log"),
+        "PinCommands", .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
     .testTarget(

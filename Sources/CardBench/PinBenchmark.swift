@@ -33,18 +33,10 @@ public struct PinBenchmark {
     self.log = log
   }
 
-  /// The viewing radii: 10 m to 1 km, log-uniform, seeded.
-  public static func radii(count: Int, seed: UInt64) -> [Double] {
-    var rng = SeededGenerator(seed: seed ^ 0x5049_4E53)
-    return (0..<count).map { _ in
-      exp(Double.random(in: Foundation.log(10.0)...Foundation.log(1000.0), using: &rng)).rounded()
-    }
-  }
-
   public func run() async throws -> [CardBenchmark.Figure] {
     let generator = try DatasetGenerator()
     let points = generator.realistic(count: pins, seed: seed)
-    let radii = Self.radii(count: pins, seed: seed)
+    let radii = PinRadii.draw(count: pins, seed: seed)
     let centres = generator.queryPoints(count: queries, seed: seed)
     let store = try Store(
       directory: directory, fsync: .batch, migrations: Accounts.migrations + Pins.migrations)
