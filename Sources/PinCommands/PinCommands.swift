@@ -80,9 +80,12 @@ struct PinCommands {
         guard let lon = call.arguments.double(2), let lat = call.arguments.double(3) else {
           return .error(Self.badPoint.message)
         }
-        return pins.open(id: id, longitude: lon, latitude: lat).reply {
-          .bulkString(ByteBuffer(bytes: $0.bytes))
+        call.pending = { answer in
+          pins.open(id: id, longitude: lon, latitude: lat) {
+            answer($0.reply { .bulkString(ByteBuffer(bytes: $0)) })
+          }
         }
+        return .null
       },
       // PIN.TOP <lon> <lat> <r> <unit> [COUNT n]: [id, distance in the unit, pin JSON].
       CommandSpec("pin.top", arity: -5, flags: .needsAccount) { [pins] call in

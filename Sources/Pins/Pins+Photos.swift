@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import MediaFiles
 
@@ -16,12 +17,23 @@ extension Pins {
     guard let info = MediaInspector.inspect(bytes), Self.photoTypes.contains(info.type),
       let width = info.width, let height = info.height
     else { return done(.failure(.invalid("photo", "must be a JPEG or PNG image"))) }
+    // Written and synced off the caller's thread (an event loop), one photo at a time, so
+    // photos reach the store in the order they came.
+    Self.photoWriter.async { [self] in
+      store(photo: bytes, info.type, width, height, pin: id, owner: owner, done)
+    }
+  }
+
+  private func store(
+    photo bytes: [UInt8], _ type: MediaType, _ width: Int, _ height: Int, pin id: Int64,
+    owner: Int64, _ done: @escaping Done<Pin>
+  ) {
     let name: String
-    do { name = try media.write(bytes, type: info.type) } catch {
+    do { name = try media.write(bytes, type: type) } catch {
       return done(.failure(.notPersisted("\(error)")))
     }
     let photo = PinPhoto(
-      name: name, type: info.type.contentType, width: width, height: height, bytes: bytes.count)
+      name: name, type: type.contentType, width: width, height: height, bytes: bytes.count)
     state.withLock { s in
       // The pin may have gone, or changed hands, while its file was written.
       guard var pin = s.pins[id], pin.ownerId == owner else {
@@ -51,22 +63,25 @@ extension Pins {
   }
 
   /// The pin's photo, for someone standing at the point: only from inside its circle, else how
-  /// far its edge is.
-  public func open(id: Int64, longitude: Double, latitude: Double) -> Result<
-    (pin: Pin, bytes: [UInt8]), PinError
-  > {
-    guard Self.valid(longitude, latitude) else { return .failure(Self.badPoint) }
-    guard let pin = pin(id) else { return .failure(.notFound) }
+  /// far its edge is. The file is read off the caller's thread (an event loop).
+  public func open(
+    id: Int64, longitude: Double, latitude: Double, _ done: @escaping Done<[UInt8]>
+  ) {
+    guard Self.valid(longitude, latitude) else { return done(.failure(Self.badPoint)) }
+    guard let pin = pin(id) else { return done(.failure(.notFound)) }
     if let metres = Self.outside(pin, longitude: longitude, latitude: latitude) {
-      return .failure(.notInRange(metres))
+      return done(.failure(.notInRange(metres)))
     }
-    guard let photo = pin.photo else { return .failure(.noPhoto) }
-    // A photo replaced or deleted meanwhile is gone: as if there were none.
-    guard let bytes = try? media.read(photo.name) else { return .failure(.noPhoto) }
-    return .success((pin, bytes))
+    guard let photo = pin.photo else { return done(.failure(.noPhoto)) }
+    DispatchQueue.global().async { [media] in
+      // A photo replaced or deleted meanwhile is gone: as if there were none.
+      guard let bytes = try? media.read(photo.name) else { return done(.failure(.noPhoto)) }
+      done(.success(bytes))
+    }
   }
 
   static let photoTypes: Set<MediaType> = [.jpeg, .png]
+  private static let photoWriter = DispatchQueue(label: "cardatlas.pins.photos")
 
   func removePhotos(_ photos: [PinPhoto?]) {
     for photo in photos { if let photo { media.remove(photo.name) } }
