@@ -108,11 +108,6 @@ public final class Pins: Sendable {
   /// The account with this username, for `FILTER owner`.
   public func owner(username: String) -> Int64? { accounts.account(username: username)?.id }
 
-  /// The account's vote on the pin: 1, -1, or 0 for none.
-  public func vote(of account: Int64, on pin: Int64) -> Int {
-    state.withLock { Int($0.votes[pin]?[account] ?? 0) }
-  }
-
   /// Every pin whose circle holds the point, nearest centre first (ties by id).
   public func at(longitude: Double, latitude: Double) -> Result<[PinHit], PinError> {
     guard Self.valid(longitude, latitude) else { return .failure(Self.badPoint) }
