@@ -243,7 +243,7 @@ let package = Package(
     // `cardatlas import` through the built executable (it must be built: `swift build`).
     .testTarget(
       name: "ImportTests",
-      dependencies: ["RESP", "RedisTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+      dependencies: ["RESP", "RedisTestSupport", "Geodesy", .product(name: "GRDB", package: "GRDB.swift")]),
     .testTarget(
       name: "ServerTests",
       dependencies: [
