@@ -173,6 +173,8 @@ let package = Package(
     .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
     // The offline geocoder over GeoNames places in data/gazetteer.tsv.gz.
     .target(name: "Gazetteer", dependencies: ["Geocoding", "Geodesy", "CZlib"]),
+    // Uploaded files (photos, documents) beside the store, and what they are by their bytes.
+    .target(name: "MediaFiles", dependencies: ["CZlib"]),
     // Clients of Nominatim, Photon and Pelias over URLSession (libcurl), with rate limits,
     // retries, a circuit breaker and a SQLite cache; no RESP.
     .target(
@@ -236,6 +238,7 @@ let package = Package(
         "PinCommands", .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
+    .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "RedisTestSupport"]),
     .testTarget(
       name: "GazetteerTests",
       dependencies: ["Gazetteer", "Geocoding", "Geodesy", "RedisTestSupport"]),
@@ -259,7 +262,7 @@ let package = Package(
     // `cardatlas import` through the built executable (it must be built: `swift build`).
     .testTarget(
       name: "ImportTests",
-      dependencies: ["RESP", "RedisTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+      dependencies: ["RESP", "RedisTestSupport", "Geodesy", .product(name: "GRDB", package: "GRDB.swift")]),
     .testTarget(
       name: "ServerTests",
       dependencies: [
