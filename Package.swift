@@ -138,8 +138,6 @@ let package = Package(
         "Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store",
         "SpatialIndex", "Datasets", "Notifications",
       ]),
-    // TEMP-MEDIAFILES (local copy until main has it)
-    .target(name: "MediaFiles", dependencies: ["CZlib"]),
     // Photo pins (GeoPic): pins with a viewing circle in an index of their own, photos as
     // files, votes; no RESP.
     .target(

@@ -41,7 +41,7 @@ public struct PinBenchmark {
     let store = try Store(
       directory: directory, fsync: .batch, migrations: Accounts.migrations + Pins.migrations)
     let accounts = try Accounts(store: store)
-    let media = try MediaFiles(directory: directory + "/media/pins")
+    let media = try MediaFiles(directory: store.directory + "/media/pins")
     let domain = try Pins(store: store, accounts: accounts, media: media)
     let owners = try await CardBenchmark.makeAccounts(100, accounts)
     log("creating \(pins) pins")

@@ -1,5 +1,4 @@
 import CardCommands
-import Foundation
 import MediaFiles
 import Pins
 
@@ -8,8 +7,7 @@ extension CardDomainModule {
   /// are files in `<data>/media/pins`.
   public static func pins(_ configuration: Pins.Configuration = .init()) -> CardDomainModule {
     CardDomainModule(name: "pins", migrations: Pins.migrations) { domain in
-      let directory = (domain.store.path as NSString).deletingLastPathComponent
-      let media = try MediaFiles(directory: directory + "/media/pins")
+      let media = try MediaFiles(directory: domain.store.directory + "/media/pins")
       let pins = try Pins(
         store: domain.store, accounts: domain.accounts, media: media,
         configuration: configuration)

@@ -82,6 +82,9 @@ struct PinTests {
       Array("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n".utf8),
       // A real JPEG header, over the size limit.
       TestPhoto.jpeg([UInt8](repeating: 7, count: 4096)),
+      // Real images of kinds pins do not take, and a real PDF.
+      try MediaFixtures.bytes("python.webp"), try MediaFixtures.bytes("python.gif"),
+      try MediaFixtures.bytes("result.pdf"),
     ]
     for bytes in badPhotos {
       let reply = try c.photo(id, bytes).value
@@ -110,6 +113,12 @@ struct PinTests {
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let id = try ana.pin(2.35, 48.85, 200)
+    // Real files: a JPEG and a PNG made by an image library.
+    let real = try ana.photo(id, MediaFixtures.bytes("python.jpg")).value.textValue
+    #expect(real.contains(#""type":"image/jpeg""#), "\(real)")
+    #expect(try bo.open(id, 2.35, 48.85) == MediaFixtures.bytes("python.jpg"))
+    let realPNG = try ana.photo(id, MediaFixtures.bytes("python.png")).value.textValue
+    #expect(realPNG.contains(#""type":"image/png""#), "\(realPNG)")
     let jpeg = TestPhoto.jpeg()
     guard case .bulkString(let b) = try ana.photo(id, jpeg).value,
       let pin = try JSONSerialization.jsonObject(with: Data(String(buffer: b).utf8))
