@@ -201,8 +201,7 @@ let package = Package(
       dependencies: [
         "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
         "AccountCommands", "CardCommands", "PinCommands", "Pins", "Geocoding", "Gazetteer",
-        "IdentityTokens",
-        "GeocoderClients", "GeocodeCommands", "Importer",
+        "IdentityTokens", "GeocoderClients", "GeocodeCommands", "Importer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),

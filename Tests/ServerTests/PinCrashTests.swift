@@ -108,6 +108,26 @@ struct PinCrashTests {
     _ = try Self.check(writers, server)
   }
 
+  @Test("serve --max-photo-bytes bounds PIN.PHOTO")
+  func maxPhotoBytes() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cardatlas-pin-limit-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let server = try CardAtlasProcess(
+      directory: directory, arguments: ["--max-photo-bytes", "200"])
+    let c = try RESPConnection(port: server.port)
+    _ = try c.command("ACCOUNT.CREATE", "a@x.org", "secret1")
+    #expect(try c.command("AUTH", "a@x.org", "secret1").text == "+OK\r\n")
+    guard let id = Writer.id(try c.command("PIN.ADD", "1", "2", "100", "m", "{}")) else {
+      throw RESPConnection.Failed(description: "PIN.ADD")
+    }
+    let small = Writer.jpeg([UInt8](repeating: 1, count: 200 - 23))
+    let large = Writer.jpeg([UInt8](repeating: 1, count: 201 - 23))
+    let photo = ["PIN.PHOTO", "\(id)"].map { Array($0.utf8) }
+    #expect(try c.command(bytes: photo + [large]).text.hasPrefix("-INVALID photo must be 1 to 200"))
+    #expect(Writer.id(try c.command(bytes: photo + [small])) == id)
+  }
+
   /// Every acknowledged pin is there with its acknowledged photo (or the one in flight), every
   /// acknowledged deletion holds, and the photo files are exactly those the pins name. Returns
   /// writers that start from what is there.
