@@ -240,6 +240,28 @@ struct PinTests {
     await server.stop()
   }
 
+  @Test("at startup the photo files no pin names are removed, and the named ones kept")
+  func sweep() async throws {
+    let server = try await AccountServer(pins: { _ in })
+    let (ana, _, _) = try server.signedIn("ana@x.org")
+    let id = try ana.pin(7, 7, 100)
+    let photo = TestPhoto.png()
+    _ = try ana.photo(id, photo)
+    let kept = try #require(server.photoFiles.first)
+    // What a crash leaves: a whole file whose row never committed, and a partly written one.
+    let media = server.directory + "/media/pins/"
+    for name in [String(repeating: "ab", count: 16) + ".jpg", ".partial-0123.png"] {
+      #expect(FileManager.default.createFile(atPath: media + name, contents: Data([1, 2, 3])))
+    }
+    #expect(server.photoFiles.count == 3)
+    try await server.restart()
+    #expect(server.photoFiles == [kept])
+    let again = try server.connect()
+    #expect(try again.text("AUTH", "ana@x.org", "secret1") == "OK")
+    #expect(try again.open(id, 7, 7) == photo)
+    await server.stop()
+  }
+
   @Test("a deleted account's pins, photos and votes go")
   func accountDeletion() async throws {
     let server = try await AccountServer(pins: { _ in })
