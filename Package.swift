@@ -49,13 +49,14 @@ let package = Package(
       dependencies: ["Geodesy", "SpatialIndex", .product(name: "GRDB", package: "GRDB.swift")]),
     // `cardatlas bench index`: runs the index workloads and baselines, prints a table or JSON.
     .target(name: "IndexBench", dependencies: ["SpatialIndex", "Datasets", "IndexBaselines"]),
-    // `cardatlas bench cards`: the card domain's goals in process (map search against GEOSEARCH
-    // on the same points, clusters, wallet search, memory).
+    // `cardatlas bench cards` and `bench pins`: the card domain's and the pins' goals in process
+    // (map search and PIN.AT against GEOSEARCH on the same points, clusters, wallet search,
+    // memory).
     .target(
       name: "CardBench",
       dependencies: [
         "Accounts", "Cards", "Datasets", "Geodesy", "Keyspace", "SpatialIndex", "Store",
-        "Notifications",
+        "Notifications", "Pins", "MediaFiles",
       ]
     ),
     // Redis RESP framing: incremental request parsing and RESP2/RESP3 reply encoding.
@@ -137,6 +138,21 @@ let package = Package(
         "Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store",
         "SpatialIndex", "Datasets", "Notifications",
       ]),
+    // Photo pins (GeoPic): pins with a viewing circle in an index of their own, photos as
+    // files, votes; no RESP.
+    .target(
+      name: "Pins",
+      dependencies: [
+        "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "MediaFiles",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // The pins' commands (PIN.*): arguments in, JSON replies out.
+    .target(
+      name: "PinCommands",
+      dependencies: [
+        "Pins", "CardCommands", "Cards", "Commands", "RESP", "MediaFiles",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
     .target(
       name: "LoadGen",
@@ -184,8 +200,8 @@ let package = Package(
       name: "CardAtlasCLI",
       dependencies: [
         "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
-        "AccountCommands", "CardCommands", "Geocoding", "Gazetteer", "IdentityTokens",
-        "GeocoderClients", "GeocodeCommands", "Importer",
+        "AccountCommands", "CardCommands", "PinCommands", "Pins", "Geocoding", "Gazetteer",
+        "IdentityTokens", "GeocoderClients", "GeocodeCommands", "Importer",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -216,7 +232,7 @@ let package = Package(
       name: "LoadGenTests",
       dependencies: [
         "LoadGen", "RedisTestSupport", "Server", "Accounts", "Cards", "CardCommands", "Datasets",
-        .product(name: "Logging", package: "swift-log"),
+        "PinCommands", .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
     .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "RedisTestSupport"]),
@@ -235,7 +251,7 @@ let package = Package(
       dependencies: [
         "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
         "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocodeCommands",
-        "GeocoderClients", "Geocoding",
+        "GeocoderClients", "Geocoding", "Pins", "PinCommands",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),

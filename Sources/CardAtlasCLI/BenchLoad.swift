@@ -41,6 +41,11 @@ struct BenchLoad: AsyncParsableCommand {
                 accounts at once (the CARD.CREATE rate is printed). Each
                 connection signs in with SESSION.RESUME before the clock starts.
                 With --baseline radius, GEOSEARCH runs on the same points.
+        pins    PIN.AT lon lat (CardAtlas only) over a photo pin at each point
+                (viewing radii 10 m to 1 km, log scale, seeded), made before
+                timing by pipelined PIN.ADD as for cards (--cards-per-account
+                pins per account). With --baseline radius, GEOSEARCH runs on
+                the same points.
 
       Prints requests/s and latency percentiles per server (progress goes to stderr). Exits \
       with status 1 when any reply was an error, after printing everything; with status 2 \
@@ -69,7 +74,7 @@ struct BenchLoad: AsyncParsableCommand {
   var rounds = 1
 
   @Option(
-    help: "radius, knn, box, add, mixed, ping or cards. (default: radius)",
+    help: "radius, knn, box, add, mixed, ping, cards or pins. (default: radius)",
     transform: Self.workload(named:))
   var workload = Workload.radius
 
@@ -103,7 +108,7 @@ struct BenchLoad: AsyncParsableCommand {
   static func workload(named text: String) throws -> Workload {
     guard let workload = Workload(rawValue: text) else {
       throw ValidationError(
-        "unknown workload '\(text)': radius, knn, box, add, mixed, ping or cards")
+        "unknown workload '\(text)': radius, knn, box, add, mixed, ping, cards or pins")
     }
     return workload
   }

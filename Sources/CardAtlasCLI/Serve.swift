@@ -7,6 +7,8 @@ import Foundation
 import GeocodeCommands
 import IdentityTokens
 import Logging
+import PinCommands
+import Pins
 import RESP
 import Server
 import Store
@@ -59,6 +61,8 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Cards a free account may have.") var freeCardLimit = 1
   @Option(help: "Cards a Pro account may have (benchmarks raise it to load many cards).")
   var proCardLimit = 10
+  @Option(help: "The largest photo PIN.PHOTO accepts, in bytes.") var maxPhotoBytes =
+    10 * 1024 * 1024
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
   @Option(
@@ -134,10 +138,15 @@ struct Serve: AsyncParsableCommand {
     }
     cardsConfiguration.freeCardLimit = freeCardLimit
     cardsConfiguration.proCardLimit = proCardLimit
+    guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
+    var pinsConfiguration = Pins.Configuration()
+    pinsConfiguration.maxPhotoBytes = maxPhotoBytes
     let server = try CardAtlasServer(
       configuration: config,
       extensions: [
-        .accountsAndCards(accounts: try accountsConfiguration(logger), cards: cardsConfiguration)
+        .accountsAndCards(
+          accounts: try accountsConfiguration(logger), cards: cardsConfiguration,
+          modules: [.pins(pinsConfiguration)])
       ] + geocoding.extensions,
       logger: logger)
     try await server.start()

@@ -96,7 +96,7 @@ public final class RequestPool: Sendable {
     switch p.workload {
     case .ping:
       return RequestPool(requests: Array(repeating: ["PING"], count: pipeline))
-    case .radius, .knn, .box, .cards:
+    case .radius, .knn, .box, .cards, .pins:
       if p.center != nil {
         return RequestPool(requests: Array(repeating: search(0), count: pipeline))
       }

@@ -22,6 +22,13 @@ public enum Workload: String, Sendable, CaseIterable, Codable {
   /// account, over a card at each point: the cards are made before timing (`CardLoader`).
   /// With `--baseline radius`, GEOSEARCH on the same points runs in the same run.
   case cards
+  /// `PIN.AT lon lat` (CardAtlas only), signed in, over a photo pin at each point with a
+  /// viewing radius of 10 m to 1 km (`PinRadii`): the pins are made before timing
+  /// (`CardLoader`). With `--baseline radius`, GEOSEARCH on the same points runs in the same run.
+  case pins
+
+  /// The workloads that sign in and make their records through the protocol before timing.
+  public var makesRecords: Bool { self == .cards || self == .pins }
 
   /// Whether the workload reads or moves the points of the dataset.
   public var usesPoints: Bool { self != .ping }
@@ -107,7 +114,7 @@ public struct WorkloadParameters: Sendable, Equatable {
     switch workload {
     case .ping: return "PING"
     case .add: return add
-    case .radius, .knn, .box, .cards: return search
+    case .radius, .knn, .box, .cards, .pins: return search
     case .mixed:
       let percent = Int((Workload.mixedAddFraction * 100).rounded())
       return "\(100 - percent)% \(search) + \(percent)% \(add)"
@@ -116,6 +123,7 @@ public struct WorkloadParameters: Sendable, Equatable {
 
   /// The search request of `radius`, `knn` and `box` (and `mixed`'s searches).
   func search(longitude: String, latitude: String) -> [String] {
+    if workload == .pins { return ["PIN.AT", longitude, latitude] }
     if workload == .cards {
       return [
         "CARD.SEARCH", "FROMLONLAT", longitude, latitude, "BYRADIUS",
