@@ -137,6 +137,25 @@ let package = Package(
         "Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store",
         "SpatialIndex", "Datasets", "Notifications",
       ]),
+    // Venues and check-ins (CovidPass): venues, rotating codes, visits, dependants, favorites,
+    // exposure; no RESP.
+    .target(
+      name: "Venues",
+      dependencies: [
+        "Accounts", "Store", "Notifications", "Geocoding", "Geodesy", "DispatchExecutor",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // The venues' commands (VENUE.*, CHECKIN*, EXPOSURE*...): arguments in, JSON replies out.
+    .target(
+      name: "VenueCommands",
+      dependencies: [
+        "Venues", "CardCommands", "Accounts", "Commands", "RESP",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
+    // `cardatlas bench venues`: EXPOSURE and CHECKIN in process.
+    .target(
+      name: "VenueBench",
+      dependencies: ["Venues", "Accounts", "Store", "Notifications", "Datasets", "Geodesy"]),
     // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
     .target(
       name: "LoadGen",
@@ -183,7 +202,7 @@ let package = Package(
       dependencies: [
         "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
         "AccountCommands", "CardCommands", "Geocoding", "Gazetteer", "IdentityTokens",
-        "GeocoderClients", "GeocodeCommands", "Importer",
+        "GeocoderClients", "GeocodeCommands", "Importer", "VenueCommands", "Venues", "VenueBench",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -232,7 +251,7 @@ let package = Package(
       dependencies: [
         "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
         "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocodeCommands",
-        "GeocoderClients", "Geocoding",
+        "GeocoderClients", "Geocoding", "Venues", "VenueCommands",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -10,6 +10,8 @@ import Logging
 import RESP
 import Server
 import Store
+import VenueCommands
+import Venues
 
 struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -59,6 +61,8 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Cards a free account may have.") var freeCardLimit = 1
   @Option(help: "Cards a Pro account may have (benchmarks raise it to load many cards).")
   var proCardLimit = 10
+  @Option(help: "CHECKIN with a position farther than this from the venue is refused, in metres.")
+  var checkinDistance = 200.0
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
   @Option(
@@ -134,10 +138,17 @@ struct Serve: AsyncParsableCommand {
     }
     cardsConfiguration.freeCardLimit = freeCardLimit
     cardsConfiguration.proCardLimit = proCardLimit
+    guard checkinDistance > 0, checkinDistance.isFinite else {
+      throw ValidationError("--checkin-distance must be a positive number of metres")
+    }
+    var venues = Venues.Configuration()
+    venues.checkInDistance = checkinDistance
     let server = try CardAtlasServer(
       configuration: config,
       extensions: [
-        .accountsAndCards(accounts: try accountsConfiguration(logger), cards: cardsConfiguration)
+        .accountsAndCards(
+          accounts: try accountsConfiguration(logger), cards: cardsConfiguration,
+          modules: [.venues(venues)])
       ] + geocoding.extensions,
       logger: logger)
     try await server.start()
