@@ -56,7 +56,7 @@ public struct VenueBenchmark {
     log("creating \(accounts) accounts and \(venues) venues")
     let ids = try await Self.all(accounts) { i, done in
       people.create(passwordless: "visitor\(i)@cardatlas.invalid", isPro: false) {
-        done($0.map(\.id))
+        done($0.map(\.id).mapError { $0 })
       }
     }
     let points = try DatasetGenerator().realistic(count: venues, seed: seed)
@@ -65,7 +65,7 @@ public struct VenueBenchmark {
       domain.create(
         owner: ids[i % ids.count],
         json: #"{"name":"Venue \#(i)","lon":\#(points[i].longitude),"lat":\#(points[i].latitude)}"#
-      ) { done($0.map(\.code)) }
+      ) { done($0.map(\.code).mapError { $0 }) }
     }
 
     log("replaying \(visits) visits over 30 days")
@@ -124,7 +124,8 @@ public struct VenueBenchmark {
     figures.append(
       Figure(
         label: "EXPOSURE over \(visits) visits, a random account, 30 days",
-        value: String(format: "median %.3f ms, p99 %.3f ms, max %.3f ms", times[times.count / 2],
+        value: String(
+          format: "median %.3f ms, p99 %.3f ms, max %.3f ms", times[times.count / 2],
           times[times.count * 99 / 100], times.last!),
         note: "\(queries) accounts, \(hits / max(1, queries)) exposures each on average"))
     // The busiest visitor: the most visits of all, in the busiest venues.

@@ -37,7 +37,8 @@ struct ExposureCommands {
       },
       CommandSpec("exposure.mine", arity: 1, flags: .needsAccount) { [venues] call in
         guard let account = call.session.account else { return .error(RedisError.needsAccount) }
-        return VenueJSON.array(venues.notices(account: account).map { VenueJSON.notice($0, venues) })
+        return VenueJSON.array(
+          venues.notices(account: account).map { VenueJSON.notice($0, venues) })
       },
     ]
   }

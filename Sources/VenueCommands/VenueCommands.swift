@@ -79,12 +79,14 @@ struct VenueCommands {
           }
           for j in i + 1..<args.count {
             guard let id = args.integer(j) else {
-              return .reply(.error(VenueError.notFound("no such dependant: \(args.string(j))").message))
+              return .reply(
+                .error(VenueError.notFound("no such dependant: \(args.string(j))").message))
             }
             dependants.append(Int64(id))
           }
           guard dependants.count <= Venues.maxDependants else {
-            return .reply(.error(VenueError.limit("at most \(Venues.maxDependants) dependants").message))
+            return .reply(
+              .error(VenueError.limit("at most \(Venues.maxDependants) dependants").message))
           }
         }
         return .run { [position, dependants] answer in
@@ -122,7 +124,9 @@ struct VenueCommands {
       later("favorite.add", arity: 2) { [venues] call, account in
         guard let id = Self.id(call, 1) else { return .reply(Self.noVenue) }
         return .run { answer in
-          venues.addFavorite(account: account, venue: id) { answer($0.reply { .integer($0 ? 1 : 0) }) }
+          venues.addFavorite(account: account, venue: id) {
+            answer($0.reply { .integer($0 ? 1 : 0) })
+          }
         }
       },
       later("favorite.del", arity: 2) { [venues] call, account in
@@ -160,7 +164,9 @@ struct VenueCommands {
 
   static let noVenue = RESPValue.error(VenueError.notFound("no such venue").message)
 
-  static func id(_ call: Invocation, _ i: Int) -> Int64? { call.arguments.integer(i).map(Int64.init) }
+  static func id(_ call: Invocation, _ i: Int) -> Int64? {
+    call.arguments.integer(i).map(Int64.init)
+  }
 
   /// What a command that answers later does once its arguments are read: answer at once (a
   /// refusal), or start its work.

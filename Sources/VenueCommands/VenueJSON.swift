@@ -17,7 +17,8 @@ enum VenueJSON {
   }
 
   /// A visit as the account that made it sees it (and the venue's owner, with `who`).
-  static func visit(_ visit: Visit, _ venues: Venues, who accounts: Accounts? = nil) -> [String: Any]
+  static func visit(_ visit: Visit, _ venues: Venues, who accounts: Accounts? = nil) -> [String:
+    Any]
   {
     var object: [String: Any] = [
       "id": visit.id, "venueId": visit.venueId, "checkedInAt": time(visit.start),

@@ -20,7 +20,8 @@ extension Venues {
     with dependantIds: [Int64] = [], _ done: @escaping Done<CheckIn>
   ) {
     if let position, !Self.validPosition(position.longitude, position.latitude) {
-      return done(.failure(.invalid(field: "position", reason: "longitude or latitude out of range")))
+      return done(
+        .failure(.invalid(field: "position", reason: "longitude or latitude out of range")))
     }
     guard Set(dependantIds).count == dependantIds.count else {
       return done(.failure(.invalid(field: "dependants", reason: "named twice")))
@@ -91,7 +92,8 @@ extension Venues {
   func sync(_ id: Int64) -> any DurableWrite {
     VenueWrite { [self] db in
       guard let visit = state.withLock({ $0.visits[id] }) else {
-        try db.cachedStatement(sql: "DELETE FROM venue_visits WHERE id = ?").execute(arguments: [id])
+        try db.cachedStatement(sql: "DELETE FROM venue_visits WHERE id = ?").execute(arguments: [id]
+        )
         return
       }
       try db.cachedStatement(
@@ -121,12 +123,11 @@ extension Venues {
     }
   }
 
-  /// The account's visits and its dependants' that overlap `from..<to` (an open one counts
-  /// until now), newest first, at most `count`.
+  /// The account's visits and its dependants' that overlap `from..<to` (an open one goes on),
+  /// newest first, at most `count`.
   public func history(account: Int64, from: Double?, to: Double?, count: Int) -> [Visit] {
-    let now = now
-    return state.withLock { s in
-      Self.newestFirst(s.ofAccount[account] ?? [], s, from, to, now, count) {
+    state.withLock { s in
+      Self.newestFirst(s.ofAccount[account] ?? [], s, from, to, count) {
         $0.accountId == account
       }
     }
@@ -137,17 +138,16 @@ extension Venues {
   public func visitors(owner: Int64, venue id: Int64, from: Double?, to: Double?, count: Int)
     -> Result<[Visit], VenueError>
   {
-    let now = now
-    return state.withLock { s in
+    state.withLock { s in
       guard let venue = s.venues[id] else { return .failure(.notFound("no such venue")) }
       guard venue.ownerId == owner else { return .failure(.noPermission("the venue is not yours")) }
       return .success(
-        Self.newestFirst(s.atVenue[id]?.ids ?? [], s, from, to, now, count) { $0.accountId != 0 })
+        Self.newestFirst(s.atVenue[id]?.ids ?? [], s, from, to, count) { $0.accountId != 0 })
     }
   }
 
   private static func newestFirst(
-    _ ids: [Int64], _ s: State, _ from: Double?, _ to: Double?, _ now: Double, _ count: Int,
+    _ ids: [Int64], _ s: State, _ from: Double?, _ to: Double?, _ count: Int,
     _ include: (Visit) -> Bool
   ) -> [Visit] {
     var found: [Visit] = []
@@ -155,7 +155,8 @@ extension Venues {
       let visit = s.visits.at(id)
       guard include(visit) else { continue }
       if let to, visit.start >= to { continue }
-      if let from, visit.end(now: now) <= from, !(visit.start == visit.end(now: now) && visit.start >= from) {
+      // An open visit goes on; a closed one must end after FROM (one of no length, at it).
+      if let from, !visit.isOpen, visit.end < from || (visit.end == from && visit.start < from) {
         continue
       }
       found.append(visit)

@@ -61,7 +61,9 @@ extension Venues {
       for other in at.long { consider(s.visits.at(other)) }
     }
     return found.sorted {
-      ($0.from, $0.venueId, $0.accountId, $0.visitId) < ($1.from, $1.venueId, $1.accountId, $1.visitId)
+      ($0.from, $0.venueId, $0.accountId, $0.visitId) < (
+        $1.from, $1.venueId, $1.accountId, $1.visitId
+      )
     }
   }
 
@@ -91,7 +93,10 @@ extension Venues {
       return fresh
     }
     let messages = fresh.map { notice in
-      (channel: "account:\(notice.accountId)", text: Self.message(notice, dependant(notice.dependantId)))
+      (
+        channel: "account:\(notice.accountId)",
+        text: Self.message(notice, dependant(notice.dependantId))
+      )
     }
     commit(
       [
@@ -164,7 +169,9 @@ extension Venues {
 
     private static func forget(_ id: Int64, in s: inout State) {
       guard let visit = s.visits[id] else { return }
-      if visit.isOpen { s.open[Person(account: visit.accountId, dependant: visit.dependantId)] = nil }
+      if visit.isOpen {
+        s.open[Person(account: visit.accountId, dependant: visit.dependantId)] = nil
+      }
       s.atVenue[visit.venueId]?.long.remove(id)
       s.visits.delete(id)
     }

@@ -111,6 +111,8 @@ extension Venues {
 extension VisitTable {
   /// Makes room for ids up to `count` (a restart's visits).
   mutating func reserve(upTo count: Int64) {
-    if count > 0 { set(Visit(id: count, venueId: 0, accountId: 0, dependantId: 0, start: 0, end: 0)) }
+    if count > 0 {
+      set(Visit(id: count, venueId: 0, accountId: 0, dependantId: 0, start: 0, end: 0))
+    }
   }
 }

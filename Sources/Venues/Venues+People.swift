@@ -37,7 +37,8 @@ extension Venues {
     VenueWrite { [self] db in
       if let added = state.withLock({ $0.favorites[account]?[venue] }) {
         try db.execute(
-          sql: "INSERT OR REPLACE INTO venue_favorites (account_id, venue_id, added_at) VALUES (?, ?, ?)",
+          sql:
+            "INSERT OR REPLACE INTO venue_favorites (account_id, venue_id, added_at) VALUES (?, ?, ?)",
           arguments: [account, venue, added])
       } else {
         try db.execute(
@@ -50,8 +51,7 @@ extension Venues {
   // MARK: Dependants
 
   /// A family member without a login that the account checks in with itself.
-  public func addDependant(account: Int64, name text: String, _ done: @escaping Done<Dependant>)
-  {
+  public func addDependant(account: Int64, name text: String, _ done: @escaping Done<Dependant>) {
     let name: String
     switch Self.validName(text, field: "name") {
     case .success(let valid): name = valid

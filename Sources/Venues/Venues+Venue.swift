@@ -69,7 +69,8 @@ extension Venues {
         }
         (venue.longitude, venue.latitude) = (lon, lat)
       default:
-        return .failure(.invalid(field: fields.lon == nil ? "lon" : "lat", reason: "required with the other"))
+        return .failure(
+          .invalid(field: fields.lon == nil ? "lon" : "lat", reason: "required with the other"))
       }
       return .success(venue)
     }
@@ -102,7 +103,9 @@ extension Venues {
 
   /// A new venue of `owner`, at the coordinates given or where its address is found.
   public func create(owner: Int64, json: String, _ done: @escaping Done<Venue>) {
-    guard accounts.account(owner) != nil else { return done(.failure(.notFound("no such account"))) }
+    guard accounts.account(owner) != nil else {
+      return done(.failure(.notFound("no such account")))
+    }
     let parsed: NewVenue
     switch NewVenue.parse(json) {
     case .success(let venue): parsed = venue
