@@ -45,7 +45,9 @@ public struct LoadBenchmark: Sendable {
           count: config.poolSize, seed: config.seed, generator: generator)
       }
     }
-    let pools = workloads.map { workload in
+    // The checkin workload's pool is made once its venues are (their codes).
+    var pools = workloads.map { workload -> RequestPool? in
+      guard workload != .checkin else { return nil }
       var shape = parameters
       shape.workload = workload
       return RequestPool.make(
@@ -70,6 +72,14 @@ public struct LoadBenchmark: Sendable {
           signIns[index] = tokens.map { CommandEncoding.encode([["SESSION.RESUME", $0]]) }
         }
       }
+      if let checkin = workloads.firstIndex(of: .checkin) {
+        let loader = VenueLoader(
+          venues: config.venues, visitors: config.clients, seed: config.seed,
+          poolSize: config.poolSize, log: log)
+        let (tokens, requests) = try await loader.load(into: config.target, group: group)
+        signIns[0] = tokens.map { CommandEncoding.encode([["SESSION.RESUME", $0]]) }
+        pools[checkin] = RequestPool(requests: requests)
+      }
       // results[workload][server], rounds added up. The first round runs the servers in order,
       // so appending fills each workload's row server by server.
       var results: [[TargetResult]] = workloads.map { _ in [] }
@@ -88,9 +98,10 @@ public struct LoadBenchmark: Sendable {
               + "\(config.clients) clients, pipeline \(config.pipeline)\(roundText)")
           let sent = round == 0 ? 0 : results[workload][server].requests
           let result = try await measure(
-            address, role: role, workload: workloads[workload], pool: pools[workload],
+            address, role: role, workload: workloads[workload], pool: pools[workload]!,
             requests: budget.requests, duration: budget.duration, resume: sent / config.clients,
-            preambles: workloads[workload] == .cards ? signIns[server] : [], group: group)
+            preambles: [.cards, .checkin].contains(workloads[workload]) ? signIns[server] : [],
+            group: group)
           if round == 0 {
             results[workload].append(result)
           } else {

@@ -22,9 +22,13 @@ public enum Workload: String, Sendable, CaseIterable, Codable {
   /// account, over a card at each point: the cards are made before timing (`CardLoader`).
   /// With `--baseline radius`, GEOSEARCH on the same points runs in the same run.
   case cards
+  /// `CHECKIN <code> <lon> <lat>` (CardAtlas only), each connection signed in as a visitor of
+  /// its own, at venues made before timing (`VenueLoader`): each check-in is a durable write,
+  /// and closes the visitor's visit at the venue before.
+  case checkin
 
   /// Whether the workload reads or moves the points of the dataset.
-  public var usesPoints: Bool { self != .ping }
+  public var usesPoints: Bool { self != .ping && self != .checkin }
 
   /// The share of `add` requests in `mixed`.
   public static let mixedAddFraction = 0.1
@@ -106,6 +110,7 @@ public struct WorkloadParameters: Sendable, Equatable {
     let add = "GEOADD \(key) <lon> <lat> <member>"
     switch workload {
     case .ping: return "PING"
+    case .checkin: return "CHECKIN <code> <lon> <lat>"
     case .add: return add
     case .radius, .knn, .box, .cards: return search
     case .mixed:
