@@ -28,7 +28,7 @@ struct ExposureCommands {
           VenueJSON.array($0.map { VenueJSON.exposure($0, venues, accounts) })
         }
       },
-      CommandSpec("exposure.report", arity: 1, flags: .needsAccount) { [venues] call in
+      CommandSpec("exposure.report", arity: 1, flags: [.needsAccount, .write]) { [venues] call in
         guard let account = call.session.account else { return .error(RedisError.needsAccount) }
         call.pending = { answer in
           venues.report(account: account) { answer($0.reply { .integer($0) }) }

@@ -189,7 +189,7 @@ struct VenueCommands {
   func later(
     _ name: String, arity: Int, _ prepare: @escaping @Sendable (Invocation, Int64) -> Start
   ) -> CommandSpec {
-    CommandSpec(name, arity: arity, flags: .needsAccount) { call in
+    CommandSpec(name, arity: arity, flags: [.needsAccount, .write]) { call in
       guard let account = call.session.account else { return .error(RedisError.needsAccount) }
       switch prepare(call, account) {
       case .reply(let value): return value

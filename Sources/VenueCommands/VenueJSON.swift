@@ -54,7 +54,8 @@ enum VenueJSON {
   {
     var object: [String: Any] = [
       "accountId": exposure.accountId, "venueId": exposure.venueId, "visitId": exposure.visitId,
-      "from": time(exposure.from), "to": time(exposure.to), "minutes": exposure.minutes,
+      "from": time(exposure.from), "to": time(exposure.to),
+      "minutes": (exposure.minutes * 100).rounded() / 100,
     ]
     if let account = accounts.account(exposure.accountId) { object["username"] = account.username }
     if let venue = venues.venue(exposure.venueId) { object["venueName"] = venue.name }

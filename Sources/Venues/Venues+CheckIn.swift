@@ -151,7 +151,8 @@ extension Venues {
     _ include: (Visit) -> Bool
   ) -> [Visit] {
     var found: [Visit] = []
-    for id in ids.reversed() where found.count < count {
+    for id in ids.reversed() {
+      if found.count == count { break }
       let visit = s.visits.at(id)
       guard include(visit) else { continue }
       if let to, visit.start >= to { continue }
