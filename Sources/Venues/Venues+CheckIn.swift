@@ -23,6 +23,9 @@ extension Venues {
       return done(
         .failure(.invalid(field: "position", reason: "longitude or latitude out of range")))
     }
+    guard accounts.account(account) != nil else {
+      return done(.failure(.notFound("no such account")))
+    }
     guard Set(dependantIds).count == dependantIds.count else {
       return done(.failure(.invalid(field: "dependants", reason: "named twice")))
     }

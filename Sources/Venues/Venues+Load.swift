@@ -99,9 +99,10 @@ extension Venues {
     }
   }
 
-  /// Closes an open visit at `end`.
-  static func close(_ id: Int64, at end: Double, in s: inout State) {
+  /// Closes an open visit at `end`, or at its start if the clock went back meanwhile.
+  static func close(_ id: Int64, at time: Double, in s: inout State) {
     let visit = s.visits.at(id)
+    let end = max(time, visit.start)
     s.visits.close(id, at: end)
     s.open[Person(account: visit.accountId, dependant: visit.dependantId)] = nil
     if end - visit.start <= longVisit { s.atVenue[visit.venueId]?.long.remove(id) }

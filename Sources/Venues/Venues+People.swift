@@ -7,6 +7,9 @@ extension Venues {
 
   /// Adds a venue to the account's favorites; whether it was not there yet.
   public func addFavorite(account: Int64, venue id: Int64, _ done: @escaping Done<Bool>) {
+    guard accounts.account(account) != nil else {
+      return done(.failure(.notFound("no such account")))
+    }
     let now = now
     let added = state.withLock { s -> Result<Bool, VenueError> in
       guard s.venues[id] != nil else { return .failure(.notFound("no such venue")) }
@@ -56,6 +59,9 @@ extension Venues {
     switch Self.validName(text, field: "name") {
     case .success(let valid): name = valid
     case .failure(let error): return done(.failure(error))
+    }
+    guard accounts.account(account) != nil else {
+      return done(.failure(.notFound("no such account")))
     }
     let created = Date(timeIntervalSince1970: now.rounded(.down))
     let made = state.withLock { s -> Result<Dependant, VenueError> in
