@@ -112,6 +112,17 @@ struct ExposureTests {
     clock.advance(300)
     let now = clock.seconds
     #expect(stays.contains { $0.end == nil } && stays.contains { $0.end != nil })
+    // The venues saw what the model made: each visit, open or closed when the model says.
+    for venue in venueIDs {
+      let seen = try owner.objects("VENUE.VISITORS", "\(venue)", "COUNT", "1000").map {
+        "\($0["accountId"] as? Int ?? 0) \($0["dependant"] as? String ?? "") "
+          + "\(seconds($0["checkedInAt"]) ?? 0) \(seconds($0["checkedOutAt"]) ?? -1)"
+      }
+      let modelled = stays.filter { $0.venue == venue }.map {
+        "\($0.account) \($0.dependant ?? "") \($0.start) \($0.end ?? -1)"
+      }
+      #expect(seen.sorted() == modelled.sorted(), "venue \(venue)")
+    }
     var compared = 0
     for person in people {
       let windows = [
