@@ -243,6 +243,51 @@ struct ExposureTests {
   }
 }
 
+extension ExposureTests {
+  @Test(
+    "redis-py: a visitor's RESP3 pub/sub hears an exposure report, with the venue and never who")
+  func redisPy() async throws {
+    let clock = TestClock()
+    let results = TestResults()
+    let server = try await AccountServer.venues(clock: clock, results: results)
+    let (owner, _, _) = try server.signedIn("owner@x.org")
+    let code = try owner.text("VENUE.CODE", try owner.venue("Bakery", 1, 1))
+    let (sick, sickID, sickName) = try server.signedIn("sick@x.org")
+    let (ana, anaID, _) = try server.signedIn("ana@x.org")
+    _ = try sick.object("CHECKIN", code)
+    clock.advance(600)
+    _ = try ana.object("CHECKIN", code)
+    clock.advance(600)
+    _ = try sick.object("CHECKOUT")
+    results.set(sickID, Date(timeIntervalSince1970: clock.seconds))
+    let script = """
+      import json, redis
+      visitor = redis.Redis(port=\(server.port), username="ana@x.org", password="secret1", protocol=3)
+      sick = redis.Redis(port=\(server.port), username="sick@x.org", password="secret1")
+      p = visitor.pubsub()
+      p.subscribe("account:\(anaID)")
+      print(p.get_message(timeout=5)["type"])
+      print(sick.execute_command("EXPOSURE.REPORT"))
+      m = p.get_message(timeout=5)
+      print(m["channel"].decode(), m["data"].decode())
+      print(len(visitor.execute_command("EXPOSURE.MINE")))
+      """
+    let (output, status) = try RedisProcess.run("python3", ["-c", script])
+    #expect(status == 0, "\(output)")
+    let lines = output.split(separator: "\n").map(String.init)
+    #expect(lines.count == 4 && lines[0] == "subscribe" && lines[1] == "1" && lines[3] == "1")
+    let heard = lines.count > 2 ? lines[2] : ""
+    #expect(heard.hasPrefix("account:\(anaID) {"))
+    let json = String(heard.drop { $0 != "{" })
+    let object =
+      (try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]) ?? [:]
+    #expect(Set(object.keys) == ["event", "venueId", "venueName", "from", "to"], "\(object)")
+    #expect(object["venueName"] as? String == "Bakery")
+    #expect(!json.contains(sickName) && !json.contains("sick"))
+    await server.stop()
+  }
+}
+
 /// SplitMix64, for histories the same on every run.
 struct SeededTestRandom {
   var state: UInt64
