@@ -49,13 +49,14 @@ let package = Package(
       dependencies: ["Geodesy", "SpatialIndex", .product(name: "GRDB", package: "GRDB.swift")]),
     // `cardatlas bench index`: runs the index workloads and baselines, prints a table or JSON.
     .target(name: "IndexBench", dependencies: ["SpatialIndex", "Datasets", "IndexBaselines"]),
-    // `cardatlas bench cards`: the card domain's goals in process (map search against GEOSEARCH
-    // on the same points, clusters, wallet search, memory).
+    // `cardatlas bench cards` and `bench pins`: the card domain's and the pins' goals in process
+    // (map search and PIN.AT against GEOSEARCH on the same points, clusters, wallet search,
+    // memory).
     .target(
       name: "CardBench",
       dependencies: [
         "Accounts", "Cards", "Datasets", "Geodesy", "Keyspace", "SpatialIndex", "Store",
-        "Notifications",
+        "Notifications", "Pins", "MediaFiles",
       ]
     ),
     // Redis RESP framing: incremental request parsing and RESP2/RESP3 reply encoding.
@@ -137,6 +138,21 @@ let package = Package(
         "Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store",
         "SpatialIndex", "Datasets", "Notifications",
       ]),
+    // Photo pins (GeoPic): pins with a viewing circle in an index of their own, photos as
+    // files, votes; no RESP.
+    .target(
+      name: "Pins",
+      dependencies: [
+        "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "MediaFiles",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // The pins' commands (PIN.*): arguments in, JSON replies out.
+    .target(
+      name: "PinCommands",
+      dependencies: [
+        "Pins", "CardCommands", "Cards", "Commands", "RESP", "MediaFiles",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     // Venues and check-ins (CovidPass): venues, rotating codes, visits, dependants, favorites,
     // exposure; no RESP.
     .target(
@@ -174,6 +190,8 @@ let package = Package(
     .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
     // The offline geocoder over GeoNames places in data/gazetteer.tsv.gz.
     .target(name: "Gazetteer", dependencies: ["Geocoding", "Geodesy", "CZlib"]),
+    // Uploaded files (photos, documents) beside the store, and what they are by their bytes.
+    .target(name: "MediaFiles", dependencies: ["CZlib"]),
     // Clients of Nominatim, Photon and Pelias over URLSession (libcurl), with rate limits,
     // retries, a circuit breaker and a SQLite cache; no RESP.
     .target(
@@ -201,8 +219,9 @@ let package = Package(
       name: "CardAtlasCLI",
       dependencies: [
         "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
-        "AccountCommands", "CardCommands", "Geocoding", "Gazetteer", "IdentityTokens",
-        "GeocoderClients", "GeocodeCommands", "Importer", "VenueCommands", "Venues", "VenueBench",
+        "AccountCommands", "CardCommands", "PinCommands", "Pins", "Geocoding", "Gazetteer",
+        "IdentityTokens", "GeocoderClients", "GeocodeCommands", "Importer", "VenueCommands",
+        "Venues", "VenueBench",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -233,10 +252,11 @@ let package = Package(
       name: "LoadGenTests",
       dependencies: [
         "LoadGen", "RedisTestSupport", "Server", "Accounts", "Cards", "CardCommands", "Datasets",
-        "VenueCommands", "Venues",
+        "PinCommands", "VenueCommands", "Venues",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
+    .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "RedisTestSupport"]),
     .testTarget(
       name: "GazetteerTests",
       dependencies: ["Gazetteer", "Geocoding", "Geodesy", "RedisTestSupport"]),
@@ -252,7 +272,7 @@ let package = Package(
       dependencies: [
         "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
         "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocodeCommands",
-        "GeocoderClients", "Geocoding", "Venues", "VenueCommands",
+        "GeocoderClients", "Geocoding", "Pins", "PinCommands", "Venues", "VenueCommands",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -260,7 +280,7 @@ let package = Package(
     // `cardatlas import` through the built executable (it must be built: `swift build`).
     .testTarget(
       name: "ImportTests",
-      dependencies: ["RESP", "RedisTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+      dependencies: ["RESP", "RedisTestSupport", "Geodesy", .product(name: "GRDB", package: "GRDB.swift")]),
     .testTarget(
       name: "ServerTests",
       dependencies: [

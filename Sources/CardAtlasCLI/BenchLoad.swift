@@ -41,6 +41,11 @@ struct BenchLoad: AsyncParsableCommand {
                 accounts at once (the CARD.CREATE rate is printed). Each
                 connection signs in with SESSION.RESUME before the clock starts.
                 With --baseline radius, GEOSEARCH runs on the same points.
+        pins    PIN.AT lon lat (CardAtlas only) over a photo pin at each point
+                (viewing radii 10 m to 1 km, log scale, seeded), made before
+                timing by pipelined PIN.ADD as for cards (--cards-per-account
+                pins per account). With --baseline radius, GEOSEARCH runs on
+                the same points.
         checkin CHECKIN <code> <lon> <lat> (CardAtlas only): a durable write
                 per request. Before timing, an owner account makes --venues
                 venues (around real cities) and reads their codes, and each
@@ -75,7 +80,7 @@ struct BenchLoad: AsyncParsableCommand {
   var rounds = 1
 
   @Option(
-    help: "radius, knn, box, add, mixed, ping, cards or checkin. (default: radius)",
+    help: "radius, knn, box, add, mixed, ping, cards, pins or checkin. (default: radius)",
     transform: Self.workload(named:))
   var workload = Workload.radius
 
@@ -110,7 +115,7 @@ struct BenchLoad: AsyncParsableCommand {
   static func workload(named text: String) throws -> Workload {
     guard let workload = Workload(rawValue: text) else {
       throw ValidationError(
-        "unknown workload '\(text)': radius, knn, box, add, mixed, ping, cards or checkin")
+        "unknown workload '\(text)': radius, knn, box, add, mixed, ping, cards, pins or checkin")
     }
     return workload
   }

@@ -7,6 +7,8 @@ import Foundation
 import GeocodeCommands
 import IdentityTokens
 import Logging
+import PinCommands
+import Pins
 import RESP
 import Server
 import Store
@@ -63,6 +65,8 @@ struct Serve: AsyncParsableCommand {
   var proCardLimit = 10
   @Option(help: "CHECKIN with a position farther than this from the venue is refused, in metres.")
   var checkinDistance = 200.0
+  @Option(help: "The largest photo PIN.PHOTO accepts, in bytes.") var maxPhotoBytes =
+    10 * 1024 * 1024
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
   @Option(
@@ -143,12 +147,15 @@ struct Serve: AsyncParsableCommand {
     }
     var venues = Venues.Configuration()
     venues.checkInDistance = checkinDistance
+    guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
+    var pinsConfiguration = Pins.Configuration()
+    pinsConfiguration.maxPhotoBytes = maxPhotoBytes
     let server = try CardAtlasServer(
       configuration: config,
       extensions: [
         .accountsAndCards(
           accounts: try accountsConfiguration(logger), cards: cardsConfiguration,
-          modules: [.venues(venues)])
+          modules: [.pins(pinsConfiguration), .venues(venues)])
       ] + geocoding.extensions,
       logger: logger)
     try await server.start()

@@ -32,7 +32,7 @@ public struct LoadBenchmark: Sendable {
     let needsMembers = config.points > 0 || workloads.contains { $0 == .add || $0 == .mixed }
     let needsCentres =
       parameters.center == nil
-      && workloads.contains { [.radius, .knn, .box, .mixed, .cards].contains($0) }
+      && workloads.contains { [.radius, .knn, .box, .mixed, .cards, .pins].contains($0) }
     if needsMembers || needsCentres {
       let generator = try DatasetGenerator()
       if needsMembers {
@@ -58,15 +58,17 @@ public struct LoadBenchmark: Sendable {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads ?? System.coreCount)
     do {
       var loads: [PointLoad?] = Array(repeating: nil, count: config.servers.count)
-      // Per server: the sessions the `cards` workload's connections resume, one per account.
+      // Per server: the sessions the `cards`, `pins` and `checkin` workloads' connections
+      // resume, one per account.
       var signIns: [[ByteBuffer]] = Array(repeating: [], count: config.servers.count)
       if config.points > 0, let members {
         for (index, server) in config.servers.enumerated() {
           loads[index] = try await loadPoints(members, into: server, group: group)
-          guard workloads.contains(.cards) else { continue }
+          guard let records = workloads.first(where: \.makesRecords) else { continue }
           let loader = CardLoader(
             points: members, perAccount: config.cardsPerAccount, seed: config.seed,
-            parallel: config.clients, window: 2 * config.pipeline, log: log)
+            parallel: config.clients, window: 2 * config.pipeline, pins: records == .pins,
+            log: log)
           let (cards, tokens) = try await loader.load(into: server, group: group)
           loads[index]?.cards = cards
           signIns[index] = tokens.map { CommandEncoding.encode([["SESSION.RESUME", $0]]) }
@@ -100,8 +102,8 @@ public struct LoadBenchmark: Sendable {
           let result = try await measure(
             address, role: role, workload: workloads[workload], pool: pools[workload]!,
             requests: budget.requests, duration: budget.duration, resume: sent / config.clients,
-            preambles: [.cards, .checkin].contains(workloads[workload]) ? signIns[server] : [],
-            group: group)
+            preambles: workloads[workload].makesRecords || workloads[workload] == .checkin
+              ? signIns[server] : [], group: group)
           if round == 0 {
             results[workload].append(result)
           } else {

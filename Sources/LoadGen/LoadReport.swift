@@ -5,7 +5,7 @@ import Histogram
 public struct PointLoad: Sendable, Equatable, Codable {
   public var points: Int
   public var seconds: Double
-  /// The `cards` workload's cards, made at the same points.
+  /// The `cards` workload's cards (or `pins`'s pins), made at the same points.
   public var cards: CardLoad?
 }
 
@@ -203,9 +203,10 @@ public struct LoadReport: Sendable {
     for target in targets {
       guard let cards = target.load?.cards else { continue }
       lines.append(
-        "\(target.server): \(grouped(cards.cards)) cards at the same points, from "
+        "\(target.server): \(grouped(cards.cards)) "
+          + (cards.command == "PIN.ADD" ? "pins" : "cards") + " at the same points, from "
           + "\(grouped(cards.accounts)) accounts, in \(formatted(cards.seconds, decimals: 2)) s: "
-          + "\(grouped(Int(cards.perSecond.rounded()))) CARD.CREATE/s")
+          + "\(grouped(Int(cards.perSecond.rounded()))) \(cards.command)/s")
     }
     return lines.joined(separator: "\n")
   }

@@ -22,10 +22,18 @@ public enum Workload: String, Sendable, CaseIterable, Codable {
   /// account, over a card at each point: the cards are made before timing (`CardLoader`).
   /// With `--baseline radius`, GEOSEARCH on the same points runs in the same run.
   case cards
+  /// `PIN.AT lon lat` (CardAtlas only), signed in, over a photo pin at each point with a
+  /// viewing radius of 10 m to 1 km (`PinRadii`): the pins are made before timing
+  /// (`CardLoader`). With `--baseline radius`, GEOSEARCH on the same points runs in the same run.
+  case pins
   /// `CHECKIN <code> <lon> <lat>` (CardAtlas only), each connection signed in as a visitor of
   /// its own, at venues made before timing (`VenueLoader`): each check-in is a durable write,
   /// and closes the visitor's visit at the venue before.
   case checkin
+
+  /// The workloads that sign in and make their records through the protocol before timing, at
+  /// the points (`checkin` makes venues of its own, not at the points).
+  public var makesRecords: Bool { self == .cards || self == .pins }
 
   /// Whether the workload reads or moves the points of the dataset.
   public var usesPoints: Bool { self != .ping && self != .checkin }
@@ -112,7 +120,7 @@ public struct WorkloadParameters: Sendable, Equatable {
     case .ping: return "PING"
     case .checkin: return "CHECKIN <code> <lon> <lat>"
     case .add: return add
-    case .radius, .knn, .box, .cards: return search
+    case .radius, .knn, .box, .cards, .pins: return search
     case .mixed:
       let percent = Int((Workload.mixedAddFraction * 100).rounded())
       return "\(100 - percent)% \(search) + \(percent)% \(add)"
@@ -121,6 +129,7 @@ public struct WorkloadParameters: Sendable, Equatable {
 
   /// The search request of `radius`, `knn` and `box` (and `mixed`'s searches).
   func search(longitude: String, latitude: String) -> [String] {
+    if workload == .pins { return ["PIN.AT", longitude, latitude] }
     if workload == .cards {
       return [
         "CARD.SEARCH", "FROMLONLAT", longitude, latitude, "BYRADIUS",
