@@ -153,6 +153,25 @@ let package = Package(
         "Pins", "CardCommands", "Cards", "Commands", "RESP", "MediaFiles",
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
+    // Venues and check-ins (CovidPass): venues, rotating codes, visits, dependants, favorites,
+    // exposure; no RESP.
+    .target(
+      name: "Venues",
+      dependencies: [
+        "Accounts", "Store", "Notifications", "Geocoding", "Geodesy", "DispatchExecutor",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // The venues' commands (VENUE.*, CHECKIN*, EXPOSURE*...): arguments in, JSON replies out.
+    .target(
+      name: "VenueCommands",
+      dependencies: [
+        "Venues", "CardCommands", "Accounts", "Commands", "RESP",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
+    // `cardatlas bench venues`: EXPOSURE and CHECKIN in process.
+    .target(
+      name: "VenueBench",
+      dependencies: ["Venues", "Accounts", "Store", "Notifications", "Datasets", "Geodesy"]),
     // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
     .target(
       name: "LoadGen",
@@ -201,7 +220,8 @@ let package = Package(
       dependencies: [
         "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
         "AccountCommands", "CardCommands", "PinCommands", "Pins", "Geocoding", "Gazetteer",
-        "IdentityTokens", "GeocoderClients", "GeocodeCommands", "Importer",
+        "IdentityTokens", "GeocoderClients", "GeocodeCommands", "Importer", "VenueCommands",
+        "Venues", "VenueBench",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -232,7 +252,8 @@ let package = Package(
       name: "LoadGenTests",
       dependencies: [
         "LoadGen", "RedisTestSupport", "Server", "Accounts", "Cards", "CardCommands", "Datasets",
-        "PinCommands", .product(name: "Logging", package: "swift-log"),
+        "PinCommands", "VenueCommands", "Venues",
+        .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
     .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "RedisTestSupport"]),
@@ -251,7 +272,7 @@ let package = Package(
       dependencies: [
         "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
         "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocodeCommands",
-        "GeocoderClients", "Geocoding", "Pins", "PinCommands",
+        "GeocoderClients", "Geocoding", "Pins", "PinCommands", "Venues", "VenueCommands",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -46,6 +46,12 @@ struct BenchLoad: AsyncParsableCommand {
                 timing by pipelined PIN.ADD as for cards (--cards-per-account
                 pins per account). With --baseline radius, GEOSEARCH runs on
                 the same points.
+        checkin CHECKIN <code> <lon> <lat> (CardAtlas only): a durable write
+                per request. Before timing, an owner account makes --venues
+                venues (around real cities) and reads their codes, and each
+                connection signs in as a visitor account of its own (no
+                --requirepass; one server, no --compare). Each request checks
+                its visitor in at a random venue, closing the visit before.
 
       Prints requests/s and latency percentiles per server (progress goes to stderr). Exits \
       with status 1 when any reply was an error, after printing everything; with status 2 \
@@ -74,7 +80,7 @@ struct BenchLoad: AsyncParsableCommand {
   var rounds = 1
 
   @Option(
-    help: "radius, knn, box, add, mixed, ping, cards or pins. (default: radius)",
+    help: "radius, knn, box, add, mixed, ping, cards, pins or checkin. (default: radius)",
     transform: Self.workload(named:))
   var workload = Workload.radius
 
@@ -97,6 +103,7 @@ struct BenchLoad: AsyncParsableCommand {
   @Option(help: "box: width in km.") var boxWidth = 2.0
   @Option(help: "box: height in km.") var boxHeight = 2.0
   @Option(help: "cards: cards per account made before timing.") var cardsPerAccount = 1000
+  @Option(help: "checkin: venues made before timing.") var venues = 1000
 
   @Flag(help: "Print one JSON object on the last line of stdout.") var json = false
   @Option(help: "Write the JSON object to this file.") var jsonFile: String?
@@ -108,13 +115,13 @@ struct BenchLoad: AsyncParsableCommand {
   static func workload(named text: String) throws -> Workload {
     guard let workload = Workload(rawValue: text) else {
       throw ValidationError(
-        "unknown workload '\(text)': radius, knn, box, add, mixed, ping, cards or pins")
+        "unknown workload '\(text)': radius, knn, box, add, mixed, ping, cards, pins or checkin")
     }
     return workload
   }
 
   var loadConfiguration: LoadConfiguration {
-    LoadConfiguration(
+    var configuration = LoadConfiguration(
       target: target, compare: compare, clients: clients, pipeline: pipeline,
       requests: requests, duration: duration, points: points, seed: seed,
       parameters: WorkloadParameters(
@@ -122,6 +129,8 @@ struct BenchLoad: AsyncParsableCommand {
         boxWidthKm: boxWidth, boxHeightKm: boxHeight, center: center),
       stallTimeout: timeout, progressInterval: quiet ? nil : 1, threads: threads,
       baseline: baseline, rounds: rounds, cardsPerAccount: cardsPerAccount)
+    configuration.venues = venues
+    return configuration
   }
 
   func validate() throws {

@@ -12,6 +12,8 @@ import Pins
 import RESP
 import Server
 import Store
+import VenueCommands
+import Venues
 
 struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -61,6 +63,8 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Cards a free account may have.") var freeCardLimit = 1
   @Option(help: "Cards a Pro account may have (benchmarks raise it to load many cards).")
   var proCardLimit = 10
+  @Option(help: "CHECKIN with a position farther than this from the venue is refused, in metres.")
+  var checkinDistance = 200.0
   @Option(help: "The largest photo PIN.PHOTO accepts, in bytes.") var maxPhotoBytes =
     10 * 1024 * 1024
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
@@ -138,6 +142,11 @@ struct Serve: AsyncParsableCommand {
     }
     cardsConfiguration.freeCardLimit = freeCardLimit
     cardsConfiguration.proCardLimit = proCardLimit
+    guard checkinDistance > 0, checkinDistance.isFinite else {
+      throw ValidationError("--checkin-distance must be a positive number of metres")
+    }
+    var venues = Venues.Configuration()
+    venues.checkInDistance = checkinDistance
     guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
     var pinsConfiguration = Pins.Configuration()
     pinsConfiguration.maxPhotoBytes = maxPhotoBytes
@@ -146,7 +155,7 @@ struct Serve: AsyncParsableCommand {
       extensions: [
         .accountsAndCards(
           accounts: try accountsConfiguration(logger), cards: cardsConfiguration,
-          modules: [.pins(pinsConfiguration)])
+          modules: [.pins(pinsConfiguration), .venues(venues)])
       ] + geocoding.extensions,
       logger: logger)
     try await server.start()

@@ -45,7 +45,9 @@ public struct LoadBenchmark: Sendable {
           count: config.poolSize, seed: config.seed, generator: generator)
       }
     }
-    let pools = workloads.map { workload in
+    // The checkin workload's pool is made once its venues are (their codes).
+    var pools = workloads.map { workload -> RequestPool? in
+      guard workload != .checkin else { return nil }
       var shape = parameters
       shape.workload = workload
       return RequestPool.make(
@@ -56,8 +58,8 @@ public struct LoadBenchmark: Sendable {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads ?? System.coreCount)
     do {
       var loads: [PointLoad?] = Array(repeating: nil, count: config.servers.count)
-      // Per server: the sessions the `cards` and `pins` workloads' connections resume, one per
-      // account.
+      // Per server: the sessions the `cards`, `pins` and `checkin` workloads' connections
+      // resume, one per account.
       var signIns: [[ByteBuffer]] = Array(repeating: [], count: config.servers.count)
       if config.points > 0, let members {
         for (index, server) in config.servers.enumerated() {
@@ -71,6 +73,14 @@ public struct LoadBenchmark: Sendable {
           loads[index]?.cards = cards
           signIns[index] = tokens.map { CommandEncoding.encode([["SESSION.RESUME", $0]]) }
         }
+      }
+      if let checkin = workloads.firstIndex(of: .checkin) {
+        let loader = VenueLoader(
+          venues: config.venues, visitors: config.clients, seed: config.seed,
+          poolSize: config.poolSize, log: log)
+        let (tokens, requests) = try await loader.load(into: config.target, group: group)
+        signIns[0] = tokens.map { CommandEncoding.encode([["SESSION.RESUME", $0]]) }
+        pools[checkin] = RequestPool(requests: requests)
       }
       // results[workload][server], rounds added up. The first round runs the servers in order,
       // so appending fills each workload's row server by server.
@@ -90,9 +100,10 @@ public struct LoadBenchmark: Sendable {
               + "\(config.clients) clients, pipeline \(config.pipeline)\(roundText)")
           let sent = round == 0 ? 0 : results[workload][server].requests
           let result = try await measure(
-            address, role: role, workload: workloads[workload], pool: pools[workload],
+            address, role: role, workload: workloads[workload], pool: pools[workload]!,
             requests: budget.requests, duration: budget.duration, resume: sent / config.clients,
-            preambles: workloads[workload].makesRecords ? signIns[server] : [], group: group)
+            preambles: workloads[workload].makesRecords || workloads[workload] == .checkin
+              ? signIns[server] : [], group: group)
           if round == 0 {
             results[workload].append(result)
           } else {

@@ -40,6 +40,8 @@ public struct LoadConfiguration: Sendable {
   /// `cards`: cards per account made before timing (the server's `--pro-card-limit` must allow
   /// them); `pins`: pins per account. Fewer accounts are quicker to make (each costs a password hash).
   public var cardsPerAccount: Int
+  /// `checkin`: venues made before timing.
+  public var venues = 1000
 
   public static let defaultRequests = 100_000
   /// Distinct requests pre-encoded when they vary: enough that the same centres and moves come
@@ -128,6 +130,13 @@ public struct LoadConfiguration: Sendable {
       }
       guard cardsPerAccount >= 1 else {
         throw .invalidArgument("--cards-per-account must be at least 1")
+      }
+    }
+    if workloads.contains(.checkin) {
+      guard venues >= 1 else { throw .invalidArgument("--venues must be at least 1") }
+      // Each server's codes differ: one pool of requests cannot serve two.
+      guard compare == nil else {
+        throw .invalidArgument("the checkin workload runs on one server (no --compare)")
       }
     }
     guard poolSize >= 1 else { throw .invalidArgument("the request pool must not be empty") }

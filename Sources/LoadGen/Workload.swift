@@ -26,12 +26,17 @@ public enum Workload: String, Sendable, CaseIterable, Codable {
   /// viewing radius of 10 m to 1 km (`PinRadii`): the pins are made before timing
   /// (`CardLoader`). With `--baseline radius`, GEOSEARCH on the same points runs in the same run.
   case pins
+  /// `CHECKIN <code> <lon> <lat>` (CardAtlas only), each connection signed in as a visitor of
+  /// its own, at venues made before timing (`VenueLoader`): each check-in is a durable write,
+  /// and closes the visitor's visit at the venue before.
+  case checkin
 
-  /// The workloads that sign in and make their records through the protocol before timing.
+  /// The workloads that sign in and make their records through the protocol before timing, at
+  /// the points (`checkin` makes venues of its own, not at the points).
   public var makesRecords: Bool { self == .cards || self == .pins }
 
   /// Whether the workload reads or moves the points of the dataset.
-  public var usesPoints: Bool { self != .ping }
+  public var usesPoints: Bool { self != .ping && self != .checkin }
 
   /// The share of `add` requests in `mixed`.
   public static let mixedAddFraction = 0.1
@@ -113,6 +118,7 @@ public struct WorkloadParameters: Sendable, Equatable {
     let add = "GEOADD \(key) <lon> <lat> <member>"
     switch workload {
     case .ping: return "PING"
+    case .checkin: return "CHECKIN <code> <lon> <lat>"
     case .add: return add
     case .radius, .knn, .box, .cards, .pins: return search
     case .mixed:
