@@ -47,20 +47,8 @@ extension Pins {
         guard w >= 0, h >= 0, w.isFinite, h.isFinite else {
           return .failure(.badQuery("height or width cannot be negative"))
         }
-        // Within the half-diagonal, then Redis's BYBOX rule, as CARD.SEARCH.
-        let sphere = map.index.sphere
         return .success(
-          searcher.radius(
-            longitude: c.longitude, latitude: c.latitude,
-            radius: (w * w + h * h).squareRoot() / 2
-          ).filter { hit in
-            sphere.distance(
-              longitude: c.longitude, latitude: c.latitude, longitude: c.longitude,
-              latitude: hit.latitude) <= h / 2
-              && sphere.distance(
-                longitude: c.longitude, latitude: hit.latitude, longitude: hit.longitude,
-                latitude: hit.latitude) <= w / 2
-          })
+          searcher.rectangle(longitude: c.longitude, latitude: c.latitude, width: w, height: h))
       case (.nearest(let k), let c?):
         return .success(nearest(c, k: k, query, searcher))
       case (.bounds(let box), _):
@@ -99,27 +87,13 @@ extension Pins {
     }
   }
 
-  private func sorted(_ hits: [Hit]) -> [Hit] { hits.sorted { Self.key($0) < Self.key($1) } }
-
-  private static func key(_ hit: Hit) -> (Double, Int64) { (hit.distance, Int64(hit.id)) }
+  private func sorted(_ hits: [Hit]) -> [Hit] { MapPage.sorted(hits) }
 
   /// The page the query asks for, from its hits in ascending order, and where the next starts.
   private func page(of hits: [Hit], _ query: PinSearch) -> (hits: [PinHit], next: CardCursor?) {
-    var hits = hits
-    if query.descending { hits.reverse() }
-    if let after = query.after {
-      let cursor = (after.distance, after.id)
-      let start =
-        hits.firstIndex { query.descending ? Self.key($0) < cursor : Self.key($0) > cursor }
-        ?? hits.count
-      hits.removeFirst(start)
-    }
-    var more = false
-    if let count = query.count, hits.count > count {
-      hits.removeLast(hits.count - count)
-      more = true
-    }
-    let found = map.pinHits(hits)
+    let (kept, more) = MapPage.page(
+      hits, descending: query.descending, after: query.after, count: query.count)
+    let found = map.pinHits(kept)
     guard more, let last = found.last else { return (found, nil) }
     return (found, CardCursor(distance: last.distance, id: last.id))
   }

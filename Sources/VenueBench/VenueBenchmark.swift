@@ -69,7 +69,7 @@ public struct VenueBenchmark {
     }
 
     log("replaying \(visits) visits over 30 days")
-    var rng = SeededRandom(seed: seed)
+    var rng = SeededGenerator(seed: seed)
     // Each account visits mostly a few venues of its own (home, work, shops).
     let haunts = (0..<accounts).map { _ in (0..<8).map { _ in rng.below(venues) } }
     var checkOuts: [(at: Double, account: Int)] = []
@@ -217,18 +217,9 @@ final class Pending: @unchecked Sendable {
   }
 }
 
-/// SplitMix64: the same visits for the same seed.
-struct SeededRandom {
-  var state: UInt64
-  init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+extension SeededGenerator {
+  /// A number in 0..<n: the same visits for the same seed.
+  mutating func below(_ n: Int) -> Int { Int.random(in: 0..<n, using: &self) }
 }
 
 extension Array {

@@ -1,6 +1,6 @@
 import Accounts
+import Commands
 import Foundation
-import NIOCore
 import RESP
 import Venues
 
@@ -81,13 +81,7 @@ enum VenueJSON {
 
   static func time(_ seconds: Double) -> String { Venues.timestamp(seconds) }
 
-  static func bulk(_ object: Any) -> RESPValue {
-    let data =
-      (try? JSONSerialization.data(
-        withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-      ?? Data("{}".utf8)
-    return .bulkString(ByteBuffer(bytes: data))
-  }
+  static func bulk(_ object: Any) -> RESPValue { .json(object) }
 
   static func array(_ objects: [[String: Any]]) -> RESPValue { .array(objects.map(bulk)) }
 }
