@@ -84,7 +84,7 @@ struct VenueCrashTests {
       let port = server.port
       let threads = visitors.map { visitor in Thread { visitor.run(port: port) } }
       for thread in threads { thread.start() }
-      try await Task.sleep(nanoseconds: 1_500_000_000)
+      try await Task.sleep(nanoseconds: 800_000_000)
       server.signal(SIGKILL)
       server.waitUntilExit()
       while threads.contains(where: { !$0.isFinished }) {
