@@ -137,6 +137,20 @@ let package = Package(
         "Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store",
         "SpatialIndex", "Datasets", "Notifications",
       ]),
+    // numo's people nearby (live presences in memory only) and exchanges of cards; no RESP.
+    .target(
+      name: "People",
+      dependencies: [
+        "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "Geocoding", "Notifications",
+        "DispatchExecutor", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*: arguments in, JSON replies out.
+    .target(
+      name: "PeopleCommands",
+      dependencies: [
+        "People", "Cards", "CardCommands", "Commands", "RESP",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
     .target(
       name: "LoadGen",
@@ -183,7 +197,7 @@ let package = Package(
       dependencies: [
         "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
         "AccountCommands", "CardCommands", "Geocoding", "Gazetteer", "IdentityTokens",
-        "GeocoderClients", "GeocodeCommands", "Importer",
+        "GeocoderClients", "GeocodeCommands", "Importer", "People", "PeopleCommands",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -232,7 +246,7 @@ let package = Package(
       dependencies: [
         "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
         "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocodeCommands",
-        "GeocoderClients", "Geocoding",
+        "GeocoderClients", "Geocoding", "People", "PeopleCommands",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),

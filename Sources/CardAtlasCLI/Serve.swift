@@ -7,6 +7,8 @@ import Foundation
 import GeocodeCommands
 import IdentityTokens
 import Logging
+import People
+import PeopleCommands
 import RESP
 import Server
 import Store
@@ -137,7 +139,9 @@ struct Serve: AsyncParsableCommand {
     let server = try CardAtlasServer(
       configuration: config,
       extensions: [
-        .accountsAndCards(accounts: try accountsConfiguration(logger), cards: cardsConfiguration)
+        .accountsAndCards(
+          accounts: try accountsConfiguration(logger), cards: cardsConfiguration,
+          modules: [People.module()])
       ] + geocoding.extensions,
       logger: logger)
     try await server.start()
