@@ -49,13 +49,14 @@ let package = Package(
       dependencies: ["Geodesy", "SpatialIndex", .product(name: "GRDB", package: "GRDB.swift")]),
     // `cardatlas bench index`: runs the index workloads and baselines, prints a table or JSON.
     .target(name: "IndexBench", dependencies: ["SpatialIndex", "Datasets", "IndexBaselines"]),
-    // `cardatlas bench cards`: the card domain's goals in process (map search against GEOSEARCH
-    // on the same points, clusters, wallet search, memory).
+    // `cardatlas bench cards` and `bench people`: the card and people domains' goals in process
+    // (map search against GEOSEARCH on the same points, clusters, wallet search, memory;
+    // PEOPLE.NEARBY over moving presences).
     .target(
       name: "CardBench",
       dependencies: [
         "Accounts", "Cards", "Datasets", "Geodesy", "Keyspace", "SpatialIndex", "Store",
-        "Notifications",
+        "Notifications", "People",
       ]
     ),
     // Redis RESP framing: incremental request parsing and RESP2/RESP3 reply encoding.

@@ -41,6 +41,10 @@ struct BenchLoad: AsyncParsableCommand {
                 accounts at once (the CARD.CREATE rate is printed). Each
                 connection signs in with SESSION.RESUME before the clock starts.
                 With --baseline radius, GEOSEARCH runs on the same points.
+        presence  PRESENCE.SET lon lat (CardAtlas only), each connection signed
+                in as an account of its own (made before timing, no cards;
+                serve without --requirepass), moving its live presence from
+                centre to centre.
 
       Prints requests/s and latency percentiles per server (progress goes to stderr). Exits \
       with status 1 when any reply was an error, after printing everything; with status 2 \
@@ -69,7 +73,7 @@ struct BenchLoad: AsyncParsableCommand {
   var rounds = 1
 
   @Option(
-    help: "radius, knn, box, add, mixed, ping or cards. (default: radius)",
+    help: "radius, knn, box, add, mixed, ping, cards or presence. (default: radius)",
     transform: Self.workload(named:))
   var workload = Workload.radius
 
@@ -103,7 +107,7 @@ struct BenchLoad: AsyncParsableCommand {
   static func workload(named text: String) throws -> Workload {
     guard let workload = Workload(rawValue: text) else {
       throw ValidationError(
-        "unknown workload '\(text)': radius, knn, box, add, mixed, ping or cards")
+        "unknown workload '\(text)': radius, knn, box, add, mixed, ping, cards or presence")
     }
     return workload
   }

@@ -10,5 +10,6 @@ struct CardAtlas: AsyncParsableCommand {
 
 struct Bench: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Measure CardAtlas.", subcommands: [BenchIndex.self, BenchLoad.self, BenchCards.self])
+    abstract: "Measure CardAtlas.",
+    subcommands: [BenchIndex.self, BenchLoad.self, BenchCards.self, BenchPeople.self])
 }

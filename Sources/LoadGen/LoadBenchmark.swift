@@ -32,7 +32,7 @@ public struct LoadBenchmark: Sendable {
     let needsMembers = config.points > 0 || workloads.contains { $0 == .add || $0 == .mixed }
     let needsCentres =
       parameters.center == nil
-      && workloads.contains { [.radius, .knn, .box, .mixed, .cards].contains($0) }
+      && workloads.contains { [.radius, .knn, .box, .mixed, .cards, .presence].contains($0) }
     if needsMembers || needsCentres {
       let generator = try DatasetGenerator()
       if needsMembers {
@@ -70,6 +70,19 @@ public struct LoadBenchmark: Sendable {
           signIns[index] = tokens.map { CommandEncoding.encode([["SESSION.RESUME", $0]]) }
         }
       }
+      // Per server: the `presence` workload's sessions, an account per connection.
+      var presenceSignIns: [[ByteBuffer]] = Array(repeating: [], count: config.servers.count)
+      if workloads.contains(.presence) {
+        for (index, server) in config.servers.enumerated() {
+          let loader = CardLoader(
+            points: PointSet(longitudes: [], latitudes: []), perAccount: 1, seed: config.seed,
+            parallel: config.clients, window: 1, log: log)
+          presenceSignIns[index] = try await loader.sessions(
+            config.clients, on: server, group: group
+          )
+          .map { CommandEncoding.encode([["SESSION.RESUME", $0]]) }
+        }
+      }
       // results[workload][server], rounds added up. The first round runs the servers in order,
       // so appending fills each workload's row server by server.
       var results: [[TargetResult]] = workloads.map { _ in [] }
@@ -90,7 +103,9 @@ public struct LoadBenchmark: Sendable {
           let result = try await measure(
             address, role: role, workload: workloads[workload], pool: pools[workload],
             requests: budget.requests, duration: budget.duration, resume: sent / config.clients,
-            preambles: workloads[workload] == .cards ? signIns[server] : [], group: group)
+            preambles: workloads[workload] == .cards
+              ? signIns[server] : workloads[workload] == .presence ? presenceSignIns[server] : [],
+            group: group)
           if round == 0 {
             results[workload].append(result)
           } else {

@@ -22,9 +22,15 @@ public enum Workload: String, Sendable, CaseIterable, Codable {
   /// account, over a card at each point: the cards are made before timing (`CardLoader`).
   /// With `--baseline radius`, GEOSEARCH on the same points runs in the same run.
   case cards
+  /// `PRESENCE.SET lon lat` (CardAtlas only): each connection signed in as an account of its
+  /// own (made before timing, without cards), moving its presence from centre to centre.
+  case presence
 
   /// Whether the workload reads or moves the points of the dataset.
   public var usesPoints: Bool { self != .ping }
+
+  /// Whether its connections sign in as accounts first.
+  public var signsIn: Bool { self == .cards || self == .presence }
 
   /// The share of `add` requests in `mixed`.
   public static let mixedAddFraction = 0.1
@@ -108,6 +114,7 @@ public struct WorkloadParameters: Sendable, Equatable {
     case .ping: return "PING"
     case .add: return add
     case .radius, .knn, .box, .cards: return search
+    case .presence: return "PRESENCE.SET \(longitude) \(latitude)"
     case .mixed:
       let percent = Int((Workload.mixedAddFraction * 100).rounded())
       return "\(100 - percent)% \(search) + \(percent)% \(add)"
