@@ -170,6 +170,8 @@ let package = Package(
     .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
     // The offline geocoder over GeoNames places in data/gazetteer.tsv.gz.
     .target(name: "Gazetteer", dependencies: ["Geocoding", "Geodesy", "CZlib"]),
+    // Uploaded files (photos, documents) beside the store, and what they are by their bytes.
+    .target(name: "MediaFiles", dependencies: ["CZlib"]),
     // Clients of Nominatim, Photon and Pelias over URLSession (libcurl), with rate limits,
     // retries, a circuit breaker and a SQLite cache; no RESP.
     .target(
@@ -232,6 +234,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
+    .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "RedisTestSupport"]),
     .testTarget(
       name: "GazetteerTests",
       dependencies: ["Gazetteer", "Geocoding", "Geodesy", "RedisTestSupport"]),

@@ -13,6 +13,8 @@ import Synchronization
 public final class Store: Sendable {
   /// The database file.
   public let path: String
+  /// The data directory holding it, where modules keep files of their own (`media/`).
+  public var directory: String { (path as NSString).deletingLastPathComponent }
   public let fsync: FsyncPolicy
   // Internal for the tests, which check the SQL side through its pool.
   let committer: GroupCommitter

@@ -272,7 +272,7 @@ struct FrameGenerator {
       for stream in streams {
         all += Array("--- stream (\(stream.frames) frames)\n".utf8) + stream.pieces.flatMap { $0 }
       }
-      FileManager.default.createFile(atPath: path, contents: Data(all))
+      _ = FileManager.default.createFile(atPath: path, contents: Data(all))
       return path
     }
   }

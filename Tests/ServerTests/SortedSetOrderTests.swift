@@ -33,7 +33,7 @@ struct SortedSetOrderTests {
       else { return pick(["-inf", "+inf", "(3e15", "3e15"]) }
       return (choice < 3 ? "(" : "") + String(buffer: buffer)
     }
-    for step in 0..<3000 {
+    for _ in 0..<3000 {
       let key = pick(keys)
       let n = size[key, default: 0]
       var command: [String]
