@@ -152,6 +152,20 @@ let package = Package(
         "People", "Cards", "CardCommands", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
+    // Private documents (vaccination records, test results): rows in the store, files in the
+    // data directory through MediaFiles; no RESP.
+    .target(
+      name: "Documents",
+      dependencies: [
+        "Accounts", "Store", "MediaFiles", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // DOC.*: arguments in, JSON replies and file bytes out.
+    .target(
+      name: "DocumentCommands",
+      dependencies: [
+        "Documents", "Cards", "CardCommands", "Commands", "RESP",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
     .target(
       name: "LoadGen",
@@ -200,7 +214,8 @@ let package = Package(
       dependencies: [
         "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
         "AccountCommands", "CardCommands", "Geocoding", "Gazetteer", "IdentityTokens",
-        "GeocoderClients", "GeocodeCommands", "Importer", "People", "PeopleCommands",
+        "GeocoderClients", "GeocodeCommands", "Importer", "People", "PeopleCommands", "Documents",
+        "DocumentCommands",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -250,7 +265,8 @@ let package = Package(
       dependencies: [
         "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
         "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocodeCommands",
-        "GeocoderClients", "Geocoding", "People", "PeopleCommands",
+        "GeocoderClients", "Geocoding", "People", "PeopleCommands", "Documents", "DocumentCommands",
+        "MediaFiles",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -3,6 +3,8 @@ import ArgumentParser
 import CardCommands
 import Cards
 import Dispatch
+import DocumentCommands
+import Documents
 import Foundation
 import GeocodeCommands
 import IdentityTokens
@@ -141,7 +143,7 @@ struct Serve: AsyncParsableCommand {
       extensions: [
         .accountsAndCards(
           accounts: try accountsConfiguration(logger), cards: cardsConfiguration,
-          modules: [People.module()])
+          modules: [People.module(), Documents.module()])
       ] + geocoding.extensions,
       logger: logger)
     try await server.start()
