@@ -197,7 +197,7 @@ struct DocumentTests {
     let before = try ana.command("DOC.LIST").text
     // A file no row names (a crash between the file and its row) is swept at the start.
     let stray = server.directory + "/media/documents/0123456789abcdef0123456789abcdef.pdf"
-    FileManager.default.createFile(atPath: stray, contents: Data(pdf))
+    #expect(FileManager.default.createFile(atPath: stray, contents: Data(pdf)))
     try await server.restart()
     #expect(!FileManager.default.fileExists(atPath: stray))
     #expect(Self.mediaFiles(server).count == 4)
