@@ -92,6 +92,7 @@ extension People {
     guard let mine = primaryCard(of: account) else { return done(.failure(.noPrimaryCard)) }
     let theirs = primaryCard(of: other)
     let now = clock()
+    if let error = limited(account, now) { return done(.failure(error)) }
     let me = presences.presence(account, now: now)
     let them = presences.findable([other], now: now).first?.1
     let visible =

@@ -23,7 +23,8 @@ public final class People: Sendable {
     public var maxRadius: Double = 50_000
     public var defaultCount = 20
     public var maxCount = 100
-    /// PEOPLE.NEARBY searches an account may run a minute; nil: no limit (benchmarks).
+    /// PEOPLE.NEARBY searches and EXCHANGE.REQUESTs (each may tell whether someone is near) an
+    /// account may run a minute, together; nil: no limit (benchmarks).
     public var searchesPerMinute: Int? = 30
     /// The grid presences snap to, in metres.
     public var cell: Double = 100
@@ -124,9 +125,7 @@ public final class People: Sendable {
           reason: "must be more than 0 and at most \(Int(configuration.maxRadius)) m"))
     }
     let now = clock()
-    if let limit = configuration.searchesPerMinute, !admitSearch(account, now, limit) {
-      return .failure(.rateLimited(perMinute: limit))
-    }
+    if let error = limited(account, now) { return .failure(error) }
     guard let me = presences.presence(account, now: now) else { return .failure(.noPresence) }
     let excluded = exchangeState.withLock { $0.exchanged[account] ?? [] }
     return .success(near(me, of: account, radius, count, excluding: excluded, now))
@@ -161,6 +160,14 @@ public final class People: Sendable {
 
   func primaryCard(of account: Int64) -> Card? {
     cards.cards(of: account).first { $0.isPrimary && cards.isActive($0) }
+  }
+
+  /// Refuses the account's search over the configured number in the last minute.
+  func limited(_ account: Int64, _ now: Double) -> PeopleError? {
+    guard let limit = configuration.searchesPerMinute, !admitSearch(account, now, limit) else {
+      return nil
+    }
+    return .rateLimited(perMinute: limit)
   }
 
   /// A sliding minute of the account's searches.

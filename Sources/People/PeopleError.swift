@@ -18,7 +18,7 @@ public enum PeopleError: Error, Sendable, Equatable {
     case .noPrimaryCard: "INVALID card you need a primary card to exchange"
     case .notNearby: "NOTFOUND nobody findable by that id near you"
     case .alreadyExchanged: "ERR already exchanged with this account"
-    case .rateLimited(let n): "LIMIT at most \(n) PEOPLE.NEARBY a minute"
+    case .rateLimited(let n): "LIMIT at most \(n) PEOPLE.NEARBY and EXCHANGE.REQUEST a minute"
     case .notPersisted(let why): "ERR write not persisted: \(why)"
     }
   }

@@ -201,16 +201,25 @@ struct PeopleTests {
     await server.stop()
   }
 
-  @Test("PEOPLE.NEARBY is rate limited per account: LIMIT after the configured searches a minute")
+  @Test(
+    "PEOPLE.NEARBY and EXCHANGE.REQUEST are rate limited per account, together: LIMIT after the configured number a minute"
+  )
   func rateLimit() async throws {
     let server = try await Self.server { $0.searchesPerMinute = 3 }
-    let (ana, _) = try Self.person(server, "Ana")
-    let (bo, _) = try Self.person(server, "Bo")
+    let (ana, anaID) = try Self.person(server, "Ana")
+    let (bo, boID) = try Self.person(server, "Bo")
     _ = try ana.object("PRESENCE.SET", "9.52", "47.14")
     _ = try bo.object("PRESENCE.SET", "9.52", "47.14")
+    let limit = "LIMIT at most 3 PEOPLE.NEARBY and EXCHANGE.REQUEST a minute"
     for _ in 0..<3 { #expect(try Self.list(ana, "PEOPLE.NEARBY", "1", "km").count == 1) }
-    #expect(try ana.text("PEOPLE.NEARBY", "1", "km") == "LIMIT at most 3 PEOPLE.NEARBY a minute")
+    #expect(try ana.text("PEOPLE.NEARBY", "1", "km") == limit)
+    // Requests count too: each may tell whether someone is near.
+    #expect(try ana.text("EXCHANGE.REQUEST", "\(boID)") == limit)
+    #expect(try Self.list(bo, "EXCHANGE.PENDING").isEmpty)
+    _ = try bo.object("EXCHANGE.REQUEST", "\(anaID)")
+    _ = try bo.object("EXCHANGE.REQUEST", "\(anaID)")
     #expect(try Self.list(bo, "PEOPLE.NEARBY", "1", "km").count == 1)
+    #expect(try bo.text("PEOPLE.NEARBY", "1", "km") == limit)
     await server.stop()
   }
 
