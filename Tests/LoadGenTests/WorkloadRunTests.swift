@@ -9,7 +9,8 @@ import Testing
 /// Each workload against a real redis-server: every request answered, none with an error,
 /// percentiles in order, the points loaded. Speed is never asserted.
 @Suite struct WorkloadRunTests {
-  @Test(arguments: Workload.allCases.filter { $0 != .cards })  // cards: CardWorkloadTests
+  // cards and presence (CardAtlas only): CardWorkloadTests, PresenceWorkloadTests.
+  @Test(arguments: Workload.allCases.filter { !$0.signsIn })
   func runsAgainstRedis(_ workload: Workload) async throws {
     let (redis, server) = try startRedis()
     defer { redis.stop() }
