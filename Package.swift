@@ -49,14 +49,14 @@ let package = Package(
       dependencies: ["Geodesy", "SpatialIndex", .product(name: "GRDB", package: "GRDB.swift")]),
     // `cardatlas bench index`: runs the index workloads and baselines, prints a table or JSON.
     .target(name: "IndexBench", dependencies: ["SpatialIndex", "Datasets", "IndexBaselines"]),
-    // `cardatlas bench cards` and `bench people`: the card and people domains' goals in process
-    // (map search against GEOSEARCH on the same points, clusters, wallet search, memory;
-    // PEOPLE.NEARBY over moving presences).
+    // `cardatlas bench cards`, `bench pins` and `bench people`: the card domain's, the pins' and
+    // the people's goals in process (map search and PIN.AT against GEOSEARCH on the same points,
+    // clusters, wallet search, memory; PEOPLE.NEARBY over moving presences).
     .target(
       name: "CardBench",
       dependencies: [
         "Accounts", "Cards", "Datasets", "Geodesy", "Keyspace", "SpatialIndex", "Store",
-        "Notifications", "People",
+        "Notifications", "Pins", "MediaFiles", "People",
       ]
     ),
     // Redis RESP framing: incremental request parsing and RESP2/RESP3 reply encoding.
@@ -138,6 +138,40 @@ let package = Package(
         "Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store",
         "SpatialIndex", "Datasets", "Notifications",
       ]),
+    // Photo pins (GeoPic): pins with a viewing circle in an index of their own, photos as
+    // files, votes; no RESP.
+    .target(
+      name: "Pins",
+      dependencies: [
+        "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "MediaFiles",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // The pins' commands (PIN.*): arguments in, JSON replies out.
+    .target(
+      name: "PinCommands",
+      dependencies: [
+        "Pins", "CardCommands", "Cards", "Commands", "RESP", "MediaFiles",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
+    // Venues and check-ins (CovidPass): venues, rotating codes, visits, dependants, favorites,
+    // exposure; no RESP.
+    .target(
+      name: "Venues",
+      dependencies: [
+        "Accounts", "Store", "Notifications", "Geocoding", "Geodesy", "DispatchExecutor",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // The venues' commands (VENUE.*, CHECKIN*, EXPOSURE*...): arguments in, JSON replies out.
+    .target(
+      name: "VenueCommands",
+      dependencies: [
+        "Venues", "CardCommands", "Accounts", "Commands", "RESP",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
+    // `cardatlas bench venues`: EXPOSURE and CHECKIN in process.
+    .target(
+      name: "VenueBench",
+      dependencies: ["Venues", "Accounts", "Store", "Notifications", "Datasets", "Geodesy"]),
     // numo's people nearby (live presences in memory only) and exchanges of cards; no RESP.
     .target(
       name: "People",
@@ -213,9 +247,9 @@ let package = Package(
       name: "CardAtlasCLI",
       dependencies: [
         "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
-        "AccountCommands", "CardCommands", "Geocoding", "Gazetteer", "IdentityTokens",
-        "GeocoderClients", "GeocodeCommands", "Importer", "People", "PeopleCommands", "Documents",
-        "DocumentCommands",
+        "AccountCommands", "CardCommands", "PinCommands", "Pins", "Geocoding", "Gazetteer",
+        "IdentityTokens", "GeocoderClients", "GeocodeCommands", "Importer", "VenueCommands",
+        "Venues", "VenueBench", "People", "PeopleCommands", "Documents", "DocumentCommands",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -246,7 +280,7 @@ let package = Package(
       name: "LoadGenTests",
       dependencies: [
         "LoadGen", "RedisTestSupport", "Server", "Accounts", "Cards", "CardCommands", "Datasets",
-        "People", "PeopleCommands",
+        "PinCommands", "VenueCommands", "Venues", "People", "PeopleCommands",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
@@ -266,8 +300,8 @@ let package = Package(
       dependencies: [
         "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
         "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocodeCommands",
-        "GeocoderClients", "Geocoding", "People", "PeopleCommands", "Documents", "DocumentCommands",
-        "MediaFiles",
+        "GeocoderClients", "Geocoding", "Pins", "PinCommands", "Venues", "VenueCommands",
+        "People", "PeopleCommands", "Documents", "DocumentCommands", "MediaFiles",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -275,7 +309,9 @@ let package = Package(
     // `cardatlas import` through the built executable (it must be built: `swift build`).
     .testTarget(
       name: "ImportTests",
-      dependencies: ["RESP", "RedisTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+      dependencies: [
+        "RESP", "RedisTestSupport", "Geodesy", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     .testTarget(
       name: "ServerTests",
       dependencies: [

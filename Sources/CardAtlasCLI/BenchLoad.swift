@@ -41,6 +41,17 @@ struct BenchLoad: AsyncParsableCommand {
                 accounts at once (the CARD.CREATE rate is printed). Each
                 connection signs in with SESSION.RESUME before the clock starts.
                 With --baseline radius, GEOSEARCH runs on the same points.
+        pins    PIN.AT lon lat (CardAtlas only) over a photo pin at each point
+                (viewing radii 10 m to 1 km, log scale, seeded), made before
+                timing by pipelined PIN.ADD as for cards (--cards-per-account
+                pins per account). With --baseline radius, GEOSEARCH runs on
+                the same points.
+        checkin CHECKIN <code> <lon> <lat> (CardAtlas only): a durable write
+                per request. Before timing, an owner account makes --venues
+                venues (around real cities) and reads their codes, and each
+                connection signs in as a visitor account of its own (no
+                --requirepass; one server, no --compare). Each request checks
+                its visitor in at a random venue, closing the visit before.
         presence  PRESENCE.SET lon lat (CardAtlas only), each connection signed
                 in as an account of its own (made before timing, no cards;
                 serve without --requirepass), moving its live presence from
@@ -73,7 +84,8 @@ struct BenchLoad: AsyncParsableCommand {
   var rounds = 1
 
   @Option(
-    help: "radius, knn, box, add, mixed, ping, cards or presence. (default: radius)",
+    help:
+      "radius, knn, box, add, mixed, ping, cards, pins, checkin or presence. (default: radius)",
     transform: Self.workload(named:))
   var workload = Workload.radius
 
@@ -96,6 +108,7 @@ struct BenchLoad: AsyncParsableCommand {
   @Option(help: "box: width in km.") var boxWidth = 2.0
   @Option(help: "box: height in km.") var boxHeight = 2.0
   @Option(help: "cards: cards per account made before timing.") var cardsPerAccount = 1000
+  @Option(help: "checkin: venues made before timing.") var venues = 1000
 
   @Flag(help: "Print one JSON object on the last line of stdout.") var json = false
   @Option(help: "Write the JSON object to this file.") var jsonFile: String?
@@ -107,13 +120,14 @@ struct BenchLoad: AsyncParsableCommand {
   static func workload(named text: String) throws -> Workload {
     guard let workload = Workload(rawValue: text) else {
       throw ValidationError(
-        "unknown workload '\(text)': radius, knn, box, add, mixed, ping, cards or presence")
+        "unknown workload '\(text)': radius, knn, box, add, mixed, ping, cards, pins, checkin or presence"
+      )
     }
     return workload
   }
 
   var loadConfiguration: LoadConfiguration {
-    LoadConfiguration(
+    var configuration = LoadConfiguration(
       target: target, compare: compare, clients: clients, pipeline: pipeline,
       requests: requests, duration: duration, points: points, seed: seed,
       parameters: WorkloadParameters(
@@ -121,6 +135,8 @@ struct BenchLoad: AsyncParsableCommand {
         boxWidthKm: boxWidth, boxHeightKm: boxHeight, center: center),
       stallTimeout: timeout, progressInterval: quiet ? nil : 1, threads: threads,
       baseline: baseline, rounds: rounds, cardsPerAccount: cardsPerAccount)
+    configuration.venues = venues
+    return configuration
   }
 
   func validate() throws {

@@ -11,5 +11,8 @@ struct CardAtlas: AsyncParsableCommand {
 struct Bench: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Measure CardAtlas.",
-    subcommands: [BenchIndex.self, BenchLoad.self, BenchCards.self, BenchPeople.self])
+    subcommands: [
+      BenchIndex.self, BenchLoad.self, BenchCards.self, BenchPins.self, BenchVenues.self,
+      BenchPeople.self,
+    ])
 }

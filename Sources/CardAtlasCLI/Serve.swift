@@ -11,9 +11,14 @@ import IdentityTokens
 import Logging
 import People
 import PeopleCommands
+import PinCommands
+import Pins
 import RESP
 import Server
 import Store
+import Synchronization
+import VenueCommands
+import Venues
 
 struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -63,6 +68,10 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Cards a free account may have.") var freeCardLimit = 1
   @Option(help: "Cards a Pro account may have (benchmarks raise it to load many cards).")
   var proCardLimit = 10
+  @Option(help: "CHECKIN with a position farther than this from the venue is refused, in metres.")
+  var checkinDistance = 200.0
+  @Option(help: "The largest photo PIN.PHOTO accepts, in bytes.") var maxPhotoBytes =
+    10 * 1024 * 1024
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
   @Option(
@@ -138,12 +147,26 @@ struct Serve: AsyncParsableCommand {
     }
     cardsConfiguration.freeCardLimit = freeCardLimit
     cardsConfiguration.proCardLimit = proCardLimit
+    guard checkinDistance > 0, checkinDistance.isFinite else {
+      throw ValidationError("--checkin-distance must be a positive number of metres")
+    }
+    var venues = Venues.Configuration()
+    venues.checkInDistance = checkinDistance
+    // EXPOSURE.REPORT asks the documents for a positive test; they start with the server.
+    let documents = RunningDocuments()
+    venues.positiveTest = { documents.positiveTest(of: $0) }
+    guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
+    var pinsConfiguration = Pins.Configuration()
+    pinsConfiguration.maxPhotoBytes = maxPhotoBytes
     let server = try CardAtlasServer(
       configuration: config,
       extensions: [
         .accountsAndCards(
           accounts: try accountsConfiguration(logger), cards: cardsConfiguration,
-          modules: [People.module(), Documents.module()])
+          modules: [
+            .pins(pinsConfiguration), .venues(venues), People.module(),
+            Documents.module(started: documents.start),
+          ])
       ] + geocoding.extensions,
       logger: logger)
     try await server.start()
@@ -220,5 +243,16 @@ private final class SignalOnce: @unchecked Sendable {
       return continuation
     }
     c?.resume()
+  }
+}
+
+/// The documents module once the server has started it, for the venues' EXPOSURE.REPORT.
+private final class RunningDocuments: Sendable {
+  private let documents = Mutex<Documents?>(nil)
+
+  func start(_ started: Documents) { documents.withLock { $0 = started } }
+
+  func positiveTest(of account: Int64) -> Date? {
+    documents.withLock { $0 }?.positiveTest(of: account)
   }
 }

@@ -215,7 +215,9 @@ public struct CardBenchmark {
 
   /// Runs each job once per round, in turn (odd rounds backwards); the median over the rounds of
   /// each job's nanoseconds.
-  func interleaved(_ jobs: [() -> Int]) -> [Double] {
+  func interleaved(_ jobs: [() -> Int]) -> [Double] { Self.interleaved(jobs, rounds: rounds) }
+
+  public static func interleaved(_ jobs: [() -> Int], rounds: Int) -> [Double] {
     var times = jobs.map { _ in [Double]() }
     var sink = 0
     for job in jobs { sink &+= job() }  // warm-up
@@ -227,7 +229,8 @@ public struct CardBenchmark {
         times[j].append(Double(DispatchTime.now().uptimeNanoseconds - t0))
       }
     }
-    if sink == -1 { log("") }
+    // Used, so the jobs' work is not optimized away.
+    if sink == -1 { print("") }
     return times.map { $0.sorted()[$0.count / 2] }
   }
 
@@ -241,7 +244,7 @@ public struct CardBenchmark {
       + #""location":{"lon":\#(p.longitude),"lat":\#(p.latitude)}}"#
   }
 
-  static func makeAccounts(_ count: Int, _ accounts: Accounts, prefix: String = "bench")
+  public static func makeAccounts(_ count: Int, _ accounts: Accounts, prefix: String = "bench")
     async throws -> [Int64]
   {
     try await all(count) { i, done in
@@ -252,7 +255,7 @@ public struct CardBenchmark {
   }
 
   /// Starts `count` callback-style operations at once; their results, in order.
-  static func all<T: Sendable, E: Error>(
+  public static func all<T: Sendable, E: Error>(
     _ count: Int, _ start: (Int, @escaping @Sendable (Result<T, E>) -> Void) -> Void
   ) async throws -> [T] {
     let results = Collected<T>(count)

@@ -111,7 +111,7 @@ struct CardCommands {
       },
       CommandSpec("card.clusters", arity: -6, flags: .needsAccount) { call in
         let args = call.arguments
-        guard let box = CardSearchArguments.bounds(args, from: 1) else {
+        guard let box = args.bounds(from: 1) else {
           return .error("ERR invalid bounds")
         }
         guard let zoom = args.saturatingInteger(5) else { return .error(RedisError.notInteger) }
@@ -174,43 +174,13 @@ struct CardCommands {
     call.arguments.integer(i).map(Int64.init)
   }
 
-  /// Each hit: [id, distance (WITHDIST), [lon, lat] (WITHCOORD), summary JSON]; with CURSOR,
-  /// [next cursor ("0" at the end), hits]. Written straight into the thread's reply buffer, as
-  /// GEOSEARCH's is: each summary's bytes copied as they are held, no tree of values.
   static func searchReply(
     _ hits: [CardHit], next: CardCursor?, _ request: CardSearchArguments,
     protocol version: RESPProtocolVersion
   ) -> RESPValue {
-    let fields = 2 + (request.withDistance ? 1 : 0) + (request.withCoordinates ? 1 : 0)
-    return ReplyBuffers.reply(protocol: version) { out in
-      func bulk(_ text: String) {
-        var text = text
-        text.withUTF8 { out.bulk(UnsafeRawBufferPointer($0)) }
-      }
-      if request.paged {
-        out.arrayHeader(2)
-        bulk(next?.text ?? "0")
-      }
-      out.arrayHeader(hits.count)
-      for hit in hits {
-        out.arrayHeader(fields)
-        out.integer(Int(hit.id))
-        if request.withDistance { bulk(formatDistance(hit.distance / request.unit)) }
-        if request.withCoordinates {
-          out.arrayHeader(2)
-          bulk("\(hit.longitude)")
-          bulk("\(hit.latitude)")
-        }
-        hit.summary.withUnsafeBytes { out.bulk($0) }
-      }
-    }
-  }
-
-  /// Four decimals, as GEOSEARCH's WITHDIST.
-  static func formatDistance(_ d: Double) -> String {
-    let scaled = (d * 10_000).rounded() / 10_000
-    var text = String(format: "%.4f", scaled)
-    if text == "-0.0000" { text = "0.0000" }
-    return text
+    MapSearchReply.reply(
+      hits, next: next, withDistance: request.withDistance,
+      withCoordinates: request.withCoordinates, unit: request.unit, paged: request.paged,
+      protocol: version)
   }
 }

@@ -1,4 +1,5 @@
 import Cards
+import Commands
 import Foundation
 import NIOCore
 import RESP
@@ -49,13 +50,7 @@ enum CardJSON {
     return object
   }
 
-  static func bulk(_ object: Any) -> RESPValue {
-    let data =
-      (try? JSONSerialization.data(
-        withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-      ?? Data("{}".utf8)
-    return .bulkString(ByteBuffer(bytes: data))
-  }
+  static func bulk(_ object: Any) -> RESPValue { .json(object) }
 }
 
 extension Result where Failure == CardError {

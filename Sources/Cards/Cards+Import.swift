@@ -87,8 +87,8 @@ extension Cards {
       commit([
         CardWrite { db in
           try Self.insert(card, db)
-          try db.execute(
-            sql: "UPDATE cards SET external_id = ? WHERE id = ?", arguments: [externalId, card.id])
+          try db.cachedStatement(sql: "UPDATE cards SET external_id = ? WHERE id = ?")
+            .execute(arguments: [externalId, card.id])
           if wasReserved {
             try db.execute(
               sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [owner.id])

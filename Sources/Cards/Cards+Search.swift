@@ -51,21 +51,8 @@ extension Cards {
       guard w >= 0, h >= 0, w.isFinite, h.isFinite else {
         return .failure(.badQuery("height or width cannot be negative"))
       }
-      // Candidates within the half-diagonal, then Redis's BYBOX rule: the latitude distance
-      // within half the height, the longitude distance (at the card's latitude) within half
-      // the width.
-      let sphere = map.index.sphere
-      let found = searcher.radius(
-        longitude: c.longitude, latitude: c.latitude, radius: (w * w + h * h).squareRoot() / 2,
-        filter: filter
-      ).filter { hit in
-        sphere.distance(
-          longitude: c.longitude, latitude: c.latitude, longitude: c.longitude,
-          latitude: hit.latitude) <= h / 2
-          && sphere.distance(
-            longitude: c.longitude, latitude: hit.latitude, longitude: hit.longitude,
-            latitude: hit.latitude) <= w / 2
-      }
+      let found = searcher.rectangle(
+        longitude: c.longitude, latitude: c.latitude, width: w, height: h, filter: filter)
       return .success(sorted(admitted(found, query)))
     case (.nearest(let k), let c?):
       guard k > 0 else { return .failure(.badQuery("NEAREST must be positive")) }
@@ -106,7 +93,7 @@ extension Cards {
       if found.count < ask { return passed }
       let skipped =
         query.after.map { after in
-          passed.firstIndex { Self.key($0) > (after.distance, after.id) } ?? passed.count
+          passed.firstIndex { MapPage.key($0) > (after.distance, after.id) } ?? passed.count
         } ?? 0
       if !query.descending, passed.count - skipped >= needed { return passed }
       ask = Self.twice(ask)
@@ -130,29 +117,13 @@ extension Cards {
     }
   }
 
-  private func sorted(_ hits: [Hit]) -> [Hit] {
-    hits.sorted { Self.key($0) < Self.key($1) }
-  }
-
-  private static func key(_ hit: Hit) -> (Double, Int64) { (hit.distance, Int64(hit.id)) }
+  private func sorted(_ hits: [Hit]) -> [Hit] { MapPage.sorted(hits) }
 
   /// The page the query asks for, from its hits in ascending order, and where the next starts.
   private func page(of hits: [Hit], _ query: CardSearch) -> (hits: [CardHit], next: CardCursor?) {
-    var hits = hits
-    if query.descending { hits.reverse() }
-    if let after = query.after {
-      let cursor = (after.distance, after.id)
-      let start =
-        hits.firstIndex { query.descending ? Self.key($0) < cursor : Self.key($0) > cursor }
-        ?? hits.count
-      hits.removeFirst(start)
-    }
-    var more = false
-    if let count = query.count, hits.count > count {
-      hits.removeLast(hits.count - count)
-      more = true
-    }
-    let found = map.cardHits(hits)
+    let (kept, more) = MapPage.page(
+      hits, descending: query.descending, after: query.after, count: query.count)
+    let found = map.cardHits(kept)
     guard more, let last = found.last else { return (found, nil) }
     return (found, CardCursor(distance: last.distance, id: last.id))
   }

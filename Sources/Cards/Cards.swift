@@ -394,8 +394,9 @@ public final class Cards: Sendable {
   }
 
   static func save(_ card: Card, _ db: GRDB.Database) throws {
-    try db.execute(
-      sql: "UPDATE cards SET fields = ?, is_primary = ?, updated_at = ? WHERE id = ?",
+    try db.cachedStatement(
+      sql: "UPDATE cards SET fields = ?, is_primary = ?, updated_at = ? WHERE id = ?"
+    ).execute(
       arguments: [
         card.fields.json(), card.isPrimary, card.updatedAt.timeIntervalSince1970, card.id,
       ])
@@ -407,7 +408,8 @@ public final class Cards: Sendable {
       try db.cachedStatement(sql: "UPDATE cards SET geom = MakePoint(?, ?, 4326) WHERE id = ?")
         .execute(arguments: [location.longitude, location.latitude, card.id])
     } else {
-      try db.execute(sql: "UPDATE cards SET geom = NULL WHERE id = ?", arguments: [card.id])
+      try db.cachedStatement(sql: "UPDATE cards SET geom = NULL WHERE id = ?")
+        .execute(arguments: [card.id])
     }
   }
 

@@ -14,14 +14,16 @@ public enum HTTPProvider: String, CaseIterable, Sendable {
   }
 
   /// The client wrapped in `PoliteGeocoder` (rate in requests per second, nil for the host's
-  /// default) and, given a cache, in `CachingGeocoder`: cached answers take no rate slot.
+  /// default), in `RelaxingGeocoder` (a structured miss is asked again with fewer parts) and,
+  /// given a cache, in `CachingGeocoder`: cached answers take no rate slot.
   public func geocoder(
     _ configuration: ServiceConfiguration, rate: Double? = nil, cache: GeocodeCache? = nil
   ) -> any StructuredGeocoder {
-    let polite = PoliteGeocoder(client(configuration), host: configuration.hostKey, rate: rate)
-    guard let cache else { return polite }
+    let relaxing = RelaxingGeocoder(
+      PoliteGeocoder(client(configuration), host: configuration.hostKey, rate: rate))
+    guard let cache else { return relaxing }
     return CachingGeocoder(
-      polite, cache: cache, cacheProvider: "\(rawValue)@\(configuration.hostKey)")
+      relaxing, cache: cache, cacheProvider: "\(rawValue)@\(configuration.hostKey)")
   }
 
   /// "2", "2/s" or "0.5/s": requests per second, > 0.

@@ -109,10 +109,38 @@ struct ImportRecord {
 
   /// The card's JSON text, as CARD.CREATE takes it.
   func json() -> String {
+    if let text = Self.written(object) { return text }
     let data =
       (try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]))
       ?? Data("{}".utf8)
     return String(decoding: data, as: UTF8.self)
+  }
+
+  /// A value as JSON text, for what a CSV row holds (strings, the Bool and Doubles set here,
+  /// objects and arrays of them): JSONSerialization cost more than all the rest of a row's
+  /// reading. Nil for anything else (JSON Lines' numbers), which goes through JSONSerialization.
+  private static func written(_ value: Any) -> String? {
+    switch value {
+    case let text as String: return JSONText.quoted(text)
+    case let flag as Bool where type(of: value) == Bool.self: return flag ? "true" : "false"
+    case let number as Double where type(of: value) == Double.self && number.isFinite:
+      return "\(number)"
+    case let object as [String: Any]:
+      var members: [String] = []
+      for (key, member) in object {
+        guard let text = written(member) else { return nil }
+        members.append(JSONText.quoted(key) + ":" + text)
+      }
+      return "{" + members.joined(separator: ",") + "}"
+    case let array as [Any]:
+      var items: [String] = []
+      for item in array {
+        guard let text = written(item) else { return nil }
+        items.append(text)
+      }
+      return "[" + items.joined(separator: ",") + "]"
+    default: return nil
+    }
   }
 
   /// Street, city and postcode for a structured search; a two-letter country as its code (a
@@ -131,6 +159,10 @@ struct ImportRecord {
   private static func present(_ value: Any) -> Any? {
     if value is NSNull { return nil }
     if let text = value as? String {
+      // Most cells have nothing to trim: Foundation's trimming is not asked.
+      guard text.first?.isWhitespace == true || text.last?.isWhitespace == true else {
+        return text.isEmpty ? nil : text
+      }
       let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
       return trimmed.isEmpty ? nil : trimmed
     }

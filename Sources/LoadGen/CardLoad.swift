@@ -1,14 +1,18 @@
+import Datasets
 import Dispatch
 import Foundation
 import NIOCore
 import RESP
 
-/// Cards prepared for the `cards` workload: how many, and how fast `CARD.CREATE` made them.
+/// Cards prepared for the `cards` workload (or pins for `pins`): how many, and how fast
+/// `CARD.CREATE` (`PIN.ADD`) made them.
 public struct CardLoad: Sendable, Equatable, Codable {
   public var cards: Int
   public var accounts: Int
   /// The CARD.CREATE phase alone (the accounts are made before it).
   public var seconds: Double
+  /// The command that made them: CARD.CREATE or PIN.ADD.
+  public var command: String
 
   public var perSecond: Double { seconds > 0 ? Double(cards) / seconds : 0 }
 }
@@ -20,6 +24,7 @@ public struct CardLoad: Sendable, Equatable, Codable {
 /// pipelined. An account holds `perAccount` cards, so the server must allow that many
 /// (`cardatlas serve --pro-card-limit`). Accounts of an earlier run are deleted first, with
 /// their cards. The sessions' tokens are kept for the search connections (`SESSION.RESUME`).
+/// For the `pins` workload the records are photo pins (`PIN.ADD`, radii from `PinRadii`).
 struct CardLoader {
   static let password = "bench-password"
   static let companies = [
@@ -34,7 +39,12 @@ struct CardLoader {
   let parallel: Int
   /// Card creations in flight per connection.
   let window: Int
+  /// Pins rather than cards.
+  let pins: Bool
   let log: @Sendable (String) -> Void
+
+  private var command: String { pins ? "PIN.ADD" : "CARD.CREATE" }
+  private var noun: String { pins ? "pins" : "cards" }
 
   var accountCount: Int { (points.count + perAccount - 1) / perAccount }
 
@@ -51,6 +61,16 @@ struct CardLoader {
       + #""lat":\#(CommandEncoding.number(points.latitudes[i]))}}"#
   }
 
+  /// The request that makes point `i`'s record, given the radii of the pins.
+  func request(_ i: Int, _ radii: [Double]) -> [String] {
+    guard pins else { return ["CARD.CREATE", json(i)] }
+    return [
+      "PIN.ADD", CommandEncoding.number(points.longitudes[i]),
+      CommandEncoding.number(points.latitudes[i]), CommandEncoding.number(radii[i]), "m",
+      #"{"caption":"Pin \#(i)"}"#,
+    ]
+  }
+
   /// Makes the accounts and their cards; returns the figures and a session token per account.
   func load(into server: ServerAddress, group: any EventLoopGroup) async throws -> (
     CardLoad, tokens: [String]
@@ -60,16 +80,18 @@ struct CardLoader {
     let tokens = try await inParallel(accounts) { account in
       try await makeAccount(account, on: server, group: group)
     }
-    log("creating \(grouped(points.count)) cards (\(grouped(perAccount)) per account)")
+    log("creating \(grouped(points.count)) \(noun) (\(grouped(perAccount)) per account)")
+    let radii = pins ? PinRadii.draw(count: points.count, seed: seed) : []
     let started = DispatchTime.now().uptimeNanoseconds
     _ = try await inParallel(accounts) { account in
-      try await makeCards(account, token: tokens[account], on: server, group: group)
+      try await makeCards(account, token: tokens[account], radii: radii, on: server, group: group)
     }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-    let load = CardLoad(cards: points.count, accounts: accounts, seconds: seconds)
+    let load = CardLoad(
+      cards: points.count, accounts: accounts, seconds: seconds, command: command)
     log(
-      "  \(grouped(points.count)) cards in \(formatted(seconds, decimals: 2)) s: "
-        + "\(grouped(Int(load.perSecond.rounded()))) CARD.CREATE/s")
+      "  \(grouped(points.count)) \(noun) in \(formatted(seconds, decimals: 2)) s: "
+        + "\(grouped(Int(load.perSecond.rounded()))) \(command)/s")
     return (load, tokens)
   }
 
@@ -146,7 +168,8 @@ struct CardLoader {
   /// The account's cards: points `account * perAccount ..<` the next account's, `window` at a
   /// time in flight.
   private func makeCards(
-    _ account: Int, token: String, on server: ServerAddress, group: any EventLoopGroup
+    _ account: Int, token: String, radii: [Double], on server: ServerAddress,
+    group: any EventLoopGroup
   ) async throws {
     try await withClient(server, group) { client in
       _ = try await expect(client.send("SESSION.RESUME", token), server, "SESSION.RESUME")
@@ -158,13 +181,13 @@ struct CardLoader {
       while next < range.upperBound || !inFlight.isEmpty {
         if next < range.upperBound, inFlight.count < 2 {
           let end = min(range.upperBound, next + batch)
-          let commands = (next..<end).map { ["CARD.CREATE", json($0)] }
+          let commands = (next..<end).map { request($0, radii) }
           inFlight.append(client.submit(CommandEncoding.encode(commands), count: commands.count))
           next = end
           continue
         }
         for reply in try await inFlight.removeFirst().get() {
-          _ = try expect(reply, server, "CARD.CREATE")
+          _ = try expect(reply, server, command)
         }
       }
     }

@@ -32,7 +32,9 @@ public struct LoadBenchmark: Sendable {
     let needsMembers = config.points > 0 || workloads.contains { $0 == .add || $0 == .mixed }
     let needsCentres =
       parameters.center == nil
-      && workloads.contains { [.radius, .knn, .box, .mixed, .cards, .presence].contains($0) }
+      && workloads.contains {
+        [.radius, .knn, .box, .mixed, .cards, .pins, .presence].contains($0)
+      }
     if needsMembers || needsCentres {
       let generator = try DatasetGenerator()
       if needsMembers {
@@ -45,7 +47,9 @@ public struct LoadBenchmark: Sendable {
           count: config.poolSize, seed: config.seed, generator: generator)
       }
     }
-    let pools = workloads.map { workload in
+    // The checkin workload's pool is made once its venues are (their codes).
+    var pools = workloads.map { workload -> RequestPool? in
+      guard workload != .checkin else { return nil }
       var shape = parameters
       shape.workload = workload
       return RequestPool.make(
@@ -56,15 +60,17 @@ public struct LoadBenchmark: Sendable {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads ?? System.coreCount)
     do {
       var loads: [PointLoad?] = Array(repeating: nil, count: config.servers.count)
-      // Per server: the sessions the `cards` workload's connections resume, one per account.
+      // Per server: the sessions the `cards`, `pins` and `checkin` workloads' connections
+      // resume, one per account.
       var signIns: [[ByteBuffer]] = Array(repeating: [], count: config.servers.count)
       if config.points > 0, let members {
         for (index, server) in config.servers.enumerated() {
           loads[index] = try await loadPoints(members, into: server, group: group)
-          guard workloads.contains(.cards) else { continue }
+          guard let records = workloads.first(where: \.makesRecords) else { continue }
           let loader = CardLoader(
             points: members, perAccount: config.cardsPerAccount, seed: config.seed,
-            parallel: config.clients, window: 2 * config.pipeline, log: log)
+            parallel: config.clients, window: 2 * config.pipeline, pins: records == .pins,
+            log: log)
           let (cards, tokens) = try await loader.load(into: server, group: group)
           loads[index]?.cards = cards
           signIns[index] = tokens.map { CommandEncoding.encode([["SESSION.RESUME", $0]]) }
@@ -76,12 +82,20 @@ public struct LoadBenchmark: Sendable {
         for (index, server) in config.servers.enumerated() {
           let loader = CardLoader(
             points: PointSet(longitudes: [], latitudes: []), perAccount: 1, seed: config.seed,
-            parallel: config.clients, window: 1, log: log)
+            parallel: config.clients, window: 1, pins: false, log: log)
           presenceSignIns[index] = try await loader.sessions(
             config.clients, on: server, group: group
           )
           .map { CommandEncoding.encode([["SESSION.RESUME", $0]]) }
         }
+      }
+      if let checkin = workloads.firstIndex(of: .checkin) {
+        let loader = VenueLoader(
+          venues: config.venues, visitors: config.clients, seed: config.seed,
+          poolSize: config.poolSize, log: log)
+        let (tokens, requests) = try await loader.load(into: config.target, group: group)
+        signIns[0] = tokens.map { CommandEncoding.encode([["SESSION.RESUME", $0]]) }
+        pools[checkin] = RequestPool(requests: requests)
       }
       // results[workload][server], rounds added up. The first round runs the servers in order,
       // so appending fills each workload's row server by server.
@@ -101,9 +115,9 @@ public struct LoadBenchmark: Sendable {
               + "\(config.clients) clients, pipeline \(config.pipeline)\(roundText)")
           let sent = round == 0 ? 0 : results[workload][server].requests
           let result = try await measure(
-            address, role: role, workload: workloads[workload], pool: pools[workload],
+            address, role: role, workload: workloads[workload], pool: pools[workload]!,
             requests: budget.requests, duration: budget.duration, resume: sent / config.clients,
-            preambles: workloads[workload] == .cards
+            preambles: workloads[workload].makesRecords || workloads[workload] == .checkin
               ? signIns[server] : workloads[workload] == .presence ? presenceSignIns[server] : [],
             group: group)
           if round == 0 {

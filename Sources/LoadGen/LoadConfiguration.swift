@@ -38,8 +38,10 @@ public struct LoadConfiguration: Sendable {
   /// weighs on every figure alike instead of on whichever ran last.
   public var rounds: Int
   /// `cards`: cards per account made before timing (the server's `--pro-card-limit` must allow
-  /// them). Fewer accounts are quicker to make (each costs a password hash).
+  /// them); `pins`: pins per account. Fewer accounts are quicker to make (each costs a password hash).
   public var cardsPerAccount: Int
+  /// `checkin`: venues made before timing.
+  public var venues = 1000
 
   public static let defaultRequests = 100_000
   /// Distinct requests pre-encoded when they vary: enough that the same centres and moves come
@@ -119,10 +121,22 @@ public struct LoadConfiguration: Sendable {
     if baseline == parameters.workload {
       throw .invalidArgument("--baseline must differ from --workload")
     }
-    if workloads.contains(.cards) {
-      guard points > 0 else { throw .invalidArgument("the cards workload needs --points") }
+    if let records = workloads.first(where: \.makesRecords) {
+      guard points > 0 else {
+        throw .invalidArgument("the \(records.rawValue) workload needs --points")
+      }
+      guard workloads.count { $0.makesRecords } == 1 else {
+        throw .invalidArgument("cards and pins cannot run in the same run")
+      }
       guard cardsPerAccount >= 1 else {
         throw .invalidArgument("--cards-per-account must be at least 1")
+      }
+    }
+    if workloads.contains(.checkin) {
+      guard venues >= 1 else { throw .invalidArgument("--venues must be at least 1") }
+      // Each server's codes differ: one pool of requests cannot serve two.
+      guard compare == nil else {
+        throw .invalidArgument("the checkin workload runs on one server (no --compare)")
       }
     }
     guard poolSize >= 1 else { throw .invalidArgument("the request pool must not be empty") }

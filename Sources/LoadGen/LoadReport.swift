@@ -5,7 +5,7 @@ import Histogram
 public struct PointLoad: Sendable, Equatable, Codable {
   public var points: Int
   public var seconds: Double
-  /// The `cards` workload's cards, made at the same points.
+  /// The `cards` workload's cards (or `pins`'s pins), made at the same points.
   public var cards: CardLoad?
 }
 
@@ -180,7 +180,7 @@ public struct LoadReport: Sendable {
       base.workload = baseline
       lines.append("baseline \(baseline.rawValue): \(base.commandTemplate)")
     }
-    if c.workloads.contains(where: { $0 != .ping && $0 != .add }) {
+    if c.workloads.contains(where: { ![.ping, .add, .checkin].contains($0) }) {
       lines.append(
         p.center.map { "query centre fixed at \($0)" }
           ?? "query centres: \(grouped(c.poolSize)) drawn like the points (around real cities, seed \(c.seed))"
@@ -196,13 +196,17 @@ public struct LoadReport: Sendable {
     setup += c.baseline == nil ? " per server" : " per server and workload"
     if c.rounds > 1 { setup += ", in \(c.rounds) rounds" }
     if c.points > 0 { setup += "; \(grouped(c.points)) points loaded into \(p.key)" }
+    if c.workloads.contains(.checkin) {
+      setup += "; \(grouped(c.venues)) venues, a visitor account per connection"
+    }
     lines.append(setup)
     for target in targets {
       guard let cards = target.load?.cards else { continue }
       lines.append(
-        "\(target.server): \(grouped(cards.cards)) cards at the same points, from "
+        "\(target.server): \(grouped(cards.cards)) "
+          + (cards.command == "PIN.ADD" ? "pins" : "cards") + " at the same points, from "
           + "\(grouped(cards.accounts)) accounts, in \(formatted(cards.seconds, decimals: 2)) s: "
-          + "\(grouped(Int(cards.perSecond.rounded()))) CARD.CREATE/s")
+          + "\(grouped(Int(cards.perSecond.rounded()))) \(cards.command)/s")
     }
     return lines.joined(separator: "\n")
   }

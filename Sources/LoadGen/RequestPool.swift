@@ -109,7 +109,9 @@ public final class RequestPool: Sendable {
     switch p.workload {
     case .ping:
       return RequestPool(requests: Array(repeating: ["PING"], count: pipeline))
-    case .radius, .knn, .box, .cards:
+    case .checkin:
+      preconditionFailure("the checkin workload's requests need its venues' codes (VenueLoader)")
+    case .radius, .knn, .box, .cards, .pins:
       if p.center != nil {
         return RequestPool(requests: Array(repeating: search(0), count: pipeline))
       }

@@ -22,15 +22,24 @@ public enum Workload: String, Sendable, CaseIterable, Codable {
   /// account, over a card at each point: the cards are made before timing (`CardLoader`).
   /// With `--baseline radius`, GEOSEARCH on the same points runs in the same run.
   case cards
+  /// `PIN.AT lon lat` (CardAtlas only), signed in, over a photo pin at each point with a
+  /// viewing radius of 10 m to 1 km (`PinRadii`): the pins are made before timing
+  /// (`CardLoader`). With `--baseline radius`, GEOSEARCH on the same points runs in the same run.
+  case pins
+  /// `CHECKIN <code> <lon> <lat>` (CardAtlas only), each connection signed in as a visitor of
+  /// its own, at venues made before timing (`VenueLoader`): each check-in is a durable write,
+  /// and closes the visitor's visit at the venue before.
+  case checkin
   /// `PRESENCE.SET lon lat` (CardAtlas only): each connection signed in as an account of its
   /// own (made before timing, without cards), moving its presence from centre to centre.
   case presence
 
-  /// Whether the workload reads or moves the points of the dataset.
-  public var usesPoints: Bool { self != .ping }
+  /// The workloads that sign in and make their records through the protocol before timing, at
+  /// the points (`checkin` makes venues of its own, not at the points).
+  public var makesRecords: Bool { self == .cards || self == .pins }
 
-  /// Whether its connections sign in as accounts first.
-  public var signsIn: Bool { self == .cards || self == .presence }
+  /// Whether the workload reads or moves the points of the dataset.
+  public var usesPoints: Bool { self != .ping && self != .checkin }
 
   /// The share of `add` requests in `mixed`.
   public static let mixedAddFraction = 0.1
@@ -112,8 +121,9 @@ public struct WorkloadParameters: Sendable, Equatable {
     let add = "GEOADD \(key) <lon> <lat> <member>"
     switch workload {
     case .ping: return "PING"
+    case .checkin: return "CHECKIN <code> <lon> <lat>"
     case .add: return add
-    case .radius, .knn, .box, .cards: return search
+    case .radius, .knn, .box, .cards, .pins: return search
     case .presence: return "PRESENCE.SET \(longitude) \(latitude)"
     case .mixed:
       let percent = Int((Workload.mixedAddFraction * 100).rounded())
@@ -123,6 +133,7 @@ public struct WorkloadParameters: Sendable, Equatable {
 
   /// The search request of `radius`, `knn` and `box` (and `mixed`'s searches).
   func search(longitude: String, latitude: String) -> [String] {
+    if workload == .pins { return ["PIN.AT", longitude, latitude] }
     if workload == .cards {
       return [
         "CARD.SEARCH", "FROMLONLAT", longitude, latitude, "BYRADIUS",

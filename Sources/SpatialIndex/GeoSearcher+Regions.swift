@@ -56,6 +56,26 @@ extension GeoSearcher {
     return give(out)
   }
 
+  /// Redis's BYBOX around a point, `width` × `height` metres: the candidates within the
+  /// half-diagonal, then those whose latitude distance is within half the height and whose
+  /// longitude distance (at the item's latitude) is within half the width.
+  public func rectangle(
+    longitude: Double, latitude: Double, width: Double, height: Double, filter: Filter = .all
+  ) -> [Hit] {
+    let sphere = index.sphere
+    return radius(
+      longitude: longitude, latitude: latitude,
+      radius: (width * width + height * height).squareRoot() / 2, filter: filter
+    ).filter { hit in
+      sphere.distance(
+        longitude: longitude, latitude: latitude, longitude: longitude, latitude: hit.latitude)
+        <= height / 2
+        && sphere.distance(
+          longitude: longitude, latitude: hit.latitude, longitude: hit.longitude,
+          latitude: hit.latitude) <= width / 2
+    }
+  }
+
   public func box(_ box: GeoBox, filter: Filter = .all) -> [Hit] {
     self.box(box, filter: filter, limit: .max)
   }

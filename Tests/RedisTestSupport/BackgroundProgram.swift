@@ -1,5 +1,4 @@
 import Foundation
-import RedisTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -7,15 +6,15 @@ import RedisTestSupport
 
 /// A helper server the tests run beside CardAtlas (python3's http.server, an SMTP server):
 /// started on a free loopback port, its output kept in a file, stopped by its process id.
-final class BackgroundProgram {
-  let port: UInt16
-  let directory: String
+public final class BackgroundProgram {
+  public let port: UInt16
+  public let directory: String
   private let process = Process()
   private let log: String
 
   /// Starts `python3 <arguments>`, where `{port}` and `{dir}` are replaced, in a new temporary
   /// directory, and waits until the port accepts connections.
-  init(python arguments: [String]) throws {
+  public init(python arguments: [String]) throws {
     port = try RedisProcess.freeLoopbackPort()
     directory =
       FileManager.default.temporaryDirectory
@@ -51,11 +50,11 @@ final class BackgroundProgram {
   deinit { stop() }
 
   /// What the program printed so far.
-  func output() -> String {
+  public func output() -> String {
     (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
   }
 
-  func stop() {
+  public func stop() {
     if process.isRunning {
       // SIGKILL: the test process may hand its children SIGTERM blocked.
       kill(process.processIdentifier, SIGKILL)

@@ -1,0 +1,335 @@
+import Accounts
+import Cards
+import Foundation
+import GRDB
+import Geodesy
+import MediaFiles
+import SpatialIndex
+import Store
+import Synchronization
+
+/// Photo pins (GeoPic) and their rules: where a pin may be and how far it may be seen from,
+/// who may change it, one vote per account, photos opened only from inside the circle. Held in
+/// memory (loaded from the store at start), written through the store's group commit, answered
+/// once durable. Knows nothing of RESP.
+public final class Pins: Sendable {
+  public struct Configuration: Sendable {
+    /// The largest photo accepted (`--max-photo-bytes`).
+    public var maxPhotoBytes = 10 * 1024 * 1024
+
+    public init() {}
+  }
+
+  /// A viewing circle's radius, in metres.
+  public static let radii = 10.0...50_000.0
+
+  struct State {
+    var pins = CardTable<Pin>()
+    var byOwner: [Int64: Set<Int64>] = [:]
+    /// Each pin's votes by account (+1, -1), and the pins each account voted on.
+    var votes: [Int64: [Int64: Int8]] = [:]
+    var votedBy: [Int64: Set<Int64>] = [:]
+    var nextPin: Int64 = 1
+  }
+
+  let store: Store
+  let accounts: Accounts
+  /// The photos' files.
+  let media: MediaFiles
+  public let configuration: Configuration
+  let state: Mutex<State>
+  let map: PinMap
+  public typealias Done<T> = @Sendable (Result<T, PinError>) -> Void
+
+  /// Loads the pins and votes, then removes the photo files no pin names.
+  public init(
+    store: Store, accounts: Accounts, media: MediaFiles, configuration: Configuration = .init()
+  ) throws {
+    self.store = store
+    self.accounts = accounts
+    self.media = media
+    self.configuration = configuration
+    let (rows, votes, sequence) = try store.read { db in
+      (
+        try Row.fetchAll(
+          db,
+          sql: """
+            SELECT id, owner_id, lon, lat, radius, caption, taken_at, created_at, photo,
+              photo_type, photo_width, photo_height, photo_bytes
+            FROM pins
+            """),
+        try Row.fetchAll(db, sql: "SELECT pin_id, account_id, vote FROM pin_votes"),
+        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'pins'")
+      )
+    }
+    var s = State()
+    s.nextPin = (sequence ?? 0) + 1
+    for row in rows {
+      let photo = (row["photo"] as String?).map { name in
+        PinPhoto(
+          name: name, type: row["photo_type"], width: row["photo_width"],
+          height: row["photo_height"], bytes: row["photo_bytes"])
+      }
+      Self.add(
+        Pin(
+          id: row["id"], ownerId: row["owner_id"], longitude: row["lon"], latitude: row["lat"],
+          radius: row["radius"], caption: row["caption"],
+          takenAt: (row["taken_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+          createdAt: Date(timeIntervalSince1970: row["created_at"]), photo: photo),
+        to: &s)
+    }
+    for row in votes {
+      let (pin, account, vote): (Int64, Int64, Int8) = (
+        row["pin_id"], row["account_id"], row["vote"]
+      )
+      Self.setVote(vote, of: account, on: pin, &s)
+    }
+    var placed: [(pin: Pin, summary: [UInt8])] = []
+    for id in s.byOwner.values.joined() {
+      if let pin = s.pins[id] { placed.append((pin, Self.summary(pin, accounts))) }
+    }
+    map = PinMap(placed: placed)
+    state = Mutex(s)
+    _ = sweepPhotos()
+    accounts.addObserver(Observer(pins: self))
+  }
+
+  // MARK: Reading
+
+  public func pin(_ id: Int64) -> Pin? { state.withLock { $0.pins[id] } }
+
+  /// The pin's JSON as replies show it.
+  public func summary(_ pin: Pin) -> [UInt8] { Self.summary(pin, accounts) }
+
+  static func summary(_ pin: Pin, _ accounts: Accounts) -> [UInt8] {
+    Array(pin.json(ownerName: accounts.account(pin.ownerId)?.username).text.utf8)
+  }
+
+  /// The account with this username, for `FILTER owner`.
+  public func owner(username: String) -> Int64? { accounts.account(username: username)?.id }
+
+  /// Every pin whose circle holds the point, nearest centre first (ties by id).
+  public func at(longitude: Double, latitude: Double) -> Result<[PinHit], PinError> {
+    guard Self.valid(longitude, latitude) else { return .failure(Self.badPoint) }
+    let hits = map.searchers.withSearcher { searcher in
+      searcher.circlesContaining(longitude: longitude, latitude: latitude)
+        .sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }
+    }
+    return .success(map.pinHits(hits))
+  }
+
+  /// The best-scored pins whose centres are within `radius` metres of the point: by score,
+  /// then nearest, then id.
+  public func top(longitude: Double, latitude: Double, radius: Double, count: Int) -> Result<
+    [PinHit], PinError
+  > {
+    guard Self.valid(longitude, latitude) else { return .failure(Self.badPoint) }
+    guard radius.isFinite, radius >= 0 else {
+      return .failure(.badQuery("radius cannot be negative"))
+    }
+    let hits = map.searchers.withSearcher { searcher in
+      searcher.radius(longitude: longitude, latitude: latitude, radius: radius)
+    }
+    let scored = state.withLock { s in
+      hits.map { (hit: $0, score: s.pins[Int64($0.id)]?.score ?? .min) }
+    }
+    let best = scored.sorted { a, b in
+      (-a.score, a.hit.distance, a.hit.id) < (-b.score, b.hit.distance, b.hit.id)
+    }.prefix(count).map(\.hit)
+    return .success(map.pinHits(best))
+  }
+
+  /// Where a point stands against the pin's circle: nil inside it, or the metres to its edge,
+  /// rounded up (at least 1). The distance is the index's, from the same point, so `PIN.AT`
+  /// and `PIN.OPEN` never disagree.
+  public static func outside(_ pin: Pin, longitude: Double, latitude: Double) -> Int? {
+    let d = Sphere.earth.distances(fromLongitude: longitude, latitude: latitude)
+      .distance(longitude: pin.longitude, latitude: pin.latitude)
+    guard d > Double(Float(pin.radius)) else { return nil }
+    return max(1, Int((d - pin.radius).rounded(.up)))
+  }
+
+  // MARK: Writing
+
+  /// A new pin of `owner` at the point, seen from within `radius` metres, with `json`'s
+  /// caption and time taken.
+  public func add(
+    owner: Int64, longitude: Double, latitude: Double, radius: Double, json: String,
+    _ done: @escaping Done<Pin>
+  ) {
+    guard accounts.account(owner) != nil else { return done(.failure(.notFound)) }
+    guard Self.valid(longitude, latitude) else { return done(.failure(Self.badPoint)) }
+    guard radius.isFinite, Self.radii.contains(radius) else {
+      return done(.failure(.invalid("radius", "must be 10 m to 50 km")))
+    }
+    let fields: PinFields
+    do { fields = try PinFields.parse(json) } catch { return done(.failure(error)) }
+    let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    state.withLock { s in
+      guard s.nextPin <= Int64(ItemID.max) else {
+        return done(.failure(.invalid("pin", "no more pin ids")))
+      }
+      let pin = Pin(
+        id: s.nextPin, ownerId: owner, longitude: longitude, latitude: latitude,
+        radius: radius.rounded(), caption: fields.caption, takenAt: fields.takenAt,
+        createdAt: now)
+      s.nextPin += 1
+      Self.add(pin, to: &s)
+      map.place(pin, summary: summary(pin))
+      // Queued under the lock, so the store applies the pins' writes in the order memory did.
+      commit(PinWrite { db in try Self.insert(pin, db) }) { done($0.map { pin }) }
+    }
+  }
+
+  /// Deletes the owner's pin, its votes, and (once that is durable) its photo's file.
+  public func delete(owner: Int64, id: Int64, _ done: @escaping Done<Void>) {
+    state.withLock { s in
+      guard let pin = s.pins[id] else { return done(.failure(.notFound)) }
+      guard pin.ownerId == owner else { return done(.failure(.noPermission)) }
+      Self.remove(pin, from: &s)
+      map.remove(id)
+      commit(
+        PinWrite(
+          body: { db in try db.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [id]) },
+          afterCommit: { [self] in removePhotos([pin.photo]) }), done)
+    }
+  }
+
+  /// Sets, changes or withdraws (`vote` 0) the account's vote on the pin; answers the pin.
+  public func vote(account: Int64, id: Int64, vote: Int8, _ done: @escaping Done<Pin>) {
+    state.withLock { s in
+      guard s.pins[id] != nil else { return done(.failure(.notFound)) }
+      Self.setVote(vote, of: account, on: id, &s)
+      let pin = s.pins[id]!
+      map.update(id, summary: summary(pin))
+      commit(
+        PinWrite { db in
+          if vote == 0 {
+            try db.execute(
+              sql: "DELETE FROM pin_votes WHERE pin_id = ? AND account_id = ?",
+              arguments: [id, account])
+          } else {
+            try db.cachedStatement(
+              sql: "INSERT OR REPLACE INTO pin_votes (pin_id, account_id, vote) VALUES (?, ?, ?)"
+            ).execute(arguments: [id, account, vote])
+          }
+        }
+      ) { done($0.map { pin }) }
+    }
+  }
+
+  // MARK: Helpers
+
+  static func valid(_ longitude: Double, _ latitude: Double) -> Bool {
+    (try? Coordinate.validated(longitude: longitude, latitude: latitude)) != nil
+  }
+
+  static let badPoint = PinError.invalid("location", "longitude -180..180, latitude -90..90")
+
+  func commit(_ write: PinWrite, _ done: @escaping Done<Void>) {
+    store.commit([], writes: [write]) { result in
+      done(result.mapError { .notPersisted("\($0)") })
+    }
+  }
+
+  static func add(_ pin: Pin, to s: inout State) {
+    s.pins[pin.id] = pin
+    s.byOwner[pin.ownerId, default: []].insert(pin.id)
+  }
+
+  /// The pin leaves memory with its votes.
+  static func remove(_ pin: Pin, from s: inout State) {
+    s.pins[pin.id] = nil
+    s.byOwner[pin.ownerId]?.remove(pin.id)
+    if s.byOwner[pin.ownerId]?.isEmpty == true { s.byOwner[pin.ownerId] = nil }
+    for account in (s.votes.removeValue(forKey: pin.id) ?? [:]).keys {
+      s.votedBy[account]?.remove(pin.id)
+      if s.votedBy[account]?.isEmpty == true { s.votedBy[account] = nil }
+    }
+  }
+
+  /// Replaces the account's vote on the pin (0: none), keeping the pin's counts.
+  static func setVote(_ vote: Int8, of account: Int64, on id: Int64, _ s: inout State) {
+    guard var pin = s.pins[id] else { return }
+    let old = s.votes[id]?[account] ?? 0
+    if old == 1 { pin.ups -= 1 } else if old == -1 { pin.downs -= 1 }
+    if vote == 1 { pin.ups += 1 } else if vote == -1 { pin.downs += 1 }
+    s.pins[id] = pin
+    if vote == 0 {
+      s.votes[id]?[account] = nil
+      if s.votes[id]?.isEmpty == true { s.votes[id] = nil }
+      s.votedBy[account]?.remove(id)
+      if s.votedBy[account]?.isEmpty == true { s.votedBy[account] = nil }
+    } else {
+      s.votes[id, default: [:]][account] = vote
+      s.votedBy[account, default: []].insert(id)
+    }
+  }
+
+  static func insert(_ pin: Pin, _ db: GRDB.Database) throws {
+    try db.cachedStatement(
+      sql: """
+        INSERT INTO pins (id, owner_id, lon, lat, radius, caption, taken_at, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    ).execute(
+      arguments: [
+        pin.id, pin.ownerId, pin.longitude, pin.latitude, pin.radius, pin.caption,
+        pin.takenAt?.timeIntervalSince1970, pin.createdAt.timeIntervalSince1970,
+      ])
+  }
+
+  /// Told by the accounts of deletions: the account's pins go (their photos once that is
+  /// durable), and its votes with them.
+  private struct Observer: AccountObserver {
+    let pins: Pins
+
+    func accountDeleted(_ id: Int64) -> [any DurableWrite] {
+      let gone = pins.state.withLock { s -> [Pin] in
+        let owned = (s.byOwner[id] ?? []).compactMap { s.pins[$0] }
+        for pin in owned { Self.forget(pin, pins, &s) }
+        let voted = s.votedBy[id] ?? []
+        for pin in voted {
+          Pins.setVote(0, of: id, on: pin, &s)
+          if let changed = s.pins[pin] { pins.map.update(pin, summary: pins.summary(changed)) }
+        }
+        return owned
+      }
+      return [
+        PinWrite(
+          body: { db in
+            try db.execute(sql: "DELETE FROM pin_votes WHERE account_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM pins WHERE owner_id = ?", arguments: [id])
+          },
+          afterCommit: { pins.removePhotos(gone.map(\.photo)) })
+      ]
+    }
+
+    private static func forget(_ pin: Pin, _ pins: Pins, _ s: inout State) {
+      Pins.remove(pin, from: &s)
+      pins.map.remove(pin.id)
+    }
+
+    func proChanged(_ account: Account) -> [any DurableWrite] { [] }
+  }
+}
+
+/// A write of the pins module: a closure over the open transaction, and what may only happen
+/// once it is durable (a deleted photo's file goes).
+struct PinWrite: DurableWrite {
+  let body: @Sendable (GRDB.Database) throws -> Void
+  var afterCommit: (@Sendable () -> Void)?
+
+  init(
+    body: @escaping @Sendable (GRDB.Database) throws -> Void,
+    afterCommit: (@Sendable () -> Void)? = nil
+  ) {
+    self.body = body
+    self.afterCommit = afterCommit
+  }
+
+  init(_ body: @escaping @Sendable (GRDB.Database) throws -> Void) { self.init(body: body) }
+
+  func apply(to db: GRDB.Database) throws { try body(db) }
+  func committed() { afterCommit?() }
+}

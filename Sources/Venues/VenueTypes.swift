@@ -1,0 +1,92 @@
+import Foundation
+
+/// A place people check in to; its owner alone sees its code and its visitors.
+public struct Venue: Sendable, Equatable {
+  public let id: Int64
+  public let ownerId: Int64
+  public let name: String
+  public let longitude: Double
+  public let latitude: Double
+  /// As the owner gave it (geocoded when no coordinates were given).
+  public let address: String?
+  /// What the QR code holds: never in a venue's replies but VENUE.CODE's.
+  public internal(set) var code: String
+  public let createdAt: Date
+}
+
+/// A family member without a login, checked in with its account.
+public struct Dependant: Sendable, Equatable {
+  public let id: Int64
+  public let accountId: Int64
+  public let name: String
+  public internal(set) var removed: Bool
+  public let createdAt: Date
+}
+
+/// One stay at a venue, of an account or of a dependant checked in with it. Times are seconds
+/// since 1970; `end` is infinity while the visit is open.
+public struct Visit: Sendable, Equatable {
+  public let id: Int64
+  public let venueId: Int64
+  /// The account that checked in (a dependant's account); 0 once deleted.
+  public internal(set) var accountId: Int64
+  /// 0: the account itself.
+  public let dependantId: Int64
+  public let start: Double
+  public internal(set) var end: Double
+
+  public var isOpen: Bool { end == .infinity }
+
+  /// The end, an open visit counting until `now`.
+  public func end(now: Double) -> Double { isOpen ? max(start, now) : end }
+}
+
+/// Another visit that overlapped one of the subject's, at the same venue: what EXPOSURE
+/// answers (a health authority learns who).
+public struct Exposure: Sendable, Equatable {
+  public let accountId: Int64
+  public let dependantId: Int64
+  public let venueId: Int64
+  public let visitId: Int64
+  /// The overlap, seconds since 1970.
+  public let from: Double
+  public let to: Double
+
+  public var minutes: Double { (to - from) / 60 }
+}
+
+/// What a visitor is told of an exposure: the venue and a window, never who.
+public struct ExposureNotice: Sendable, Equatable, Hashable {
+  public let accountId: Int64
+  /// 0: the account itself, else its dependant that was there.
+  public let dependantId: Int64
+  public let venueId: Int64
+  public let venueName: String
+  public let from: Double
+  public let to: Double
+  public let reportedAt: Double
+}
+
+/// Why a venue operation was refused; `message` is the reply's error line.
+public enum VenueError: Error, Sendable, Equatable {
+  case invalid(field: String, reason: String)
+  case notFound(String)
+  case noPermission(String)
+  /// The position given is farther from the venue than allowed, by this many metres.
+  case notInRange(Double)
+  case limit(String)
+  case geocoding(String)
+  case notPersisted(String)
+
+  public var message: String {
+    switch self {
+    case .invalid(let field, let reason): "INVALID \(field): \(reason)"
+    case .notFound(let what): "NOTFOUND \(what)"
+    case .noPermission(let why): "NOPERM \(why)"
+    case .notInRange(let metres): "NOTINRANGE \(Int(metres.rounded(.up)))"
+    case .limit(let why): "LIMIT \(why)"
+    case .geocoding(let why): "ERR geocoding failed: \(why)"
+    case .notPersisted(let why): "ERR write not persisted: \(why)"
+    }
+  }
+}

@@ -1,0 +1,161 @@
+import Accounts
+import Foundation
+import GRDB
+import Geocoding
+import Notifications
+import Store
+import Synchronization
+
+/// Venues and check-ins (CovidPass): venues with rotating check-in codes, visits of accounts
+/// and of the dependants they check in with them, favorites, and exposure (whose visits
+/// overlapped whose, and notices to visitors that never say who). Held in memory (loaded from
+/// the store at start), written through the store's group commit, answered once durable.
+/// Knows nothing of RESP.
+public final class Venues: Sendable {
+  public struct Configuration: Sendable {
+    /// CHECKIN with a position farther than this from the venue, in metres, is refused.
+    public var checkInDistance = 200.0
+    /// Where VENUE.CREATE with an address and no coordinates looks it up.
+    public var geocoder: (any Geocoder)?
+    /// When the account's positive test result on file was taken; nil: none on file.
+    /// (The private documents module answers it.)
+    public var positiveTest: @Sendable (Int64) -> Date? = { _ in nil }
+    /// EXPOSURE.REPORT looks at the reporter's visits from this many days before its test.
+    public var reportDays = 14.0
+    /// The time: tests set it to replay histories.
+    public var clock: @Sendable () -> Date = { Date() }
+
+    public init() {}
+  }
+
+  public static let maxDependants = 20
+  public static let maxNameLength = 200
+  /// Visits longer than this (and open ones) are kept aside at their venue, so that an
+  /// exposure search reads only the day before each of the subject's visits.
+  static let longVisit = 86_400.0
+
+  struct Person: Hashable {
+    let account: Int64
+    let dependant: Int64
+  }
+
+  /// A venue's visits: by start, and those open or longer than `longVisit`.
+  struct AtVenue {
+    var ids: [Int64] = []
+    var long: Set<Int64> = []
+  }
+
+  struct State {
+    var venues: [Int64: Venue] = [:]
+    var byCode: [String: Int64] = [:]
+    var byOwner: [Int64: [Int64]] = [:]
+    var nextVenue: Int64 = 1
+    var dependants: [Int64: Dependant] = [:]
+    var dependantsOf: [Int64: [Int64]] = [:]
+    var nextDependant: Int64 = 1
+    var visits = VisitTable()
+    var atVenue: [Int64: AtVenue] = [:]
+    /// Each account's visits and its dependants', by start.
+    var ofAccount: [Int64: [Int64]] = [:]
+    var open: [Person: Int64] = [:]
+    /// Venue to when it was added.
+    var favorites: [Int64: [Int64: Double]] = [:]
+    var notices: [Int64: [ExposureNotice]] = [:]
+  }
+
+  let store: Store
+  let accounts: Accounts
+  let notifier: any Notifier
+  public let configuration: Configuration
+  let state = Mutex(State())
+  public typealias Done<T> = @Sendable (Result<T, VenueError>) -> Void
+
+  public init(
+    store: Store, accounts: Accounts, notifier: any Notifier, configuration: Configuration = .init()
+  ) throws {
+    self.store = store
+    self.accounts = accounts
+    self.notifier = notifier
+    self.configuration = configuration
+    try store.read { db in try state.withLock { s in try Self.load(db, into: &s) } }
+    accounts.addObserver(Observer(venues: self))
+  }
+
+  var now: Double { (configuration.clock().timeIntervalSince1970 * 1000).rounded() / 1000 }
+
+  // MARK: Helpers shared by the parts
+
+  func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
+    store.commit([], writes: writes) { result in
+      done(result.mapError { .notPersisted("\($0)") })
+    }
+  }
+
+  /// Answers `value` once `writes` are durable.
+  func commit<T: Sendable>(_ writes: [any DurableWrite], answer value: T, _ done: @escaping Done<T>)
+  {
+    commit(writes) { done($0.map { value }) }
+  }
+
+  static func validName(_ text: String, field: String) -> Result<String, VenueError> {
+    let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !name.isEmpty else { return .failure(.invalid(field: field, reason: "empty")) }
+    guard name.count <= maxNameLength, !name.contains(where: \.isNewline) else {
+      return .failure(
+        .invalid(field: field, reason: "one line of at most \(maxNameLength) characters"))
+    }
+    return .success(name)
+  }
+
+  /// A random code of 16 characters without look-alikes (about 79 bits): what a QR code holds,
+  /// not to be guessed.
+  static func code() -> String {
+    let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
+    var rng = SystemRandomNumberGenerator()
+    return String((0..<16).map { _ in alphabet.randomElement(using: &rng)! })
+  }
+}
+
+/// A write of the venues module: a closure over the open transaction.
+struct VenueWrite: DurableWrite {
+  let body: @Sendable (GRDB.Database) throws -> Void
+  func apply(to db: GRDB.Database) throws { try body(db) }
+}
+
+/// Messages published once the transaction that carries this write is durable.
+struct Publish: DurableWrite {
+  let notifier: any Notifier
+  let messages: [(channel: String, text: String)]
+
+  func apply(to db: GRDB.Database) throws {}
+
+  func committed() {
+    for message in messages { notifier.publish(message.text, to: message.channel) }
+  }
+}
+
+/// Visits by id, in an array indexed by id (ids are handed out in sequence from 1): a million
+/// visits cost their own size. A deleted visit stays as a slot whose account is 0.
+struct VisitTable {
+  private(set) var slots: [Visit] = []
+
+  subscript(id: Int64) -> Visit? {
+    id > 0 && id <= slots.count && slots[Int(id - 1)].accountId != 0 ? slots[Int(id - 1)] : nil
+  }
+
+  /// The visit, which must be there (ids taken from the indexes).
+  func at(_ id: Int64) -> Visit { slots[Int(id - 1)] }
+
+  mutating func set(_ visit: Visit) {
+    let i = Int(visit.id - 1)
+    while slots.count <= i {
+      slots.append(
+        Visit(
+          id: Int64(slots.count + 1), venueId: 0, accountId: 0, dependantId: 0, start: 0, end: 0))
+    }
+    slots[i] = visit
+  }
+
+  mutating func close(_ id: Int64, at end: Double) { slots[Int(id - 1)].end = end }
+  mutating func delete(_ id: Int64) { slots[Int(id - 1)].accountId = 0 }
+}

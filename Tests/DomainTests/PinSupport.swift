@@ -1,0 +1,86 @@
+import CardCommands
+import Foundation
+import PinCommands
+import Pins
+import RESP
+import RedisTestSupport
+
+/// Photos the inspector accepts: a JPEG whose frame header says 32×16 and a PNG whose IHDR
+/// says 3×2, each followed by `payload` (what makes one photo's bytes differ from another's).
+enum TestPhoto {
+  static func jpeg(_ payload: [UInt8] = Array("jpeg payload".utf8)) -> [UInt8] {
+    [
+      0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x11, 0x08, 0x00, 0x10, 0x00, 0x20, 0x03, 0x01, 0x22, 0x00,
+      0x02, 0x11, 0x01, 0x03, 0x11, 0x01,
+    ] + payload + [0xFF, 0xD9]
+  }
+
+  static func png(_ payload: [UInt8] = Array("png payload".utf8)) -> [UInt8] {
+    [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
+      + [73, 72, 68, 82, 0, 0, 0, 3, 0, 0, 0, 2, 8, 6, 0, 0, 0] + [0x9D, 0x74, 0x66, 0x1A]
+      + payload
+  }
+}
+
+extension AccountServer {
+  /// A server with the pins module.
+  convenience init(pins configure: (inout Pins.Configuration) -> Void) async throws {
+    var configuration = Pins.Configuration()
+    configure(&configuration)
+    try await self.init(modules: [.pins(configuration)])
+  }
+
+  /// The photo files on disk.
+  var photoFiles: [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory + "/media/pins")) ?? [])
+      .sorted()
+  }
+}
+
+extension RESPConnection {
+  /// A command whose arguments are any bytes (a photo).
+  func command(bytes arguments: [[UInt8]]) throws -> Reply {
+    var frame = Array("*\(arguments.count)\r\n".utf8)
+    for argument in arguments {
+      frame += Array("$\(argument.count)\r\n".utf8) + argument + [13, 10]
+    }
+    try send(frame)
+    return try reply()
+  }
+
+  func photo(_ id: Int, _ bytes: [UInt8]) throws -> Reply {
+    try command(bytes: [Array("PIN.PHOTO".utf8), Array("\(id)".utf8), bytes])
+  }
+
+  /// The hits' ids of a PIN.AT, PIN.TOP or PIN.SEARCH reply.
+  func hitIds(_ arguments: String...) throws -> [Int] {
+    guard case .array(let rows) = try command(arguments).value else {
+      throw RESPConnection.Failed(description: "not an array: \(arguments)")
+    }
+    return rows.compactMap { row -> Int? in
+      guard case .array(let fields) = row, case .integer(let id)? = fields.first else { return nil }
+      return id
+    }
+  }
+
+  /// A new pin's id.
+  func pin(
+    _ lon: Double, _ lat: Double, _ radius: Double, _ unit: String = "m", _ json: String = "{}"
+  ) throws -> Int {
+    let pin = try object("PIN.ADD", "\(lon)", "\(lat)", "\(radius)", unit, json)
+    guard let id = pin["id"] as? Int else { throw RESPConnection.Failed(description: "PIN.ADD") }
+    return id
+  }
+}
+
+/// The great-circle distance the server measures from a point to a pin's centre: haversine on
+/// the IUGG sphere, the operations in the same order.
+func pinDistance(from point: (Double, Double), to centre: (Double, Double)) -> Double {
+  let lat1 = point.1 * (Double.pi / 180.0)
+  let lon1 = point.0 * (Double.pi / 180.0)
+  let lat2 = centre.1 * (Double.pi / 180.0)
+  let u = sin((lat2 - lat1) / 2)
+  let v = sin((centre.0 * (Double.pi / 180.0) - lon1) / 2)
+  let a = u * u + cos(lat1) * cos(lat2) * v * v
+  return 2.0 * 6_371_008.8 * asin(min(1.0, sqrt(a)))
+}
