@@ -49,14 +49,14 @@ let package = Package(
       dependencies: ["Geodesy", "SpatialIndex", .product(name: "GRDB", package: "GRDB.swift")]),
     // `cardatlas bench index`: runs the index workloads and baselines, prints a table or JSON.
     .target(name: "IndexBench", dependencies: ["SpatialIndex", "Datasets", "IndexBaselines"]),
-    // `cardatlas bench cards` and `bench pins`: the card domain's and the pins' goals in process
-    // (map search and PIN.AT against GEOSEARCH on the same points, clusters, wallet search,
-    // memory).
+    // `cardatlas bench cards`, `bench pins` and `bench people`: the card domain's, the pins' and
+    // the people's goals in process (map search and PIN.AT against GEOSEARCH on the same points,
+    // clusters, wallet search, memory; PEOPLE.NEARBY over moving presences).
     .target(
       name: "CardBench",
       dependencies: [
         "Accounts", "Cards", "Datasets", "Geodesy", "Keyspace", "SpatialIndex", "Store",
-        "Notifications", "Pins", "MediaFiles",
+        "Notifications", "Pins", "MediaFiles", "People",
       ]
     ),
     // Redis RESP framing: incremental request parsing and RESP2/RESP3 reply encoding.
@@ -172,6 +172,34 @@ let package = Package(
     .target(
       name: "VenueBench",
       dependencies: ["Venues", "Accounts", "Store", "Notifications", "Datasets", "Geodesy"]),
+    // numo's people nearby (live presences in memory only) and exchanges of cards; no RESP.
+    .target(
+      name: "People",
+      dependencies: [
+        "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "Geocoding", "Notifications",
+        "DispatchExecutor", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*: arguments in, JSON replies out.
+    .target(
+      name: "PeopleCommands",
+      dependencies: [
+        "People", "Cards", "CardCommands", "Commands", "RESP",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
+    // Private documents (vaccination records, test results): rows in the store, files in the
+    // data directory through MediaFiles; no RESP.
+    .target(
+      name: "Documents",
+      dependencies: [
+        "Accounts", "Store", "MediaFiles", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // DOC.*: arguments in, JSON replies and file bytes out.
+    .target(
+      name: "DocumentCommands",
+      dependencies: [
+        "Documents", "Cards", "CardCommands", "Commands", "RESP",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
     .target(
       name: "LoadGen",
@@ -221,7 +249,7 @@ let package = Package(
         "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
         "AccountCommands", "CardCommands", "PinCommands", "Pins", "Geocoding", "Gazetteer",
         "IdentityTokens", "GeocoderClients", "GeocodeCommands", "Importer", "VenueCommands",
-        "Venues", "VenueBench",
+        "Venues", "VenueBench", "People", "PeopleCommands", "Documents", "DocumentCommands",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -252,7 +280,7 @@ let package = Package(
       name: "LoadGenTests",
       dependencies: [
         "LoadGen", "RedisTestSupport", "Server", "Accounts", "Cards", "CardCommands", "Datasets",
-        "PinCommands", "VenueCommands", "Venues",
+        "PinCommands", "VenueCommands", "Venues", "People", "PeopleCommands",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
@@ -273,6 +301,7 @@ let package = Package(
         "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
         "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocodeCommands",
         "GeocoderClients", "Geocoding", "Pins", "PinCommands", "Venues", "VenueCommands",
+        "People", "PeopleCommands", "Documents", "DocumentCommands", "MediaFiles",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -280,7 +309,9 @@ let package = Package(
     // `cardatlas import` through the built executable (it must be built: `swift build`).
     .testTarget(
       name: "ImportTests",
-      dependencies: ["RESP", "RedisTestSupport", "Geodesy", .product(name: "GRDB", package: "GRDB.swift")]),
+      dependencies: [
+        "RESP", "RedisTestSupport", "Geodesy", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     .testTarget(
       name: "ServerTests",
       dependencies: [

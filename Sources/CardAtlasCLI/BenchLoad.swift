@@ -52,6 +52,10 @@ struct BenchLoad: AsyncParsableCommand {
                 connection signs in as a visitor account of its own (no
                 --requirepass; one server, no --compare). Each request checks
                 its visitor in at a random venue, closing the visit before.
+        presence  PRESENCE.SET lon lat (CardAtlas only), each connection signed
+                in as an account of its own (made before timing, no cards;
+                serve without --requirepass), moving its live presence from
+                centre to centre.
 
       Prints requests/s and latency percentiles per server (progress goes to stderr). Exits \
       with status 1 when any reply was an error, after printing everything; with status 2 \
@@ -80,7 +84,8 @@ struct BenchLoad: AsyncParsableCommand {
   var rounds = 1
 
   @Option(
-    help: "radius, knn, box, add, mixed, ping, cards, pins or checkin. (default: radius)",
+    help:
+      "radius, knn, box, add, mixed, ping, cards, pins, checkin or presence. (default: radius)",
     transform: Self.workload(named:))
   var workload = Workload.radius
 
@@ -115,7 +120,8 @@ struct BenchLoad: AsyncParsableCommand {
   static func workload(named text: String) throws -> Workload {
     guard let workload = Workload(rawValue: text) else {
       throw ValidationError(
-        "unknown workload '\(text)': radius, knn, box, add, mixed, ping, cards, pins or checkin")
+        "unknown workload '\(text)': radius, knn, box, add, mixed, ping, cards, pins, checkin or presence"
+      )
     }
     return workload
   }

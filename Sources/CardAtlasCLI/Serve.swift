@@ -3,15 +3,20 @@ import ArgumentParser
 import CardCommands
 import Cards
 import Dispatch
+import DocumentCommands
+import Documents
 import Foundation
 import GeocodeCommands
 import IdentityTokens
 import Logging
+import People
+import PeopleCommands
 import PinCommands
 import Pins
 import RESP
 import Server
 import Store
+import Synchronization
 import VenueCommands
 import Venues
 
@@ -147,6 +152,9 @@ struct Serve: AsyncParsableCommand {
     }
     var venues = Venues.Configuration()
     venues.checkInDistance = checkinDistance
+    // EXPOSURE.REPORT asks the documents for a positive test; they start with the server.
+    let documents = RunningDocuments()
+    venues.positiveTest = { documents.positiveTest(of: $0) }
     guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
     var pinsConfiguration = Pins.Configuration()
     pinsConfiguration.maxPhotoBytes = maxPhotoBytes
@@ -155,7 +163,10 @@ struct Serve: AsyncParsableCommand {
       extensions: [
         .accountsAndCards(
           accounts: try accountsConfiguration(logger), cards: cardsConfiguration,
-          modules: [.pins(pinsConfiguration), .venues(venues)])
+          modules: [
+            .pins(pinsConfiguration), .venues(venues), People.module(),
+            Documents.module(started: documents.start),
+          ])
       ] + geocoding.extensions,
       logger: logger)
     try await server.start()
@@ -232,5 +243,16 @@ private final class SignalOnce: @unchecked Sendable {
       return continuation
     }
     c?.resume()
+  }
+}
+
+/// The documents module once the server has started it, for the venues' EXPOSURE.REPORT.
+private final class RunningDocuments: Sendable {
+  private let documents = Mutex<Documents?>(nil)
+
+  func start(_ started: Documents) { documents.withLock { $0 = started } }
+
+  func positiveTest(of account: Int64) -> Date? {
+    documents.withLock { $0 }?.positiveTest(of: account)
   }
 }

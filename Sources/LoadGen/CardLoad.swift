@@ -48,8 +48,8 @@ struct CardLoader {
 
   var accountCount: Int { (points.count + perAccount - 1) / perAccount }
 
-  static func email(seed: UInt64, _ account: Int) -> String {
-    "bench\(seed)-\(account)@cardatlas.invalid"
+  static func email(seed: UInt64, _ account: Int, prefix: String = "bench") -> String {
+    "\(prefix)\(seed)-\(account)@cardatlas.invalid"
   }
 
   /// The card of point `i`: a first name, a company and a title to filter on, on the map.
@@ -95,6 +95,17 @@ struct CardLoader {
     return (load, tokens)
   }
 
+  /// `count` accounts without cards (the `presence` workload's), fresh as `load`'s are; a
+  /// session token for each.
+  func sessions(_ count: Int, on server: ServerAddress, group: any EventLoopGroup) async throws
+    -> [String]
+  {
+    log("creating \(grouped(count)) accounts on \(server)")
+    return try await inParallel(count) { account in
+      try await makeAccount(account, prefix: "presence", on: server, group: group)
+    }
+  }
+
   /// `body` for each of `0..<count`, `parallel` at a time; the results in order.
   private func inParallel<T: Sendable>(
     _ count: Int, _ body: @escaping @Sendable (Int) async throws -> T
@@ -116,10 +127,10 @@ struct CardLoader {
   }
 
   /// A fresh Pro account (an earlier run's is deleted first); returns its session's token.
-  private func makeAccount(_ account: Int, on server: ServerAddress, group: any EventLoopGroup)
-    async throws -> String
-  {
-    let email = Self.email(seed: seed, account)
+  private func makeAccount(
+    _ account: Int, prefix: String = "bench", on server: ServerAddress, group: any EventLoopGroup
+  ) async throws -> String {
+    let email = Self.email(seed: seed, account, prefix: prefix)
     return try await withClient(server, group) { client in
       var created = try await client.send("ACCOUNT.CREATE", email, Self.password)
       if case .error = created {

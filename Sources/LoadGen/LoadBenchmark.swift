@@ -32,7 +32,9 @@ public struct LoadBenchmark: Sendable {
     let needsMembers = config.points > 0 || workloads.contains { $0 == .add || $0 == .mixed }
     let needsCentres =
       parameters.center == nil
-      && workloads.contains { [.radius, .knn, .box, .mixed, .cards, .pins].contains($0) }
+      && workloads.contains {
+        [.radius, .knn, .box, .mixed, .cards, .pins, .presence].contains($0)
+      }
     if needsMembers || needsCentres {
       let generator = try DatasetGenerator()
       if needsMembers {
@@ -74,6 +76,19 @@ public struct LoadBenchmark: Sendable {
           signIns[index] = tokens.map { CommandEncoding.encode([["SESSION.RESUME", $0]]) }
         }
       }
+      // Per server: the `presence` workload's sessions, an account per connection.
+      var presenceSignIns: [[ByteBuffer]] = Array(repeating: [], count: config.servers.count)
+      if workloads.contains(.presence) {
+        for (index, server) in config.servers.enumerated() {
+          let loader = CardLoader(
+            points: PointSet(longitudes: [], latitudes: []), perAccount: 1, seed: config.seed,
+            parallel: config.clients, window: 1, pins: false, log: log)
+          presenceSignIns[index] = try await loader.sessions(
+            config.clients, on: server, group: group
+          )
+          .map { CommandEncoding.encode([["SESSION.RESUME", $0]]) }
+        }
+      }
       if let checkin = workloads.firstIndex(of: .checkin) {
         let loader = VenueLoader(
           venues: config.venues, visitors: config.clients, seed: config.seed,
@@ -103,7 +118,8 @@ public struct LoadBenchmark: Sendable {
             address, role: role, workload: workloads[workload], pool: pools[workload]!,
             requests: budget.requests, duration: budget.duration, resume: sent / config.clients,
             preambles: workloads[workload].makesRecords || workloads[workload] == .checkin
-              ? signIns[server] : [], group: group)
+              ? signIns[server] : workloads[workload] == .presence ? presenceSignIns[server] : [],
+            group: group)
           if round == 0 {
             results[workload].append(result)
           } else {

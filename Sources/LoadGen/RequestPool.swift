@@ -93,6 +93,19 @@ public final class RequestPool: Sendable {
         longitude: CommandEncoding.number(centres.longitudes[i]),
         latitude: CommandEncoding.number(centres.latitudes[i]))
     }
+    func presence(_ index: Int) -> [String] {
+      if let fixed = p.center {
+        return [
+          "PRESENCE.SET", CommandEncoding.number(fixed.longitude),
+          CommandEncoding.number(fixed.latitude),
+        ]
+      }
+      let i = index % centres!.count
+      return [
+        "PRESENCE.SET", CommandEncoding.number(centres!.longitudes[i]),
+        CommandEncoding.number(centres!.latitudes[i]),
+      ]
+    }
     switch p.workload {
     case .ping:
       return RequestPool(requests: Array(repeating: ["PING"], count: pipeline))
@@ -103,6 +116,8 @@ public final class RequestPool: Sendable {
         return RequestPool(requests: Array(repeating: search(0), count: pipeline))
       }
       return RequestPool(requests: (0..<size).map(search))
+    case .presence:
+      return RequestPool(requests: (0..<size).map(presence))
     case .add:
       return RequestPool(requests: moves(size, key: p.key, members: members!, seed: seed))
     case .mixed:

@@ -30,6 +30,9 @@ public enum Workload: String, Sendable, CaseIterable, Codable {
   /// its own, at venues made before timing (`VenueLoader`): each check-in is a durable write,
   /// and closes the visitor's visit at the venue before.
   case checkin
+  /// `PRESENCE.SET lon lat` (CardAtlas only): each connection signed in as an account of its
+  /// own (made before timing, without cards), moving its presence from centre to centre.
+  case presence
 
   /// The workloads that sign in and make their records through the protocol before timing, at
   /// the points (`checkin` makes venues of its own, not at the points).
@@ -121,6 +124,7 @@ public struct WorkloadParameters: Sendable, Equatable {
     case .checkin: return "CHECKIN <code> <lon> <lat>"
     case .add: return add
     case .radius, .knn, .box, .cards, .pins: return search
+    case .presence: return "PRESENCE.SET \(longitude) \(latitude)"
     case .mixed:
       let percent = Int((Workload.mixedAddFraction * 100).rounded())
       return "\(100 - percent)% \(search) + \(percent)% \(add)"

@@ -9,8 +9,10 @@ import Testing
 /// Each workload against a real redis-server: every request answered, none with an error,
 /// percentiles in order, the points loaded. Speed is never asserted.
 @Suite struct WorkloadRunTests {
-  // cards and pins: CardWorkloadTests, PinWorkloadTests; checkin: CheckInWorkloadTests.
-  @Test(arguments: Workload.allCases.filter { !$0.makesRecords && $0 != .checkin })
+  // cards and pins: CardWorkloadTests, PinWorkloadTests; checkin: CheckInWorkloadTests;
+  // presence: PresenceWorkloadTests.
+  @Test(
+    arguments: Workload.allCases.filter { !$0.makesRecords && ![.checkin, .presence].contains($0) })
   func runsAgainstRedis(_ workload: Workload) async throws {
     let (redis, server) = try startRedis()
     defer { redis.stop() }

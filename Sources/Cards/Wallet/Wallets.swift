@@ -182,6 +182,25 @@ public final class Wallets: Sendable {
     }
   }
 
+  /// Puts `card` in the account's wallet as part of another module's change (an exchange of
+  /// cards): memory now, and the writes for that change's transaction. A card already held,
+  /// the account's own, or one no longer held gives no writes.
+  public func adding(_ card: Card, to account: Int64, at date: Date) -> [any DurableWrite] {
+    guard card.ownerId != account, account >= 0, account < 1 << 31, card.id < 1 << 32 else {
+      return []
+    }
+    let micros = Int64((date.timeIntervalSince1970 * 1e6).rounded())
+    let added = state.withLock { s -> Bool in
+      guard cards.held(card.id) != nil, s.wallets[account]?.added[card.id] == nil else {
+        return false
+      }
+      s.wallets[account, default: Wallet()].insert(Key(micros: micros, card: card.id))
+      s.holders[card.id, default: []].insert(account)
+      return true
+    }
+    return added ? [sync(account, card.id)] + notices.walletAdded(card, by: account) : []
+  }
+
   /// Removes a card from the account's wallet; whether it held it.
   public func remove(account: Int64, cardId: Int64, _ done: @escaping Done<Bool>) {
     let removed = state.withLock { s -> Bool in

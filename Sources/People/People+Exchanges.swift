@@ -1,0 +1,298 @@
+import Accounts
+import Cards
+import DispatchExecutor
+import Foundation
+import GRDB
+import Geocoding
+import Geodesy
+import Store
+
+/// Two people met: each gave the other their primary card.
+public struct Exchange: Sendable {
+  public let id: Int64
+  /// account a < account b; card a is the card a gave (b's wallet holds it).
+  public let accountA: Int64
+  public let accountB: Int64
+  public let cardA: Int64
+  public let cardB: Int64
+  public let date: Date
+  /// The midpoint of their cells to 3 decimals (about 100 m), when either had a presence.
+  public let longitude: Double?
+  public let latitude: Double?
+  public let place: String?
+}
+
+/// A request waiting for the other side, as one side sees it.
+public struct ExchangeRequest: Sendable {
+  public let accountId: Int64
+  /// Made by the viewer (else made to it).
+  public let outgoing: Bool
+  public let date: Date
+  /// The other side's primary card, while there is one.
+  public let card: Card?
+}
+
+/// What EXCHANGE.REQUEST did.
+public enum ExchangeOutcome: Sendable {
+  case pending(Date)
+  case exchanged(Exchange)
+}
+
+struct ExchangeState {
+  /// Requests by who made them, to whom, when (seconds since 1970).
+  var requests: [Int64: [Int64: Double]] = [:]
+  var incoming: [Int64: Set<Int64>] = [:]
+  var exchanged: [Int64: Set<Int64>] = [:]
+  var nextExchange: Int64 = 1
+
+  func requested(_ from: Int64, _ to: Int64) -> Double? { requests[from]?[to] }
+
+  mutating func removeRequest(_ from: Int64, _ to: Int64) {
+    requests[from]?[to] = nil
+    if requests[from]?.isEmpty == true { requests[from] = nil }
+    incoming[to]?.remove(from)
+    if incoming[to]?.isEmpty == true { incoming[to] = nil }
+  }
+}
+
+extension People {
+  public typealias Done<T> = @Sendable (Result<T, PeopleError>) -> Void
+
+  static func load(_ store: Store) throws -> ExchangeState {
+    let (requests, pairs, last) = try store.read { db in
+      (
+        try Row.fetchAll(
+          db, sql: "SELECT from_account, to_account, requested_at FROM exchange_requests"),
+        try Row.fetchAll(db, sql: "SELECT account_a, account_b FROM exchanges"),
+        try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM exchanges")
+      )
+    }
+    var s = ExchangeState()
+    s.nextExchange = (last ?? 0) + 1
+    for row in pairs {
+      let (a, b): (Int64, Int64) = (row["account_a"], row["account_b"])
+      s.exchanged[a, default: []].insert(b)
+      s.exchanged[b, default: []].insert(a)
+    }
+    for row in requests {
+      let (from, to): (Int64, Int64) = (row["from_account"], row["to_account"])
+      s.requests[from, default: [:]][to] = row["requested_at"]
+      s.incoming[to, default: []].insert(from)
+    }
+    return s
+  }
+
+  /// Asks to exchange cards with `other`. A first request needs the caller's live presence and
+  /// `other` findable within the search's greatest radius; it stays pending until `other` asks
+  /// too (then from wherever they are). Asking again answers the pending request.
+  public func request(account: Int64, other: Int64, _ done: @escaping Done<ExchangeOutcome>) {
+    guard other != account else {
+      return done(.failure(.invalid(field: "accountId", reason: "that is you")))
+    }
+    guard let mine = primaryCard(of: account) else { return done(.failure(.noPrimaryCard)) }
+    let theirs = primaryCard(of: other)
+    let now = clock()
+    if let error = limited(account, now) { return done(.failure(error)) }
+    let me = presences.presence(account, now: now)
+    let them = presences.findable([other], now: now).first?.1
+    let visible =
+      me.flatMap { me in
+        them.map {
+          grid.distance(me, $0) <= configuration.maxRadius
+        }
+      } ?? false
+    enum Step {
+      case refused(PeopleError)
+      case pending(Double, new: Bool)
+      case complete(id: Int64)
+    }
+    let step = exchangeState.withLock { s -> Step in
+      if s.exchanged[account]?.contains(other) == true { return .refused(.alreadyExchanged) }
+      if s.requested(other, account) != nil {
+        guard theirs != nil else { return .refused(.notNearby) }
+        s.removeRequest(other, account)
+        s.exchanged[account, default: []].insert(other)
+        s.exchanged[other, default: []].insert(account)
+        s.nextExchange += 1
+        return .complete(id: s.nextExchange - 1)
+      }
+      if let at = s.requested(account, other) { return .pending(at, new: false) }
+      guard me != nil else { return .refused(.noPresence) }
+      guard visible, theirs != nil else { return .refused(.notNearby) }
+      s.requests[account, default: [:]][other] = now
+      s.incoming[other, default: []].insert(account)
+      return .pending(now, new: true)
+    }
+    switch step {
+    case .refused(let error): done(.failure(error))
+    case .pending(let at, new: false): done(.success(.pending(Date(timeIntervalSince1970: at))))
+    case .pending(let at, new: true):
+      commit([syncRequest(account, other)]) {
+        done($0.map { .pending(Date(timeIntervalSince1970: at)) })
+      }
+    case .complete(let id):
+      guard let theirs else { return done(.failure(.notNearby)) }
+      let cells = [me, presences.presence(other, now: now)].compactMap { $0 }
+      let point =
+        cells.count == 2
+        ? PresenceGrid.midpoint(
+          (cells[0].longitude, cells[0].latitude), (cells[1].longitude, cells[1].latitude))
+        : cells.first.map {
+          PresenceGrid.midpoint(($0.longitude, $0.latitude), ($0.longitude, $0.latitude))
+        }
+      let (a, b) = account < other ? (mine, theirs) : (theirs, mine)
+      let made = { @Sendable (place: String?) in
+        Exchange(
+          id: id, accountA: a.ownerId, accountB: b.ownerId, cardA: a.id, cardB: b.id,
+          date: Date(timeIntervalSince1970: now), longitude: point?.longitude,
+          latitude: point?.latitude, place: place)
+      }
+      guard let point, let geocoder else { return complete(made(nil), a, b, done) }
+      // Off Swift's cooperative pool, which blocking code elsewhere in the process may hold.
+      Task(executorPreference: DispatchTaskExecutor.shared) { [self] in
+        let place = try? await geocoder.reverse(lon: point.longitude, lat: point.latitude)
+        complete(made(place?.label), a, b, done)
+      }
+    }
+  }
+
+  /// Writes the exchange, both wallets' new cards and the end of both requests in one
+  /// transaction; once it is durable, both sides hear it on `account:<id>`.
+  private func complete(
+    _ e: Exchange, _ a: Card, _ b: Card, _ done: @escaping Done<ExchangeOutcome>
+  ) {
+    let row = PeopleWrite(
+      body: { [self] db in
+        try db.execute(
+          sql: """
+            INSERT INTO exchanges
+              (id, account_a, account_b, card_a, card_b, exchanged_at, lon, lat, place)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+          arguments: [
+            e.id, e.accountA, e.accountB, e.cardA, e.cardB, e.date.timeIntervalSince1970,
+            e.longitude, e.latitude, e.place,
+          ])
+        try syncRequest(e.accountA, e.accountB).apply(to: db)
+        try syncRequest(e.accountB, e.accountA).apply(to: db)
+      },
+      published: { [self] in
+        for viewer in [e.accountA, e.accountB] {
+          var message = JSONText()
+          message.add("event", "exchange")
+          message.add("exchange", object: PeopleJSON.exchange(e, viewer: viewer, cards: cards))
+          notifier.publish(message.text, to: "account:\(viewer)")
+        }
+      })
+    let writes =
+      [row] + wallets.adding(b, to: e.accountA, at: e.date)
+      + wallets.adding(a, to: e.accountB, at: e.date)
+    commit(writes) { done($0.map { .exchanged(e) }) }
+  }
+
+  /// The requests the account made and those made to it, newest first.
+  public func pending(account: Int64) -> [ExchangeRequest] {
+    let (outgoing, incoming) = exchangeState.withLock { s in
+      (
+        (s.requests[account] ?? [:]).map { ($0.key, $0.value) },
+        (s.incoming[account] ?? []).compactMap { from in
+          s.requested(from, account).map { (from, $0) }
+        }
+      )
+    }
+    let all =
+      outgoing.map { ($0.0, true, $0.1) } + incoming.map { ($0.0, false, $0.1) }
+    return all.sorted { ($0.2, $0.0) > ($1.2, $1.0) }.map {
+      ExchangeRequest(
+        accountId: $0.0, outgoing: $0.1, date: Date(timeIntervalSince1970: $0.2),
+        card: primaryCard(of: $0.0))
+    }
+  }
+
+  public static let maxListCount = 1000
+
+  /// The account's exchanges, newest first.
+  public func exchanges(account: Int64) -> Result<[Exchange], PeopleError> {
+    do {
+      return .success(
+        try store.read { db in
+          try Row.fetchAll(
+            db,
+            sql: """
+              SELECT * FROM exchanges WHERE account_a = ? OR account_b = ?
+              ORDER BY exchanged_at DESC, id DESC LIMIT ?
+              """, arguments: [account, account, Self.maxListCount]
+          ).map { row in
+            Exchange(
+              id: row["id"], accountA: row["account_a"], accountB: row["account_b"],
+              cardA: row["card_a"], cardB: row["card_b"],
+              date: Date(timeIntervalSince1970: row["exchanged_at"]), longitude: row["lon"],
+              latitude: row["lat"], place: row["place"])
+          }
+        })
+    } catch {
+      return .failure(.notPersisted("\(error)"))
+    }
+  }
+
+  /// A write that makes the store's request (from, to) what memory holds when it applies, so
+  /// that racing writes for one pair leave the latest state whatever order they commit in.
+  func syncRequest(_ from: Int64, _ to: Int64) -> PeopleWrite {
+    PeopleWrite { [self] db in
+      if let at = exchangeState.withLock({ $0.requested(from, to) }) {
+        try db.execute(
+          sql: """
+            INSERT INTO exchange_requests (from_account, to_account, requested_at) VALUES (?, ?, ?)
+            ON CONFLICT (from_account, to_account) DO UPDATE SET requested_at = excluded.requested_at
+            """, arguments: [from, to, at])
+      } else {
+        try db.execute(
+          sql: "DELETE FROM exchange_requests WHERE from_account = ? AND to_account = ?",
+          arguments: [from, to])
+      }
+    }
+  }
+
+  func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
+    store.commit([], writes: writes) { result in
+      done(result.mapError { .notPersisted("\($0)") })
+    }
+  }
+
+  /// Forgets a deleted account's presence, requests and exchanges.
+  struct Observer: AccountObserver {
+    let people: People
+
+    func accountDeleted(_ id: Int64) -> [any DurableWrite] {
+      people.presences.clear(id, now: people.clock())
+      people.forgetSearches(id)
+      people.exchangeState.withLock { s in
+        for to in s.requests[id]?.keys.map({ $0 }) ?? [] { s.removeRequest(id, to) }
+        for from in s.incoming[id] ?? [] { s.removeRequest(from, id) }
+        for other in s.exchanged.removeValue(forKey: id) ?? [] {
+          s.exchanged[other]?.remove(id)
+          if s.exchanged[other]?.isEmpty == true { s.exchanged[other] = nil }
+        }
+      }
+      return [
+        PeopleWrite { db in
+          try db.execute(
+            sql: "DELETE FROM exchange_requests WHERE from_account = ? OR to_account = ?",
+            arguments: [id, id])
+          try db.execute(
+            sql: "DELETE FROM exchanges WHERE account_a = ? OR account_b = ?",
+            arguments: [id, id])
+        }
+      ]
+    }
+
+    func proChanged(_ account: Account) -> [any DurableWrite] { [] }
+  }
+}
+
+extension PresenceGrid {
+  func distance(_ a: Presences.Presence, _ b: Presences.Presence) -> Double {
+    Sphere.earth.distance(
+      longitude: a.longitude, latitude: a.latitude, longitude: b.longitude, latitude: b.latitude)
+  }
+}

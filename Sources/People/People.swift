@@ -1,0 +1,199 @@
+import Accounts
+import Cards
+import Foundation
+import GRDB
+import Geocoding
+import Notifications
+import SpatialIndex
+import Store
+import Synchronization
+
+/// numo's people nearby and their exchanges of cards. Presences are live locations that expire,
+/// held in memory only (`Presences`), snapped to ~100 m cells; a search answers findable people
+/// near the caller's own presence with their primary cards and distances rounded to 100 m,
+/// never coordinates. Two people who each ask to exchange get each other's primary card in
+/// their wallets, with when and roughly where they met (`People+Exchanges`). Exchanges and
+/// pending requests are rows in the store, written through its group commit and answered once
+/// durable. Knows nothing of RESP.
+public final class People: Sendable {
+  public struct Configuration: Sendable {
+    /// A presence's lifetime when PRESENCE.SET gives none, and the longest it may ask.
+    public var defaultTTL: Double = 600
+    public var maxTTL: Double = 86_400
+    public var maxRadius: Double = 50_000
+    public var defaultCount = 20
+    public var maxCount = 100
+    /// PEOPLE.NEARBY searches and EXCHANGE.REQUESTs (each may tell whether someone is near) an
+    /// account may run a minute, together; nil: no limit (benchmarks).
+    public var searchesPerMinute: Int? = 30
+    /// The grid presences snap to, in metres.
+    public var cell: Double = 100
+
+    public init() {}
+  }
+
+  /// Someone a search found: their primary card and how far they are, rounded.
+  public struct Nearby: Sendable {
+    public let accountId: Int64
+    public let card: Card
+    /// Metres, to the nearest 100, at least 100.
+    public let distance: Int
+  }
+
+  /// What PRESENCE.SET set.
+  public struct PresenceState: Sendable {
+    public let findable: Bool
+    public let expiresAt: Date
+  }
+
+  let store: Store
+  let cards: Cards
+  let wallets: Wallets
+  let notifier: any Notifier
+  let geocoder: (any Geocoder)?
+  public let configuration: Configuration
+  let grid: PresenceGrid
+  let presences: Presences
+  let exchangeState: Mutex<ExchangeState>
+  private let searches = Mutex<[Int64: [Double]]>([:])
+
+  public init(
+    domain store: Store, accounts: Accounts, cards: Cards, wallets: Wallets,
+    notifier: any Notifier, configuration: Configuration = .init()
+  ) throws {
+    self.store = store
+    self.cards = cards
+    self.wallets = wallets
+    self.notifier = notifier
+    self.geocoder = cards.configuration.geocoder
+    self.configuration = configuration
+    grid = PresenceGrid(metres: configuration.cell)
+    presences = Presences(now: Date().timeIntervalSince1970)
+    exchangeState = Mutex(try Self.load(store))
+    accounts.addObserver(Observer(people: self))
+  }
+
+  /// Seconds since 1970.
+  func clock() -> Double { Date().timeIntervalSince1970 }
+
+  // MARK: Presence
+
+  /// Sets the account's live location (snapped to its cell at once), findable or not, for
+  /// `ttl` seconds (the default when nil).
+  public func setPresence(
+    account: Int64, longitude: Double, latitude: Double, findable: Bool, ttl: Double?
+  ) -> Result<PresenceState, PeopleError> {
+    guard longitude.isFinite, latitude.isFinite, abs(longitude) <= 180,
+      abs(latitude) <= 85.05112878
+    else {
+      return .failure(.invalid(field: "location", reason: "longitude or latitude out of range"))
+    }
+    let ttl = ttl ?? configuration.defaultTTL
+    guard ttl.isFinite, ttl >= 1, ttl <= configuration.maxTTL else {
+      return .failure(
+        .invalid(field: "ttl", reason: "must be 1 to \(Int(configuration.maxTTL)) seconds"))
+    }
+    let now = clock()
+    let cell = grid.snap(longitude: longitude, latitude: latitude)
+    let presence = Presences.Presence(
+      longitude: cell.longitude, latitude: cell.latitude, findable: findable, expires: now + ttl)
+    guard presences.set(account, presence, now: now) else {
+      return .failure(.invalid(field: "account", reason: "cannot be placed"))
+    }
+    return .success(
+      PresenceState(findable: findable, expiresAt: Date(timeIntervalSince1970: now + ttl)))
+  }
+
+  /// Whether the account had a live presence.
+  public func clearPresence(account: Int64) -> Bool {
+    presences.clear(account, now: clock())
+  }
+
+  /// Live presences, findable or not.
+  public var presenceCount: Int { presences.count }
+
+  // MARK: Nearby
+
+  /// Findable people within `radius` metres of the caller's live presence, nearest first, at
+  /// most `count`: never the caller, anyone unfindable or expired, anyone the caller has
+  /// exchanged with, or anyone without a primary card.
+  public func nearby(account: Int64, radius: Double, count: Int) -> Result<[Nearby], PeopleError> {
+    guard radius.isFinite, radius > 0, radius <= configuration.maxRadius else {
+      return .failure(
+        .invalid(
+          field: "radius",
+          reason: "must be more than 0 and at most \(Int(configuration.maxRadius)) m"))
+    }
+    let now = clock()
+    if let error = limited(account, now) { return .failure(error) }
+    guard let me = presences.presence(account, now: now) else { return .failure(.noPresence) }
+    let excluded = exchangeState.withLock { $0.exchanged[account] ?? [] }
+    return .success(near(me, of: account, radius, count, excluding: excluded, now))
+  }
+
+  private func near(
+    _ me: Presences.Presence, of account: Int64, _ radius: Double, _ count: Int,
+    excluding excluded: Set<Int64>, _ now: Double
+  ) -> [Nearby] {
+    // Enough hits for the page once the caller and those left out are skipped; more if too
+    // many of them had no card or had just expired.
+    var k = count + 1 + excluded.count
+    while true {
+      let hits = presences.searchers.withSearcher { searcher in
+        searcher.nearest(
+          longitude: me.longitude, latitude: me.latitude, k: k, within: radius
+        ).map { (Int64($0.id), $0.distance) }
+      }
+      let candidates = hits.filter { $0.0 != account && !excluded.contains($0.0) }
+      let live = Set(presences.findable(candidates.map(\.0), now: now).map(\.0))
+      var found: [Nearby] = []
+      for (id, distance) in candidates where live.contains(id) {
+        guard let card = primaryCard(of: id) else { continue }
+        found.append(
+          Nearby(accountId: id, card: card, distance: PresenceGrid.rounded(distance)))
+        if found.count == count { return found }
+      }
+      if hits.count < k { return found }
+      k *= 2
+    }
+  }
+
+  func primaryCard(of account: Int64) -> Card? {
+    cards.cards(of: account).first { $0.isPrimary && cards.isActive($0) }
+  }
+
+  /// Refuses the account's search over the configured number in the last minute.
+  func limited(_ account: Int64, _ now: Double) -> PeopleError? {
+    guard let limit = configuration.searchesPerMinute, !admitSearch(account, now, limit) else {
+      return nil
+    }
+    return .rateLimited(perMinute: limit)
+  }
+
+  /// A sliding minute of the account's searches.
+  private func admitSearch(_ account: Int64, _ now: Double, _ limit: Int) -> Bool {
+    searches.withLock { all in
+      var times = all[account, default: []].filter { $0 > now - 60 }
+      guard times.count < limit else {
+        all[account] = times
+        return false
+      }
+      times.append(now)
+      all[account] = times
+      return true
+    }
+  }
+
+  func forgetSearches(_ account: Int64) {
+    _ = searches.withLock { $0.removeValue(forKey: account) }
+  }
+}
+
+/// A write of the people module: a closure over the open transaction, and what to publish once
+/// it is durable.
+struct PeopleWrite: DurableWrite {
+  let body: @Sendable (GRDB.Database) throws -> Void
+  var published: @Sendable () -> Void = {}
+  func apply(to db: GRDB.Database) throws { try body(db) }
+  func committed() { published() }
+}
