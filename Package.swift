@@ -165,7 +165,7 @@ let package = Package(
     .target(
       name: "VenueCommands",
       dependencies: [
-        "Venues", "CardCommands", "Accounts", "Commands", "RESP",
+        "Venues", "CardCommands", "Accounts", "Commands", "RESP", "Documents", "DocumentCommands",
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
     // `cardatlas bench venues`: EXPOSURE and CHECKIN in process.

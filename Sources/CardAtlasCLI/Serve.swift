@@ -3,8 +3,6 @@ import ArgumentParser
 import CardCommands
 import Cards
 import Dispatch
-import DocumentCommands
-import Documents
 import Foundation
 import GeocodeCommands
 import IdentityTokens
@@ -16,7 +14,6 @@ import Pins
 import RESP
 import Server
 import Store
-import Synchronization
 import VenueCommands
 import Venues
 
@@ -152,9 +149,6 @@ struct Serve: AsyncParsableCommand {
     }
     var venues = Venues.Configuration()
     venues.checkInDistance = checkinDistance
-    // EXPOSURE.REPORT asks the documents for a positive test; they start with the server.
-    let documents = RunningDocuments()
-    venues.positiveTest = { documents.positiveTest(of: $0) }
     guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
     var pinsConfiguration = Pins.Configuration()
     pinsConfiguration.maxPhotoBytes = maxPhotoBytes
@@ -163,10 +157,8 @@ struct Serve: AsyncParsableCommand {
       extensions: [
         .accountsAndCards(
           accounts: try accountsConfiguration(logger), cards: cardsConfiguration,
-          modules: [
-            .pins(pinsConfiguration), .venues(venues), People.module(),
-            Documents.module(started: documents.start),
-          ])
+          modules: [.pins(pinsConfiguration), People.module()]
+            + CardDomainModule.venuesAndDocuments(venues))
       ] + geocoding.extensions,
       logger: logger)
     try await server.start()
@@ -243,16 +235,5 @@ private final class SignalOnce: @unchecked Sendable {
       return continuation
     }
     c?.resume()
-  }
-}
-
-/// The documents module once the server has started it, for the venues' EXPOSURE.REPORT.
-private final class RunningDocuments: Sendable {
-  private let documents = Mutex<Documents?>(nil)
-
-  func start(_ started: Documents) { documents.withLock { $0 = started } }
-
-  func positiveTest(of account: Int64) -> Date? {
-    documents.withLock { $0 }?.positiveTest(of: account)
   }
 }

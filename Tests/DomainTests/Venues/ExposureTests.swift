@@ -1,3 +1,4 @@
+import CardCommands
 import Foundation
 import RESP
 import RedisTestSupport
@@ -174,6 +175,29 @@ struct ExposureTests {
       try admin.command(
         "EXPOSURE", "\(anaID)", "FROM", "2026-11-01T00:00:00Z", "TO", "2026-11-02T00:00:00Z"
       ).text == "*0\r\n")
+    await server.stop()
+  }
+
+  @Test("EXPOSURE.REPORT reads the reporter's positive test from their private documents")
+  func reportWithDocuments() async throws {
+    let server = try await AccountServer(modules: CardDomainModule.venuesAndDocuments())
+    let (owner, _, _) = try server.signedIn("owner@x.org")
+    let code = try owner.text("VENUE.CODE", try owner.venue("Cafe", 1, 1))
+    let (sick, _, _) = try server.signedIn("sick@x.org")
+    let (ana, _, _) = try server.signedIn("ana@x.org")
+    _ = try sick.object("CHECKIN", code)
+    _ = try ana.object("CHECKIN", code)
+    #expect(try sick.text("EXPOSURE.REPORT") == "NOTFOUND no positive test result on file")
+    let today = ISO8601DateFormatter.string(
+      from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+    let pdf = try MediaFixtures.bytes("result.pdf")
+    let negative = try DocumentTests.put(sick, "TEST-NEGATIVE", today, pdf)
+    #expect(DocumentTests.object(negative) != nil, "\(negative)")
+    #expect(try sick.text("EXPOSURE.REPORT") == "NOTFOUND no positive test result on file")
+    let positive = try DocumentTests.put(sick, "TEST-POSITIVE", today, pdf)
+    #expect(DocumentTests.object(positive) != nil, "\(positive)")
+    #expect(try sick.text("EXPOSURE.REPORT") == "1", "Ana, still in")
+    #expect(try ana.objects("EXPOSURE.MINE").count == 1)
     await server.stop()
   }
 
