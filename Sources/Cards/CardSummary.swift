@@ -5,7 +5,7 @@ import Accounts
 /// JSON text (keys sorted, `JSONText`). Written as a card is placed on the map, and kept beside
 /// the map's index (`CardMap`): a search answers ten of these, and building each from the card
 /// and its owner cost more than the search.
-enum CardSummary {
+public enum CardSummary {
   /// The summary of `card` if it may be on the map (its owner shows it, it is active, it has a
   /// location); nil otherwise.
   static func onMap(_ card: Card, owner: Account?, publicURL: String) -> [UInt8]? {
@@ -15,7 +15,10 @@ enum CardSummary {
     return json(card, url: publicURL + card.path(username: owner.username))
   }
 
-  static func json(_ card: Card, url: String) -> [UInt8] {
+  static func json(_ card: Card, url: String) -> [UInt8] { Array(text(card, url: url).text.utf8) }
+
+  /// The summary as a JSON object, for replies that hold a card's summary (people nearby).
+  public static func text(_ card: Card, url: String) -> JSONText {
     let f = card.fields
     var object = JSONText()
     object.add("id", card.id)
@@ -27,6 +30,6 @@ enum CardSummary {
     object.add("imageUrl", f.imageUrl)
     object.add("city", f.address?.city)
     object.add("url", url)
-    return Array(object.text.utf8)
+    return object
   }
 }

@@ -6,18 +6,7 @@ import Foundation
 public enum PeopleJSON {
   /// What a search or a request shows of someone's card.
   public static func summary(_ card: Card, cards: Cards) -> JSONText {
-    let f = card.fields
-    var object = JSONText()
-    object.add("id", card.id)
-    object.add("firstName", f.firstName)
-    object.add("prefix", f.prefix)
-    object.add("lastName", f.lastName)
-    object.add("jobTitle", f.jobTitle)
-    object.add("company", f.company)
-    object.add("imageUrl", f.imageUrl)
-    object.add("city", f.address?.city)
-    object.add("url", cards.url(of: card))
-    return object
+    CardSummary.text(card, url: cards.url(of: card))
   }
 
   public static func nearby(_ person: People.Nearby, cards: Cards) -> JSONText {

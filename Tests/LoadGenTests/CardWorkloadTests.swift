@@ -1,11 +1,8 @@
-import Accounts
 import CardCommands
 import Cards
 import Datasets
 import Foundation
-import Logging
 import RESP
-import Server
 import Testing
 
 @testable import LoadGen
@@ -25,22 +22,10 @@ import Testing
   }
 
   @Test func preparesCardsThatCardSearchFinds() async throws {
-    var accounts = Accounts.Configuration()
-    accounts.hasher = PasswordHasher(costLog2: 10)
     var cards = Cards.Configuration()
     cards.proCardLimit = 100
-    var settings = ServerConfiguration()
-    settings.port = 0
-    settings.threads = 2
-    settings.dataDirectory =
-      FileManager.default.temporaryDirectory.appendingPathComponent("cardatlas-load-\(UUID())").path
-    var logger = Logger(label: "load-test")
-    logger.logLevel = .warning
-    let server = try CardAtlasServer(
-      configuration: settings, extensions: [.accountsAndCards(accounts: accounts, cards: cards)],
-      logger: logger)
-    let address = ServerAddress(host: "127.0.0.1", port: try await server.start())
-    defer { try? FileManager.default.removeItem(atPath: settings.dataDirectory) }
+    let running = try await DomainServer.start(cards: cards)
+    let address = running.address
 
     let generator = try DatasetGenerator()
     let points = PointSet.realistic(count: Self.points, seed: 7, generator: generator)
@@ -72,16 +57,16 @@ import Testing
       case .bulkString(let summary)? = first.last
     else {
       Issue.record("CARD.SEARCH answered \(found)")
-      await server.stop()
+      await running.stop()
       return
     }
     #expect(String(buffer: summary).contains(#""firstName":"Card5""#))
     guard case .array(let every) = all else {
       Issue.record("CARD.SEARCH answered \(all)")
-      await server.stop()
+      await running.stop()
       return
     }
     #expect(every.count == Self.points)
-    await server.stop()
+    await running.stop()
   }
 }

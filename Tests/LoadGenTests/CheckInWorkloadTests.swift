@@ -1,9 +1,6 @@
-import Accounts
 import CardCommands
 import Foundation
-import Logging
 import RESP
-import Server
 import Testing
 import VenueCommands
 
@@ -14,20 +11,8 @@ import VenueCommands
 /// history, and a second run replaces the first run's accounts instead of adding to them.
 @Suite struct CheckInWorkloadTests {
   @Test func checksVisitorsInAtItsVenues() async throws {
-    var accounts = Accounts.Configuration()
-    accounts.hasher = PasswordHasher(costLog2: 10)
-    var settings = ServerConfiguration()
-    settings.port = 0
-    settings.threads = 2
-    settings.dataDirectory =
-      FileManager.default.temporaryDirectory.appendingPathComponent("cardatlas-load-\(UUID())").path
-    var logger = Logger(label: "load-test")
-    logger.logLevel = .warning
-    let server = try CardAtlasServer(
-      configuration: settings,
-      extensions: [.accountsAndCards(accounts: accounts, modules: [.venues()])], logger: logger)
-    let address = ServerAddress(host: "127.0.0.1", port: try await server.start())
-    defer { try? FileManager.default.removeItem(atPath: settings.dataDirectory) }
+    let running = try await DomainServer.start(modules: [.venues()])
+    let address = running.address
     var configuration = smallConfiguration(
       .checkin, target: address, requests: 400, points: nil, clients: 3, pipeline: 4)
     configuration.venues = 50
@@ -61,6 +46,6 @@ import VenueCommands
     let config = LoadConfiguration(
       target: address, compare: address, parameters: WorkloadParameters(workload: .checkin))
     #expect(throws: LoadGenError.self) { try config.validate() }
-    await server.stop()
+    await running.stop()
   }
 }

@@ -1,11 +1,8 @@
-import Accounts
 import CardCommands
 import Datasets
 import Foundation
-import Logging
 import PinCommands
 import RESP
-import Server
 import Testing
 
 @testable import LoadGen
@@ -17,20 +14,8 @@ import Testing
   static let points = 300
 
   @Test func preparesPinsThatPinAtFinds() async throws {
-    var accounts = Accounts.Configuration()
-    accounts.hasher = PasswordHasher(costLog2: 10)
-    var settings = ServerConfiguration()
-    settings.port = 0
-    settings.threads = 2
-    settings.dataDirectory =
-      FileManager.default.temporaryDirectory.appendingPathComponent("cardatlas-load-\(UUID())").path
-    var logger = Logger(label: "load-test")
-    logger.logLevel = .warning
-    let server = try CardAtlasServer(
-      configuration: settings,
-      extensions: [.accountsAndCards(accounts: accounts, modules: [.pins()])], logger: logger)
-    let address = ServerAddress(host: "127.0.0.1", port: try await server.start())
-    defer { try? FileManager.default.removeItem(atPath: settings.dataDirectory) }
+    let running = try await DomainServer.start(modules: [.pins()])
+    let address = running.address
 
     let generator = try DatasetGenerator()
     let points = PointSet.realistic(count: Self.points, seed: 7, generator: generator)
@@ -62,7 +47,7 @@ import Testing
     }
     guard case .array(let rows) = found else {
       Issue.record("PIN.AT answered \(found)")
-      await server.stop()
+      await running.stop()
       return
     }
     let summaries = rows.compactMap { row -> String? in
@@ -77,10 +62,10 @@ import Testing
       })
     guard case .array(let every) = all else {
       Issue.record("PIN.SEARCH answered \(all)")
-      await server.stop()
+      await running.stop()
       return
     }
     #expect(every.count == Self.points)
-    await server.stop()
+    await running.stop()
   }
 }

@@ -1,11 +1,8 @@
-import Accounts
 import CardCommands
 import Foundation
-import Logging
 import People
 import PeopleCommands
 import RESP
-import Server
 import Testing
 
 @testable import LoadGen
@@ -15,21 +12,8 @@ import Testing
 /// an error (signed out, each would answer NOAUTH), and a second run reuses the first's accounts.
 @Suite struct PresenceWorkloadTests {
   @Test func signsInAndSetsPresences() async throws {
-    var accounts = Accounts.Configuration()
-    accounts.hasher = PasswordHasher(costLog2: 10)
-    var settings = ServerConfiguration()
-    settings.port = 0
-    settings.threads = 2
-    settings.dataDirectory =
-      FileManager.default.temporaryDirectory.appendingPathComponent("cardatlas-load-\(UUID())").path
-    var logger = Logger(label: "load-test")
-    logger.logLevel = .warning
-    let server = try CardAtlasServer(
-      configuration: settings,
-      extensions: [.accountsAndCards(accounts: accounts, modules: [People.module()])],
-      logger: logger)
-    let address = ServerAddress(host: "127.0.0.1", port: try await server.start())
-    defer { try? FileManager.default.removeItem(atPath: settings.dataDirectory) }
+    let running = try await DomainServer.start(modules: [People.module()])
+    let address = running.address
 
     for _ in 0..<2 {
       let report = try await LoadBenchmark(
@@ -41,6 +25,6 @@ import Testing
       expectMonotone(result.summary)
       #expect(report.header.contains("PRESENCE.SET <lon> <lat>"))
     }
-    await server.stop()
+    await running.stop()
   }
 }
