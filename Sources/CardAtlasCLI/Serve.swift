@@ -26,6 +26,8 @@ struct Serve: AsyncParsableCommand {
 
   @Option(help: "Address to bind: loopback unless told otherwise.") var host = "127.0.0.1"
   @Option(help: "TCP port.") var port = 7878
+  @Option(help: "Also serve the card pages and vCards over HTTP on this port (default: off).")
+  var httpPort: Int?
   @Option(help: "Directory of the store.") var data = "./var"
   @Option(help: "Password for AUTH; without it every other command answers NOAUTH.")
   var requirepass: String?
@@ -148,6 +150,7 @@ struct Serve: AsyncParsableCommand {
     var venues = Venues.Configuration()
     venues.checkInDistance = checkinDistance
     guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
+    let web = WebSide(host: host, port: httpPort, logger: logger)
     var pinsConfiguration = Pins.Configuration()
     pinsConfiguration.maxPhotoBytes = maxPhotoBytes
     let server = try CardAtlasServer(
@@ -155,11 +158,13 @@ struct Serve: AsyncParsableCommand {
       extensions: [
         .accountsAndCards(
           accounts: try accountsConfiguration(logger), cards: cardsConfiguration,
-          modules: [.pins(pinsConfiguration), .venues(venues)])
+          modules: [.pins(pinsConfiguration), .venues(venues)] + web.modules)
       ] + geocoding.extensions,
       logger: logger)
     try await server.start()
+    let pages = try await web.start()
     await Self.waitForSignal()
+    await pages?.stop()
     await server.stop()
   }
 

@@ -1,0 +1,104 @@
+import Accounts
+import Cards
+import Hummingbird
+import Mustache
+
+/// The card pages and vCards: each asks `Cards.open` what a share URL shows, as CARD.OPEN
+/// does, and counts a view through `CardViews`, as CARD.GET does. Only the rendering is here.
+struct CardPages: Sendable {
+  let accounts: Accounts
+  let cards: Cards
+  let views: CardViews
+  let library: MustacheLibrary
+
+  /// The session cookie a browser may carry to be counted as a signed-in viewer.
+  static let sessionCookie = "cardatlas_session"
+
+  func add(to router: Router<BasicRequestContext>) {
+    router.get("/c/:username") { request, context in
+      await page(request, context.parameters.get("username") ?? "", nil)
+    }
+    router.get("/c/:username/card.vcf") { request, context in
+      vCard(request, context.parameters.get("username") ?? "", nil)
+    }
+    router.get("/c/:username/:slug") { request, context in
+      await page(
+        request, context.parameters.get("username") ?? "", context.parameters.get("slug"))
+    }
+    router.get("/c/:username/:slug/card.vcf") { request, context in
+      vCard(request, context.parameters.get("username") ?? "", context.parameters.get("slug"))
+    }
+  }
+
+  /// The page of a share URL; a signed-in viewer's open counts as a view once durable (the
+  /// page is shown even if the view could not be stored, as CARD.GET does).
+  func page(_ request: Request, _ username: String, _ slug: String?) async -> Response {
+    guard case .card(let card) = cards.open(username: username, slug: slug) else {
+      return notice(cards.open(username: username, slug: slug))
+    }
+    if let viewer = viewer(request), let record = views.opened(card, by: viewer) {
+      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        record { _ in done.resume() }
+      }
+    }
+    let model = CardPageModel.context(
+      card, url: cards.url(of: card), publicURL: cards.configuration.publicURL)
+    return PageResponse.html(library.render(model, withTemplate: "card") ?? "", status: .ok)
+  }
+
+  /// The card as a vCard: 3.0, or 4.0 with `?v=4`. Not a view (the page was).
+  func vCard(_ request: Request, _ username: String, _ slug: String?) -> Response {
+    let version: VCardVersion
+    switch request.uri.queryParameters.get("v") {
+    case nil, "3": version = .v3
+    case "4": version = .v4
+    default: return PageResponse.text("v must be 3 or 4\n", status: .badRequest)
+    }
+    let opened = cards.open(username: username, slug: slug)
+    guard case .card(let card) = opened else { return notice(opened) }
+    let name = slug.map { "\(username)-\($0)" } ?? username
+    return PageResponse.vCard(cards.vCard(card, version: version), filename: name + ".vcf")
+  }
+
+  /// The inactive card's page (410), the reserved URL's placeholder (200), or a 404.
+  func notice(_ opened: OpenedCard) -> Response {
+    let (status, page): (HTTPResponse.Status, [String: Any])
+    switch opened {
+    case .inactive:
+      status = .gone
+      page = [
+        "title": "Card not active", "heading": OpenedCard.inactiveMessage,
+        "link": ["href": cards.createCardURL, "text": "Create your free card"],
+      ]
+    case .placeholder:
+      status = .ok
+      page = [
+        "title": "Card coming soon", "heading": OpenedCard.placeholderMessage,
+        "detail": "Its owner's new card will be here soon.",
+      ]
+    case .notFound, .card:
+      status = .notFound
+      page = [
+        "title": "Card not found", "heading": "No card here.",
+        "detail": "Check the link, or ask its owner for a new one.",
+        "link": ["href": cards.createCardURL, "text": "Create your free card"],
+      ]
+    }
+    return PageResponse.html(library.render(page, withTemplate: "notice") ?? "", status: status)
+  }
+
+  /// The signed-in account a request comes from: a session token as a Bearer header or in the
+  /// session cookie. Anonymous visitors are not counted (docs/HTTP.md says why).
+  func viewer(_ request: Request) -> Int64? {
+    var token: String?
+    if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
+      token = String(header.dropFirst("bearer ".count))
+    } else {
+      token = request.cookies[Self.sessionCookie]?.value
+    }
+    guard let token, case .success(let session) = accounts.resume(token: token) else {
+      return nil
+    }
+    return session.account.id
+  }
+}
