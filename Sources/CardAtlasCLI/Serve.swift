@@ -14,6 +14,7 @@ import Server
 import Store
 import VenueCommands
 import Venues
+import WebPages
 
 struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -162,7 +163,12 @@ struct Serve: AsyncParsableCommand {
       ] + geocoding.extensions,
       logger: logger)
     try await server.start()
-    let pages = try await web.start()
+    let pages: WebServer?
+    do { pages = try await web.start() } catch {
+      // The HTTP port could not be bound: close the store properly before failing.
+      await server.stop()
+      throw error
+    }
     await Self.waitForSignal()
     await pages?.stop()
     await server.stop()

@@ -28,6 +28,19 @@ struct CardPages: Sendable {
     router.get("/c/:username/:slug/card.vcf") { request, context in
       vCard(request, context.parameters.get("username") ?? "", context.parameters.get("slug"))
     }
+    // Where an inactive card's page sends its visitors (`Cards.createCardURL`).
+    router.get("/") { _, _ in
+      render(
+        "notice", status: .ok,
+        [
+          "title": "CardAtlas", "heading": "Your business card, shared by a link.",
+          "detail": "Create your free card in the CardAtlas app: one card is free, Pro has ten.",
+        ])
+    }
+    // Every other path: the same 404 page (`/c` itself too, which the trie does not send on
+    // to `**`).
+    router.get("/c") { _, _ in notice(.notFound) }
+    router.get("**") { _, _ in notice(.notFound) }
   }
 
   /// The page of a share URL; a signed-in viewer's open counts as a view once durable (the
@@ -43,7 +56,7 @@ struct CardPages: Sendable {
     }
     let model = CardPageModel.context(
       card, url: cards.url(of: card), publicURL: cards.configuration.publicURL)
-    return PageResponse.html(library.render(model, withTemplate: "card") ?? "", status: .ok)
+    return render("card", status: .ok, model)
   }
 
   /// The card as a vCard: 3.0, or 4.0 with `?v=4`. Not a view (the page was).
@@ -84,7 +97,13 @@ struct CardPages: Sendable {
         "link": ["href": cards.createCardURL, "text": "Create your free card"],
       ]
     }
-    return PageResponse.html(library.render(page, withTemplate: "notice") ?? "", status: status)
+    return render("notice", status: status, page)
+  }
+
+  private func render(_ template: String, status: HTTPResponse.Status, _ page: [String: Any])
+    -> Response
+  {
+    PageResponse.html(library.render(page, withTemplate: template) ?? "", status: status)
   }
 
   /// The signed-in account a request comes from: a session token as a Bearer header or in the

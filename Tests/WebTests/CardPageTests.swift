@@ -149,7 +149,7 @@ struct CardPageTests {
     _ = try ana.object("CARD.CREATE", #"{"firstName":"Ana"}"#)
     for path in [
       "/c/nobody1", "/c/\(username)/zzz", "/c/nobody1/card.vcf", "/c/\(username)/zzz/card.vcf",
-      "/c/%3Cscript%3E",
+      "/c/%3Cscript%3E", "/nothing/here", "/c",
     ] {
       let page = try await servers.get(path)
       #expect(page.status == 404, "\(path)")
@@ -157,6 +157,9 @@ struct CardPageTests {
       #expect(page.text.contains("<h1>No card here.</h1>"), "\(path)")
       #expect(!page.text.contains("<script"), "\(path)")
     }
+    // What the inactive page links to is there.
+    let home = try await servers.get("/")
+    #expect(home.status == 200 && home.text.contains("Create your free card"))
     await servers.stop()
   }
 
