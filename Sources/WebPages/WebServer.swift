@@ -58,7 +58,12 @@ public final class WebServer: Sendable {
 
   /// Stops accepting, lets requests in flight finish, and returns once the server is down.
   public func stop() async {
-    guard let (group, task) = running.withLock({ r in defer { r = nil }; return r }) else {
+    guard
+      let (group, task) = running.withLock({ r in
+        defer { r = nil }
+        return r
+      })
+    else {
       return
     }
     await group.triggerGracefulShutdown()

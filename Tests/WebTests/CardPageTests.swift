@@ -47,8 +47,11 @@ struct CardPageTests {
 
     // Text, never markup; quotes escaped inside attributes too.
     #expect(!html.contains("<script") && !html.contains("<b>"))
-    #expect(html.contains("Dr. &lt;script&gt;alert(1)&lt;/script&gt; Ann O&#39;Brien &quot;Q&quot;, PhD"))
-    #expect(html.contains("alt=\"Dr. &lt;script&gt;alert(1)&lt;/script&gt; Ann O&#39;Brien &quot;Q&quot;, PhD\""))
+    #expect(
+      html.contains("Dr. &lt;script&gt;alert(1)&lt;/script&gt; Ann O&#39;Brien &quot;Q&quot;, PhD"))
+    #expect(
+      html.contains(
+        "alt=\"Dr. &lt;script&gt;alert(1)&lt;/script&gt; Ann O&#39;Brien &quot;Q&quot;, PhD\""))
     #expect(html.contains("Chief &lt;b&gt;Engineer&lt;/b&gt; · Acme, Inc; Labs"))
     #expect(html.contains("Maps &amp; more") && html.contains("she/her"))
 
@@ -59,12 +62,16 @@ struct CardPageTests {
     #expect(html.contains(#"href="https://www.linkedin.com/in/zoe-obrien""#))
     #expect(html.contains(#"href="https://x.com/zoe_maps""#))
     #expect(html.contains(#"href="https://instagram.com/zoe""#))
-    #expect(html.contains(#"href="https://zoe.example/portfolio?a=1&amp;b=2" rel="noopener">Portfolio</a>"#))
+    #expect(
+      html.contains(
+        #"href="https://zoe.example/portfolio?a=1&amp;b=2" rel="noopener">Portfolio</a>"#))
     #expect(html.contains(#"href="https://zoe.example/cv.pdf" rel="noopener">Get my CV</a>"#))
     #expect(html.contains("<h2>Résumé</h2>"))
-    #expect(html.contains(#"<a class="save" href="/c/\#(username)/card.vcf" download>Save contact</a>"#))
+    #expect(
+      html.contains(#"<a class="save" href="/c/\#(username)/card.vcf" download>Save contact</a>"#))
     #expect(html.contains("<h2>Hello there</h2><p class=\"text\">Thanks for scanning</p>"))
-    #expect(html.contains("Line one\nLine two") && html.contains("1 Rue de Rivoli, 75001 Paris, France"))
+    #expect(
+      html.contains("Line one\nLine two") && html.contains("1 Rue de Rivoli, 75001 Paris, France"))
 
     // The picture this server serves, as a circle; nothing fetched from elsewhere (the logo
     // on another host is left out).
@@ -200,7 +207,8 @@ struct CardPageTests {
   }
 
   static func between(_ text: String, _ start: String, _ end: String) -> String? {
-    guard let a = text.range(of: start), let b = text.range(of: end, range: a.upperBound..<text.endIndex)
+    guard let a = text.range(of: start),
+      let b = text.range(of: end, range: a.upperBound..<text.endIndex)
     else { return nil }
     return String(text[a.upperBound..<b.lowerBound])
   }

@@ -152,8 +152,9 @@ struct VCardTests {
       #expect(parsed["note"] as? String == Self.about, "v\(version)")
       let tels = parsed["tel"] as? [String] ?? []
       #expect(
-        tels == (version == "3"
-          ? ["+33 6 12 34 56 78", "(555) 123-4567"] : ["tel:+33612345678", "tel:5551234567"]))
+        tels
+          == (version == "3"
+            ? ["+33 6 12 34 56 78", "(555) 123-4567"] : ["tel:+33612345678", "tel:5551234567"]))
       let urls = parsed["urls"] as? [String] ?? []
       #expect(urls.contains("https://cards.test/c/\(username)"), "\(urls)")
       #expect(parsed["street"] as? String == "1 Rue de Rivoli\nBât. B", "v\(version)")

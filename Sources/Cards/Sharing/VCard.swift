@@ -21,7 +21,8 @@ public enum VCard {
     out.add("PRODID:-//CardAtlas//Cards//EN")
     if v4 { out.add("KIND:individual") }
     out.add(
-      "N:" + [f.lastName, f.firstName, f.middleName, f.prefix, f.credentials]
+      "N:"
+        + [f.lastName, f.firstName, f.middleName, f.prefix, f.credentials]
         .map { escape($0 ?? "") }.joined(separator: ";"))
     out.add("FN:" + escape(f.displayName))
     if let company = f.company { out.add("ORG:" + escape(company)) }
