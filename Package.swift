@@ -131,6 +131,7 @@ let package = Package(
       dependencies: [
         "Accounts", "Store", "SpatialIndex", "Geodesy", "Notifications", "Geocoding",
         "DispatchExecutor", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Crypto", package: "swift-crypto"),
       ]),
     // The accounts' commands (ACCOUNT.*, SESSION.*, WHOAMI): arguments in, JSON replies out.
     .target(

@@ -14,16 +14,17 @@ struct CardPages: Sendable {
   /// The session cookie a browser may carry to be counted as a signed-in viewer.
   static let sessionCookie = "cardatlas_session"
 
-  func add(to router: Router<BasicRequestContext>) {
+  func add(to router: Router<PageContext>) {
     router.get("/c/:username") { request, context in
-      await page(request, context.parameters.get("username") ?? "", nil)
+      await page(request, context, context.parameters.get("username") ?? "", nil)
     }
     router.get("/c/:username/card.vcf") { request, context in
       vCard(request, context.parameters.get("username") ?? "", nil)
     }
     router.get("/c/:username/:slug") { request, context in
       await page(
-        request, context.parameters.get("username") ?? "", context.parameters.get("slug"))
+        request, context, context.parameters.get("username") ?? "",
+        context.parameters.get("slug"))
     }
     router.get("/c/:username/:slug/card.vcf") { request, context in
       vCard(request, context.parameters.get("username") ?? "", context.parameters.get("slug"))
@@ -43,13 +44,21 @@ struct CardPages: Sendable {
     router.get("**") { _, _ in notice(.notFound) }
   }
 
-  /// The page of a share URL; a signed-in viewer's open counts as a view once durable (the
-  /// page is shown even if the view could not be stored, as CARD.GET does).
-  func page(_ request: Request, _ username: String, _ slug: String?) async -> Response {
-    guard case .card(let card) = cards.open(username: username, slug: slug) else {
-      return notice(cards.open(username: username, slug: slug))
-    }
-    if let viewer = viewer(request), let record = views.opened(card, by: viewer) {
+  /// The page of a share URL. Opening it counts as a view, once durable (the page is shown even
+  /// if the view could not be stored, as CARD.GET does): a signed-in viewer's by CARD.GET's
+  /// rule, an anonymous visitor's by its client (docs/HTTP.md).
+  func page(_ request: Request, _ context: PageContext, _ username: String, _ slug: String?)
+    async -> Response
+  {
+    let opened = cards.open(username: username, slug: slug)
+    guard case .card(let card) = opened else { return notice(opened) }
+    let record =
+      if let viewer = viewer(request) {
+        views.opened(card, by: viewer)
+      } else {
+        views.opened(card, byVisitor: Self.client(request, context))
+      }
+    if let record {
       await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
         record { _ in done.resume() }
       }
@@ -106,8 +115,14 @@ struct CardPages: Sendable {
     PageResponse.html(library.render(page, withTemplate: template) ?? "", status: status)
   }
 
+  /// What tells one anonymous visitor from another: the address the connection came from and
+  /// the user agent. Forwarded-for headers are not trusted (any client can send them).
+  static func client(_ request: Request, _ context: PageContext) -> String {
+    "\(context.remoteAddress?.ipAddress ?? "")\n\(request.headers[.userAgent] ?? "")"
+  }
+
   /// The signed-in account a request comes from: a session token as a Bearer header or in the
-  /// session cookie. Anonymous visitors are not counted (docs/HTTP.md says why).
+  /// session cookie; nil for anyone else (an unknown token too).
   func viewer(_ request: Request) -> Int64? {
     var token: String?
     if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {

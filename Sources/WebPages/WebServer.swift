@@ -28,7 +28,7 @@ public final class WebServer: Sendable {
   /// Binds and serves; returns the bound port (`port` 0 picks one).
   @discardableResult
   public func start() async throws -> Int {
-    let router = Router(context: BasicRequestContext.self)
+    let router = Router(context: PageContext.self)
     pages.add(to: router)
     let (bound, boundSink) = AsyncStream<Result<Int, any Error>>.makeStream()
     let app = Application(

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RedisTestSupport
 import Testing
 
 /// The card pages over real HTTP, beside RESP on the same domain objects.
@@ -171,7 +172,7 @@ struct CardPageTests {
   }
 
   @Test(
-    "opening a page counts a view for a viewer signed in by Bearer token or session cookie, once a day, never the owner's or an anonymous open (CARD.STATS)"
+    "opening a page counts a view once a day: a viewer signed in by Bearer token or session cookie by CARD.GET's rule (never the owner's), an anonymous visitor by its client's daily hash (CARD.STATS)"
   )
   func views() async throws {
     let servers = try await WebServers()
@@ -185,24 +186,47 @@ struct CardPageTests {
     let cy = try session.text("SESSION.OPEN", "cy@x.org", "secret1")
     let owner = try session.text("SESSION.OPEN", "ana@x.org", "secret1")
     func total() throws -> Int? { try ana.object("CARD.STATS", id)["total"] as? Int }
+    func open(_ headers: [String: String] = [:], _ path: String = "") async throws {
+      let page = try await servers.get("/c/\(username)\(path)", headers: headers)
+      #expect(page.status == 200)
+    }
 
-    _ = try await servers.get("/c/\(username)")
-    #expect(try total() == 0)
-    _ = try await servers.get("/c/\(username)", headers: ["Authorization": "Bearer \(bo)"])
+    // Anonymous: once per client (address and user agent) and day.
+    try await open(["User-Agent": "phone"])
     #expect(try total() == 1)
-    _ = try await servers.get("/c/\(username)", headers: ["Authorization": "Bearer \(bo)"])
+    try await open(["User-Agent": "phone"])
     #expect(try total() == 1)
-    _ = try await servers.get("/c/\(username)", headers: ["Cookie": "cardatlas_session=\(cy)"])
+    try await open(["User-Agent": "laptop"])
     #expect(try total() == 2)
-    _ = try await servers.get("/c/\(username)", headers: ["Authorization": "Bearer \(owner)"])
-    _ = try await servers.get("/c/\(username)", headers: ["Authorization": "Bearer wrong"])
-    _ = try await servers.get("/c/\(username)/card.vcf", headers: ["Authorization": "Bearer \(cy)"])
-    #expect(try total() == 2)
+    // Signed in: once per account and day, whatever the client.
+    try await open(["Authorization": "Bearer \(bo)", "User-Agent": "phone"])
+    #expect(try total() == 3)
+    try await open(["Authorization": "Bearer \(bo)", "User-Agent": "tablet"])
+    #expect(try total() == 3)
+    try await open(["Cookie": "cardatlas_session=\(cy)"])
+    #expect(try total() == 4)
+    try await open(["Authorization": "Bearer \(owner)"])
+    // An unknown token is an anonymous visitor, here one already counted.
+    try await open(["Authorization": "Bearer wrong", "User-Agent": "phone"])
+    try await open(["Authorization": "Bearer \(cy)", "User-Agent": "other"], "/card.vcf")
+    #expect(try total() == 4)
     // The same rule as RESP's: bo's CARD.OPEN today is not a second view.
     let boConnection = try servers.connect()
     #expect(try boConnection.text("AUTH", "bo@x.org", "secret1") == "OK")
     _ = try boConnection.object("CARD.OPEN", username)
-    #expect(try total() == 2)
+    #expect(try total() == 4)
+
+    // The store holds the anonymous visits as 16-byte hashes, no address or user agent.
+    let (output, status) = try RedisProcess.run(
+      "python3",
+      [
+        "-c",
+        "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("
+          + "'SELECT count(*), min(length(visitor)), max(length(visitor)) FROM card_visits')"
+          + ".fetchone())",
+        servers.directory + "/cardatlas.sqlite",
+      ])
+    #expect(status == 0 && output.trimmingCharacters(in: .whitespacesAndNewlines) == "(2, 16, 16)")
     await servers.stop()
   }
 
