@@ -87,6 +87,41 @@ struct CardPageTests {
   }
 
   @Test(
+    "XSS matrix: a hostile value in every text field a page shows is text, never markup, in elements and attributes"
+  )
+  func hostileValues() async throws {
+    let servers = try await WebServers()
+    let (ana, id, username) = try servers.signedIn("ana@x.org")
+    _ = try servers.connect().object("ACCOUNT.PRO", "\(id)", "1")
+    let hostile = #"x"'><script>alert(1)</script><img src=x onerror=alert(1)><style>*{}</style>"#
+    let text = [
+      "firstName", "middleName", "lastName", "prefix", "credentials", "pronouns", "description",
+      "jobTitle", "company", "aboutMe", "customMessage", "customMessageHeader", "cvHeader",
+      "cvDescription", "cvDisplayText",
+    ]
+    var card: [String: Any] = Dictionary(uniqueKeysWithValues: text.map { ($0, hostile) })
+    card["address"] = Dictionary(
+      uniqueKeysWithValues: ["street", "city", "region", "country"].map { ($0, hostile) })
+    card["webLinks"] = [["url": "https://x.example/", "displayText": hostile]]
+    card["cvUrl"] = "https://x.example/cv.pdf"
+    let json = String(decoding: try JSONSerialization.data(withJSONObject: card), as: UTF8.self)
+    let made = try ana.object("CARD.CREATE", json)
+    #expect(made["firstName"] as? String == hostile)
+
+    let html = try await servers.get("/c/\(username)").text
+    #expect(!html.contains("<script") && !html.contains("<img src=x"))
+    #expect(html.components(separatedBy: "<style>").count == 2)
+    #expect(!html.contains(#"x"'>"#))
+    let escaped =
+      "x&quot;&#39;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;"
+      + "&lt;style&gt;*{}&lt;/style&gt;"
+    // Every field is there, as text: the name (in the title, heading and alt), the address
+    // parts, the role, and the rest once each.
+    #expect(html.components(separatedBy: escaped).count - 1 >= text.count + 4, "\(html)")
+    await servers.stop()
+  }
+
+  @Test(
     "a card with no picture shows its initials in the circle; a second card lives at /c/<username>/<slug> while Pro lasts"
   )
   func slugAndInitials() async throws {

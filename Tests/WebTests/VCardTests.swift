@@ -26,7 +26,7 @@ struct VCardTests {
 
   /// Checks the physical lines (CRLF only, at most 75 octets, each valid UTF-8 on its own) and
   /// returns the logical lines, unfolded.
-  static func lines(_ body: Data) -> [String] {
+  static func lines(_ body: Data, folded: Bool = true) -> [String] {
     let bytes = [UInt8](body)
     #expect(bytes.suffix(2) == [13, 10])
     var physical: [[UInt8]] = []
@@ -55,7 +55,7 @@ struct VCardTests {
         logical.append(String(decoding: line, as: UTF8.self))
       }
     }
-    #expect(physical.count > logical.count, "nothing was folded")
+    if folded { #expect(physical.count > logical.count, "nothing was folded") }
     return logical
   }
 
@@ -90,6 +90,23 @@ struct VCardTests {
       "X-SOCIALPROFILE;TYPE=linkedin:https://www.linkedin.com/in/zoe-obrien",
     ] {
       #expect(lines.contains(expected), "\(expected)")
+    }
+    await servers.stop()
+  }
+
+  @Test("a line break in a field cannot start a property of its own (CR, LF and CRLF escaped)")
+  func lineBreakInjection() async throws {
+    let servers = try await WebServers()
+    let (ana, _, username) = try servers.signedIn("ana@x.org")
+    _ = try ana.object(
+      "CARD.CREATE",
+      #"{"firstName":"Ana","aboutMe":"a\r\nTEL:666\rEMAIL:evil@x.org\nEND:VCARD"}"#)
+    for version in ["3", "4"] {
+      let fetched = try await servers.get("/c/\(username)/card.vcf?v=\(version)")
+      let lines = Self.lines(fetched.body, folded: false)
+      #expect(lines.contains("NOTE:a\\nTEL:666\\nEMAIL:evil@x.org\\nEND:VCARD"), "\(lines)")
+      #expect(!lines.contains { $0.hasPrefix("TEL") || $0.hasPrefix("EMAIL") })
+      #expect(lines.filter { $0 == "END:VCARD" }.count == 1 && lines.last == "END:VCARD")
     }
     await servers.stop()
   }

@@ -112,25 +112,28 @@ public enum VCard {
     return basic ? text.filter { $0 != "-" && $0 != ":" } : text
   }
 
-  /// Content lines, each folded and ended with CRLF.
+  /// A content line folded at 75 octets and ended with CRLF: a continuation line starts with a
+  /// space, which counts; a UTF-8 character's bytes stay on one line.
+  public static func fold(_ line: String) -> String {
+    var text = ""
+    var octets = 0
+    for scalar in line.unicodeScalars {
+      let size = UTF8.width(scalar)
+      if octets + size > 75 {
+        text += "\r\n "
+        octets = 1
+      }
+      text.unicodeScalars.append(scalar)
+      octets += size
+    }
+    return text + "\r\n"
+  }
+
+  /// Content lines, each folded.
   struct Lines {
     private(set) var text = ""
 
-    /// Folds at 75 octets: a continuation line starts with a space, which counts; a UTF-8
-    /// character's bytes stay on one line.
-    mutating func add(_ line: String) {
-      var octets = 0
-      for scalar in line.unicodeScalars {
-        let size = UTF8.width(scalar)
-        if octets + size > 75 {
-          text += "\r\n "
-          octets = 1
-        }
-        text.unicodeScalars.append(scalar)
-        octets += size
-      }
-      text += "\r\n"
-    }
+    mutating func add(_ line: String) { text += VCard.fold(line) }
   }
 }
 
