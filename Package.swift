@@ -28,6 +28,11 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+    // The HTTP side (card pages, vCards); its default traits (swift-configuration, full
+    // Foundation) are not needed.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+    .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
   ],
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
@@ -126,6 +131,7 @@ let package = Package(
       dependencies: [
         "Accounts", "Store", "SpatialIndex", "Geodesy", "Notifications", "Geocoding",
         "DispatchExecutor", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Crypto", package: "swift-crypto"),
       ]),
     // The accounts' commands (ACCOUNT.*, SESSION.*, WHOAMI): arguments in, JSON replies out.
     .target(
@@ -243,6 +249,19 @@ let package = Package(
         .product(name: "CSV", package: "CSV.swift"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // The HTTP side beside the RESP port: card pages (Mustache templates) and vCards, on the
+    // same domain objects as the commands; no RESP.
+    .target(
+      name: "WebPages",
+      dependencies: [
+        "Accounts", "Cards",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Mustache", package: "swift-mustache"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
@@ -250,6 +269,7 @@ let package = Package(
         "AccountCommands", "CardCommands", "PinCommands", "Pins", "Geocoding", "Gazetteer",
         "IdentityTokens", "GeocoderClients", "GeocodeCommands", "Importer", "VenueCommands",
         "Venues", "VenueBench", "People", "PeopleCommands", "Documents", "DocumentCommands",
+        "WebPages",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -305,6 +325,14 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
+      ]),
+    // The card pages and vCards over real HTTP and RESP sockets, in one process.
+    .testTarget(
+      name: "WebTests",
+      dependencies: [
+        "WebPages", "Accounts", "Cards", "CardCommands", "Server", "RESP", "RedisTestSupport",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Crypto", package: "swift-crypto"),
       ]),
     // `cardatlas import` through the built executable (it must be built: `swift build`).
     .testTarget(

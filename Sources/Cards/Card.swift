@@ -63,6 +63,11 @@ public enum OpenedCard: Sendable, Equatable {
   /// The owner deleted their primary card: its URL is kept for their next card.
   case placeholder
   case notFound
+
+  /// What the URL of an inactive card says (the pages and CARD.OPEN).
+  public static let inactiveMessage = "This card is no longer active."
+  /// What a reserved primary URL says until the owner's next card takes it.
+  public static let placeholderMessage = "This card is being replaced."
 }
 
 /// A card's fields, shared by the card's copies. Sendable as an array's storage is: written only

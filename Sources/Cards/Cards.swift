@@ -133,6 +133,9 @@ public final class Cards: Sendable {
     return configuration.publicURL + card.path(username: owner.username)
   }
 
+  /// Where a visitor makes a card of their own (what an inactive card's URL offers).
+  public var createCardURL: String { configuration.publicURL + "/" }
+
   /// What `<public-url>/c/<username>[/<slug>]` shows.
   public func open(username: String, slug: String?) -> OpenedCard {
     guard let owner = accounts.account(username: username) else { return .notFound }

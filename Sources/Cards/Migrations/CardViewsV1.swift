@@ -25,5 +25,5 @@ extension CardViews {
         """)
   }
 
-  public static let migrations = [v1]
+  public static let migrations = [v1, v2]
 }

@@ -98,11 +98,12 @@ public final class Notices: Sendable {
     return [Notice(notifier: notifier, messages: [("account:\(card.ownerId)", message)])]
   }
 
-  /// A view was counted: its owner hears it if it chose to.
-  func viewed(_ card: Card, by viewer: Int64) {
+  /// A view was counted: its owner hears it if it chose to (`viewerId` null for an anonymous
+  /// visitor of the card's page).
+  func viewed(_ card: Card, by viewer: Int64?) {
     guard settings(of: card.ownerId).views else { return }
     notifier.publish(
-      Self.json(["event": "view", "cardId": card.id, "viewerId": viewer]),
+      Self.json(["event": "view", "cardId": card.id, "viewerId": viewer ?? NSNull()]),
       to: "account:\(card.ownerId)")
   }
 

@@ -1,4 +1,5 @@
 import Accounts
+import Crypto
 import Foundation
 import GRDB
 import Store
@@ -6,6 +7,7 @@ import Synchronization
 
 /// Views of cards: an account that opens someone else's card (by id, code or share URL) counts
 /// one view of it per UTC day, however often it opens it; the owner's own opens do not count.
+/// An anonymous visitor of the card's web page counts likewise, told apart by a daily hash.
 /// Each counted view is a row in the store, written before the open is answered; the owner
 /// reads them per day (`stats`). Knows nothing of RESP.
 public final class CardViews: Sendable {
@@ -15,6 +17,7 @@ public final class CardViews: Sendable {
   private struct Today {
     var day = -1
     var counted: Set<Pair> = []
+    var visited: Set<Visit> = []
   }
 
   private struct Pair: Hashable {
@@ -22,12 +25,22 @@ public final class CardViews: Sendable {
     let viewer: Int64
   }
 
+  private struct Visit: Hashable {
+    let card: Int64
+    let visitor: Data
+  }
+
+  /// What stores a counted view and calls back once it is durable.
+  public typealias Record = @Sendable (@escaping Cards.Done<Void>) -> Void
+
   static let rememberedLimit = 100_000
 
   let store: Store
   let cards: Cards
   let notices: Notices
   private let today = Mutex(Today())
+  /// The salt of today's visitor hashes: random, never stored, replaced each UTC day.
+  private let salt = Mutex((day: -1, bytes: [UInt8]()))
 
   public init(store: Store, cards: Cards, notices: Notices) {
     self.store = store
@@ -41,24 +54,63 @@ public final class CardViews: Sendable {
   /// The card was opened by `viewer`. When that counts as a new view, returns the write that
   /// stores it (and tells the owner, if it chose to hear of views), which calls back once it is
   /// durable; nil when there is nothing to store.
-  public func opened(_ card: Card, by viewer: Int64)
-    -> (@Sendable (@escaping Cards.Done<Void>) -> Void)?
-  {
+  public func opened(_ card: Card, by viewer: Int64) -> Record? {
     guard card.ownerId != viewer else { return nil }
     let day = UTCDay.today
     let pair = Pair(card: card.id, viewer: viewer)
-    let isNew = today.withLock { t -> Bool in
-      if t.day != day || t.counted.count >= Self.rememberedLimit { t = Today(day: day) }
-      return t.counted.insert(pair).inserted
+    guard remember(day, { $0.counted.insert(pair).inserted }) else { return nil }
+    return record(ViewWrite(card: card, viewer: viewer, day: day, notices: notices)) {
+      $0.counted.remove(pair)
     }
-    guard isNew else { return nil }
-    return { [self] done in
-      cards.commit([ViewWrite(card: card, viewer: viewer, day: day, notices: notices)]) {
-        [self] result in
-        if case .failure = result { _ = today.withLock { $0.counted.remove(pair) } }
+  }
+
+  /// The card's page was opened by an anonymous visitor, told apart from others by what its
+  /// request says of its client (`client`: its address and user agent). It counts once per card
+  /// and UTC day, like an account's view. Only a hash of `client` is kept, under a salt that is
+  /// random, held in memory only and replaced each UTC day: the store holds no address, and one
+  /// day's visitors cannot be linked to another day's. A restart draws a new salt, so a visitor
+  /// may count once more on that day.
+  public func opened(_ card: Card, byVisitor client: String) -> Record? {
+    let day = UTCDay.today
+    let visit = Visit(card: card.id, visitor: visitor(client, day))
+    guard remember(day, { $0.visited.insert(visit).inserted }) else { return nil }
+    return record(VisitWrite(card: card, visitor: visit.visitor, day: day, notices: notices)) {
+      $0.visited.remove(visit)
+    }
+  }
+
+  /// Notes a view in today's memory; false if it was already counted today.
+  private func remember(_ day: Int, _ insert: (inout Today) -> Bool) -> Bool {
+    today.withLock { t in
+      if t.day != day || t.counted.count + t.visited.count >= Self.rememberedLimit {
+        t = Today(day: day)
+      }
+      return insert(&t)
+    }
+  }
+
+  /// Stores a view; one that could not be stored is forgotten, so the next open tries again.
+  private func record(_ write: any DurableWrite, forget: @escaping @Sendable (inout Today) -> Void)
+    -> Record
+  {
+    { [self] done in
+      cards.commit([write]) { [self] result in
+        if case .failure = result { today.withLock { forget(&$0) } }
         done(result)
       }
     }
+  }
+
+  /// A visitor's 16-byte hash under the day's salt.
+  private func visitor(_ client: String, _ day: Int) -> Data {
+    let bytes = salt.withLock { salt -> [UInt8] in
+      if salt.day != day {
+        var random = SystemRandomNumberGenerator()
+        salt = (day, (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &random) })
+      }
+      return salt.bytes
+    }
+    return Data(SHA256.hash(data: bytes + Array(client.utf8)).prefix(16))
   }
 
   /// The owner's card's views per day from `from` to `to` (UTC days), the days without views
@@ -72,8 +124,11 @@ public final class CardViews: Sendable {
         try Row.fetchAll(
           db,
           sql: """
-            SELECT day, COUNT(*) AS views FROM card_views
-            WHERE card_id = ? AND day BETWEEN ? AND ? GROUP BY day ORDER BY day
+            SELECT day, COUNT(*) AS views FROM (
+              SELECT day FROM card_views WHERE card_id = ?1 AND day BETWEEN ?2 AND ?3
+              UNION ALL
+              SELECT day FROM card_visits WHERE card_id = ?1 AND day BETWEEN ?2 AND ?3
+            ) GROUP BY day ORDER BY day
             """,
           arguments: [id, from, to])
       }
@@ -94,6 +149,7 @@ public final class CardViews: Sendable {
       [
         CardWrite { db in
           try db.execute(sql: "DELETE FROM card_views WHERE card_id = ?", arguments: [card.id])
+          try db.execute(sql: "DELETE FROM card_visits WHERE card_id = ?", arguments: [card.id])
         }
       ]
     }
@@ -144,6 +200,33 @@ private final class ViewWrite: DurableWrite {
 
   func committed() {
     if inserted.load(ordering: .relaxed) { notices.viewed(card, by: viewer) }
+  }
+}
+
+/// One counted anonymous visit, like `ViewWrite`.
+private final class VisitWrite: DurableWrite {
+  let card: Card
+  let visitor: Data
+  let day: Int
+  let notices: Notices
+  private let inserted = Atomic<Bool>(false)
+
+  init(card: Card, visitor: Data, day: Int, notices: Notices) {
+    self.card = card
+    self.visitor = visitor
+    self.day = day
+    self.notices = notices
+  }
+
+  func apply(to db: GRDB.Database) throws {
+    try db.execute(
+      sql: "INSERT OR IGNORE INTO card_visits (card_id, day, visitor) VALUES (?, ?, ?)",
+      arguments: [card.id, day, visitor])
+    inserted.store(db.changesCount > 0, ordering: .relaxed)
+  }
+
+  func committed() {
+    if inserted.load(ordering: .relaxed) { notices.viewed(card, by: nil) }
   }
 }
 

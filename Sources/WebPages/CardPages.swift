@@ -1,0 +1,138 @@
+import Accounts
+import Cards
+import Hummingbird
+import Mustache
+
+/// The card pages and vCards: each asks `Cards.open` what a share URL shows, as CARD.OPEN
+/// does, and counts a view through `CardViews`, as CARD.GET does. Only the rendering is here.
+struct CardPages: Sendable {
+  let accounts: Accounts
+  let cards: Cards
+  let views: CardViews
+  let library: MustacheLibrary
+
+  /// The session cookie a browser may carry to be counted as a signed-in viewer.
+  static let sessionCookie = "cardatlas_session"
+
+  func add(to router: Router<PageContext>) {
+    router.get("/c/:username") { request, context in
+      await page(request, context, context.parameters.get("username") ?? "", nil)
+    }
+    router.get("/c/:username/card.vcf") { request, context in
+      vCard(request, context.parameters.get("username") ?? "", nil)
+    }
+    router.get("/c/:username/:slug") { request, context in
+      await page(
+        request, context, context.parameters.get("username") ?? "",
+        context.parameters.get("slug"))
+    }
+    router.get("/c/:username/:slug/card.vcf") { request, context in
+      vCard(request, context.parameters.get("username") ?? "", context.parameters.get("slug"))
+    }
+    // Where an inactive card's page sends its visitors (`Cards.createCardURL`).
+    router.get("/") { _, _ in
+      render(
+        "notice", status: .ok,
+        [
+          "title": "CardAtlas", "heading": "Your business card, shared by a link.",
+          "detail": "Create your free card in the CardAtlas app: one card is free, Pro has ten.",
+        ])
+    }
+    // Every other path: the same 404 page (`/c` itself too, which the trie does not send on
+    // to `**`).
+    router.get("/c") { _, _ in notice(.notFound) }
+    router.get("**") { _, _ in notice(.notFound) }
+  }
+
+  /// The page of a share URL. Opening it counts as a view, once durable (the page is shown even
+  /// if the view could not be stored, as CARD.GET does): a signed-in viewer's by CARD.GET's
+  /// rule, an anonymous visitor's by its client (docs/HTTP.md).
+  func page(_ request: Request, _ context: PageContext, _ username: String, _ slug: String?)
+    async -> Response
+  {
+    let opened = cards.open(username: username, slug: slug)
+    guard case .card(let card) = opened else { return notice(opened) }
+    let record =
+      if let viewer = viewer(request) {
+        views.opened(card, by: viewer)
+      } else {
+        views.opened(card, byVisitor: Self.client(request, context))
+      }
+    if let record {
+      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        record { _ in done.resume() }
+      }
+    }
+    let model = CardPageModel.context(
+      card, url: cards.url(of: card), publicURL: cards.configuration.publicURL)
+    return render("card", status: .ok, model)
+  }
+
+  /// The card as a vCard: 3.0, or 4.0 with `?v=4`. Not a view (the page was).
+  func vCard(_ request: Request, _ username: String, _ slug: String?) -> Response {
+    let version: VCardVersion
+    switch request.uri.queryParameters.get("v") {
+    case nil, "3": version = .v3
+    case "4": version = .v4
+    default: return PageResponse.text("v must be 3 or 4\n", status: .badRequest)
+    }
+    let opened = cards.open(username: username, slug: slug)
+    guard case .card(let card) = opened else { return notice(opened) }
+    let name = slug.map { "\(username)-\($0)" } ?? username
+    return PageResponse.vCard(cards.vCard(card, version: version), filename: name + ".vcf")
+  }
+
+  /// The inactive card's page (410), the reserved URL's placeholder (200), or a 404.
+  func notice(_ opened: OpenedCard) -> Response {
+    let (status, page): (HTTPResponse.Status, [String: Any])
+    switch opened {
+    case .inactive:
+      status = .gone
+      page = [
+        "title": "Card not active", "heading": OpenedCard.inactiveMessage,
+        "link": ["href": cards.createCardURL, "text": "Create your free card"],
+      ]
+    case .placeholder:
+      status = .ok
+      page = [
+        "title": "Card coming soon", "heading": OpenedCard.placeholderMessage,
+        "detail": "Its owner's new card will be here soon.",
+      ]
+    case .notFound, .card:
+      status = .notFound
+      page = [
+        "title": "Card not found", "heading": "No card here.",
+        "detail": "Check the link, or ask its owner for a new one.",
+        "link": ["href": cards.createCardURL, "text": "Create your free card"],
+      ]
+    }
+    return render("notice", status: status, page)
+  }
+
+  private func render(_ template: String, status: HTTPResponse.Status, _ page: [String: Any])
+    -> Response
+  {
+    PageResponse.html(library.render(page, withTemplate: template) ?? "", status: status)
+  }
+
+  /// What tells one anonymous visitor from another: the address the connection came from and
+  /// the user agent. Forwarded-for headers are not trusted (any client can send them).
+  static func client(_ request: Request, _ context: PageContext) -> String {
+    "\(context.remoteAddress?.ipAddress ?? "")\n\(request.headers[.userAgent] ?? "")"
+  }
+
+  /// The signed-in account a request comes from: a session token as a Bearer header or in the
+  /// session cookie; nil for anyone else (an unknown token too).
+  func viewer(_ request: Request) -> Int64? {
+    var token: String?
+    if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
+      token = String(header.dropFirst("bearer ".count))
+    } else {
+      token = request.cookies[Self.sessionCookie]?.value
+    }
+    guard let token, case .success(let session) = accounts.resume(token: token) else {
+      return nil
+    }
+    return session.account.id
+  }
+}

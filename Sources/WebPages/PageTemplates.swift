@@ -1,0 +1,124 @@
+import Crypto
+import Foundation
+import Mustache
+
+/// The pages' Mustache templates and their one style sheet. `{{ }}` escapes HTML (`<`, `>`,
+/// `&`, `"`, `'`), so every value a card's owner set is text, in an element or an attribute;
+/// nothing is written unescaped but the style sheet, a constant. No script anywhere.
+enum PageTemplates {
+  /// Mobile first: one column, large tap targets; light or dark as the device prefers.
+  static let css = """
+    :root{color-scheme:light dark;--bg:#f4f5f7;--card:#fff;--text:#1b1d21;--muted:#5b6270;\
+    --accent:#2457d6;--line:#e3e6ea}
+    @media (prefers-color-scheme:dark){:root{--bg:#111316;--card:#1c1f24;--text:#eef0f3;\
+    --muted:#a3aab6;--accent:#7ea2ff;--line:#2c3038}}
+    *{box-sizing:border-box}
+    body{margin:0;background:var(--bg);color:var(--text);\
+    font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+    main{max-width:34rem;margin:0 auto;padding:1.5rem 1rem 3rem}
+    .card{background:var(--card);border:1px solid var(--line);border-radius:1rem;padding:1.5rem}
+    header{text-align:center}
+    .avatar{width:7.5rem;height:7.5rem;border-radius:50%;object-fit:cover;display:block;\
+    margin:0 auto 1rem;background:var(--line)}
+    .initials{display:flex;align-items:center;justify-content:center;font-size:2.5rem;\
+    font-weight:600;color:var(--muted)}
+    .logo{max-height:2.5rem;max-width:8rem;display:block;margin:0 auto .75rem}
+    h1{font-size:1.6rem;line-height:1.25;margin:0}
+    .pronouns{color:var(--muted);font-size:.95rem}
+    .role,.tagline{margin:.25rem 0 0;color:var(--muted)}
+    .save{display:block;text-align:center;margin:1.25rem 0;padding:.8rem 1rem;border-radius:.75rem;\
+    background:var(--accent);color:#fff;font-weight:600;text-decoration:none}
+    @media (prefers-color-scheme:dark){.save{color:#0c1020}}
+    ul{list-style:none;margin:0;padding:0}
+    li{border-top:1px solid var(--line)}
+    li a,li span{display:block;padding:.7rem .25rem;color:var(--text);text-decoration:none;\
+    overflow-wrap:anywhere}
+    li a:hover{color:var(--accent)}
+    .label{display:block;font-size:.75rem;text-transform:uppercase;letter-spacing:.05em;\
+    color:var(--muted)}
+    section{margin-top:1.5rem}
+    h2{font-size:1rem;margin:0 0 .5rem}
+    .text{white-space:pre-line;margin:0;overflow-wrap:anywhere}
+    .social{display:flex;flex-wrap:wrap;gap:.5rem}
+    .social a{padding:.45rem .8rem;border:1px solid var(--line);border-radius:999px;\
+    color:var(--text);text-decoration:none}
+    .notice{text-align:center;padding:3rem 1.5rem}
+    .notice a{color:var(--accent)}
+    footer{text-align:center;color:var(--muted);font-size:.85rem;margin-top:1.5rem}
+    """
+
+  /// The CSP source that lets exactly this style sheet apply.
+  static let styleHash: String = {
+    let digest = SHA256.hash(data: Data(css.utf8))
+    return "'sha256-\(Data(digest).base64EncodedString())'"
+  }()
+
+  static let layout = """
+    <!doctype html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="referrer" content="no-referrer">
+    <title>{{title}}</title>
+    <style>\(css)</style>
+    </head>
+    <body>
+    <main>
+    {{$body}}{{/body}}
+    </main>
+    </body>
+    </html>
+
+    """
+
+  static let card = """
+    {{<layout}}{{$body}}
+    <article class="card">
+    <header>
+    {{#logo}}<img class="logo" src="{{logo}}" alt="">{{/logo}}
+    {{#picture}}<img class="avatar" src="{{picture}}" alt="{{name}}">{{/picture}}
+    {{^picture}}<div class="avatar initials" aria-hidden="true">{{initials}}</div>{{/picture}}
+    <h1>{{name}}</h1>
+    {{#pronouns}}<div class="pronouns">{{pronouns}}</div>{{/pronouns}}
+    {{#role}}<p class="role">{{role}}</p>{{/role}}
+    {{#tagline}}<p class="tagline">{{tagline}}</p>{{/tagline}}
+    </header>
+    <a class="save" href="{{vcard}}" download>Save contact</a>
+    {{#hasContacts}}<ul class="contacts">
+    {{#contacts}}<li>{{#href}}<a href="{{href}}"><span class="label">{{label}}</span>{{text}}</a>{{/href}}{{^href}}<span><span class="label">{{label}}</span>{{text}}</span>{{/href}}</li>
+    {{/contacts}}</ul>{{/hasContacts}}
+    {{#hasSocial}}<section><h2>Social</h2><div class="social">
+    {{#social}}<a class="{{network}}" href="{{url}}" rel="me noopener">{{label}}</a>
+    {{/social}}</div></section>{{/hasSocial}}
+    {{#about}}<section><h2>About</h2><p class="text">{{about}}</p></section>{{/about}}
+    {{#message}}<section class="message"><h2>{{header}}</h2><p class="text">{{text}}</p></section>{{/message}}
+    {{#hasLinks}}<section><h2>Links</h2><ul class="links">
+    {{#links}}<li><a href="{{url}}" rel="noopener">{{text}}</a></li>
+    {{/links}}</ul></section>{{/hasLinks}}
+    {{#cv}}<section class="cv"><h2>{{header}}</h2>{{#description}}<p class="text">{{description}}</p>{{/description}}
+    <ul><li><a href="{{url}}" rel="noopener">{{text}}</a></li></ul></section>{{/cv}}
+    </article>
+    <footer>{{#url}}{{url}}{{/url}}</footer>
+    {{/body}}{{/layout}}
+    """
+
+  /// The inactive, placeholder and not-found pages.
+  static let notice = """
+    {{<layout}}{{$body}}
+    <div class="card notice">
+    <h1>{{heading}}</h1>
+    {{#detail}}<p>{{detail}}</p>{{/detail}}
+    {{#link}}<p><a href="{{href}}">{{text}}</a></p>{{/link}}
+    </div>
+    {{/body}}{{/layout}}
+    """
+
+  static func library() throws -> MustacheLibrary {
+    var library = MustacheLibrary()
+    try library.register(layout, named: "layout")
+    try library.register(card, named: "card")
+    try library.register(notice, named: "notice")
+    return library
+  }
+}

@@ -1,0 +1,129 @@
+import Accounts
+import CardCommands
+import Cards
+import Foundation
+import Logging
+import RESP
+import RedisTestSupport
+import Server
+import Synchronization
+import WebPages
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The daemon as `serve --http-port` runs it, in this process: RESP and HTTP on ports of their
+/// own, over one store in a temporary directory, the pages on the domain the commands use.
+final class WebServers {
+  static let publicURL = "https://cards.test"
+  let resp: CardAtlasServer
+  let web: WebServer
+  let respPort: UInt16
+  let httpPort: Int
+  let directory: String
+
+  init() async throws {
+    directory =
+      FileManager.default.temporaryDirectory
+      .appendingPathComponent("cardatlas-web-\(UUID().uuidString)").path
+    var accounts = Accounts.Configuration()
+    accounts.hasher = PasswordHasher(costLog2: 10)
+    var cards = Cards.Configuration()
+    cards.publicURL = Self.publicURL
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.dataDirectory = directory
+    configuration.threads = 2
+    var logger = Logger(label: "web-test")
+    logger.logLevel = .warning
+    let made = Made()
+    let quiet = logger
+    resp = try CardAtlasServer(
+      configuration: configuration,
+      extensions: [
+        .accountsAndCards(
+          accounts: accounts, cards: cards,
+          modules: [
+            .handOver { domain in
+              let web = try WebServer(
+                accounts: domain.accounts, cards: domain.cards, views: domain.views,
+                host: "127.0.0.1", port: 0, logger: quiet)
+              made.server.withLock { $0 = web }
+            }
+          ])
+      ],
+      logger: logger)
+    respPort = UInt16(try await resp.start())
+    web = made.server.withLock { $0 }!
+    httpPort = try await web.start()
+  }
+
+  /// The web server the domain's hand-over made.
+  private final class Made: Sendable {
+    let server = Mutex<WebServer?>(nil)
+  }
+
+  func stop() async {
+    await web.stop()
+    await resp.stop()
+    try? FileManager.default.removeItem(atPath: directory)
+  }
+
+  func connect() throws -> RESPConnection { try RESPConnection(port: respPort) }
+
+  /// A new account signed in on a new connection: the connection, its id and username.
+  func signedIn(_ email: String) throws -> (RESPConnection, id: Int, username: String) {
+    let c = try connect()
+    let account = try c.object("ACCOUNT.CREATE", email, "secret1")
+    guard try c.text("AUTH", email, "secret1") == "OK" else {
+      throw RESPConnection.Failed(description: "cannot sign in \(email)")
+    }
+    return (c, account["id"] as? Int ?? 0, account["username"] as? String ?? "")
+  }
+
+  /// An HTTP response as it arrived.
+  struct Fetched {
+    let status: Int
+    let response: HTTPURLResponse
+    let body: Data
+    var text: String { String(decoding: body, as: UTF8.self) }
+    func header(_ name: String) -> String? { response.value(forHTTPHeaderField: name) }
+  }
+
+  /// GET `path` on the HTTP port, over a real socket.
+  func get(_ path: String, headers: [String: String] = [:]) async throws -> Fetched {
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(httpPort)\(path)")!)
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    let (body, response) = try await session.data(for: request)
+    guard let http = response as? HTTPURLResponse else {
+      throw RESPConnection.Failed(description: "not an HTTP response")
+    }
+    return Fetched(status: http.statusCode, response: http, body: body)
+  }
+}
+
+extension RESPConnection {
+  /// A reply as text: a bulk string's contents, an error's or status's line, an integer.
+  func text(_ arguments: String...) throws -> String { try text(arguments) }
+
+  /// A JSON object reply, decoded.
+  func object(_ arguments: String...) throws -> [String: Any] {
+    let reply = try text(arguments)
+    guard let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
+    else { throw RESPConnection.Failed(description: "not a JSON object: \(reply)") }
+    return object
+  }
+
+  func text(_ arguments: [String]) throws -> String {
+    switch try command(arguments).value {
+    case .bulkString(let b): return String(buffer: b)
+    case .error(let e): return e
+    case .simpleString(let s): return s
+    case .integer(let i): return String(i)
+    case let other: return "\(other)"
+    }
+  }
+}
