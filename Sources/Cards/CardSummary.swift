@@ -18,7 +18,7 @@ public enum CardSummary {
   static func json(_ card: Card, url: String) -> [UInt8] { Array(text(card, url: url).text.utf8) }
 
   /// The summary as a JSON object, for replies that hold a card's summary (people nearby).
-  public static func text(_ card: Card, url: String) -> JSONText {
+  public static func text(_ card: Card, url: String?) -> JSONText {
     let f = card.fields
     var object = JSONText()
     object.add("id", card.id)
