@@ -83,6 +83,7 @@ struct CardCommands {
         }
         return Self.viewed(card, by: viewer, &call, views, CardJSON.reply(card, cards: cards))
       },
+      qr,
       CommandSpec("card.mine", arity: 1, flags: .needsAccount) { call in
         guard let owner = call.session.account else { return .error(RedisError.needsAccount) }
         return .array(cards.cards(of: owner).map { CardJSON.reply($0, cards: cards) })
