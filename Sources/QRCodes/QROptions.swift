@@ -23,7 +23,10 @@ public enum QRFormat: String, Sendable, CaseIterable {
 
 /// How much of the symbol may be damaged and still read: about 7%, 15%, 25%, 30%.
 public enum QRErrorCorrection: String, Sendable, CaseIterable {
-  case low = "L", medium = "M", quartile = "Q", high = "H"
+  case low = "L"
+  case medium = "M"
+  case quartile = "Q"
+  case high = "H"
 
   /// By its letter, in any case.
   public init?(letter: String) { self.init(rawValue: letter.uppercased()) }

@@ -21,7 +21,8 @@ struct CardQRTests {
       for level in ["L", "M", "Q", "H"] {
         for transparent in [false, true] {
           let arguments =
-            ["CARD.QR", id, format, "SIZE", "300", "ECC", level] + (transparent ? ["TRANSPARENT"] : [])
+            ["CARD.QR", id, format, "SIZE", "300", "ECC", level]
+            + (transparent ? ["TRANSPARENT"] : [])
           let image = try ana.image(arguments)
           #expect(try Self.decoded(image, format) == [url], "\(arguments)")
         }
@@ -39,7 +40,9 @@ struct CardQRTests {
     await server.stop()
   }
 
-  @Test("bad formats, sizes out of 64...2048, bad levels and stray arguments are refused with clear errors")
+  @Test(
+    "bad formats, sizes out of 64...2048, bad levels and stray arguments are refused with clear errors"
+  )
   func refusals() async throws {
     let server = try await AccountServer()
     let (ana, _, _) = try server.signedIn("ana@x.org")
@@ -79,7 +82,8 @@ struct CardQRTests {
     let second = try ana.object("CARD.CREATE", #"{"firstName":"Ana","company":"Side"}"#)
     let (secondID, code) = ("\(second["id"] as? Int ?? 0)", second["code"] as? String ?? "")
     let url = "https://cards.test/c/\(username)/\(second["slug"] as? String ?? "")"
-    #expect(try ImageTools.qrTexts(try bo.image(["CARD.QR", secondID, "PNG"]), ext: "png") == [url])
+    #expect(
+      try ImageTools.qrTexts(try bo.image(["CARD.QR", secondID, "PNG"]), ext: "png") == [url])
 
     _ = try admin.object("ACCOUNT.PRO", "\(id)", "0")
     #expect(try ana.text("CARD.QR", secondID, "PNG") == "INACTIVE the card is no longer active")

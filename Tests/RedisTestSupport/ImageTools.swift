@@ -6,12 +6,14 @@ import Foundation
 public enum ImageTools {
   public struct Failed: Error, CustomStringConvertible {
     public let description: String
+    public init(description: String) { self.description = description }
   }
 
   /// The texts zbarimg reads from the image, one per symbol found (none: empty).
   public static func qrTexts(_ bytes: [UInt8], ext: String) throws -> [String] {
     let (output, status) = try withFile(bytes, ext: ext) { path in
-      try RedisProcess.run("zbarimg", ["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", path])
+      // Standard output only: zbarimg's ImageMagick also writes D-Bus complaints to stderr.
+      try standardOutput(of: "zbarimg", ["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", path])
     }
     // 4: no symbol found.
     guard status == 0 || status == 4 else {
@@ -22,12 +24,16 @@ public enum ImageTools {
 
   /// pngcheck's verdict (verbose) and whether it found the file valid.
   public static func pngcheck(_ bytes: [UInt8]) throws -> (output: String, ok: Bool) {
-    let (output, status) = try withFile(bytes, ext: "png") { try RedisProcess.run("pngcheck", ["-v", $0]) }
+    let (output, status) = try withFile(bytes, ext: "png") {
+      try RedisProcess.run("pngcheck", ["-v", $0])
+    }
     return (output, status == 0)
   }
 
   /// The JPEG decoded by djpeg: its gray pixels, row by row (nil: not a decodable gray JPEG).
-  public static func decodeJPEG(_ bytes: [UInt8]) throws -> (width: Int, height: Int, pixels: [UInt8])? {
+  public static func decodeJPEG(_ bytes: [UInt8]) throws -> (
+    width: Int, height: Int, pixels: [UInt8]
+  )? {
     let out = temporaryPath("pgm")
     defer { try? FileManager.default.removeItem(atPath: out) }
     let (_, status) = try withFile(bytes, ext: "jpg") { path in
@@ -54,12 +60,14 @@ public enum ImageTools {
     return (width, height, [UInt8](data[i...]))
   }
 
-  /// The SVG rendered at its own size to PNG by rsvg-convert.
+  /// The SVG rendered at its own size to PNG by rsvg-convert, over white (a transparent
+  /// background would otherwise stay transparent black, which zbarimg reads as dark).
   public static func svgToPNG(_ bytes: [UInt8]) throws -> [UInt8] {
     let out = temporaryPath("png")
     defer { try? FileManager.default.removeItem(atPath: out) }
     let (output, status) = try withFile(bytes, ext: "svg") { path in
-      try RedisProcess.run("rsvg-convert", ["--format", "png", "--output", out, path])
+      try RedisProcess.run(
+        "rsvg-convert", ["--format", "png", "--background-color", "white", "--output", out, path])
     }
     guard status == 0, let data = FileManager.default.contents(atPath: out) else {
       throw Failed(description: "rsvg-convert exited \(status): \(output)")
@@ -68,7 +76,9 @@ public enum ImageTools {
   }
 
   /// Runs `python3 -c script path` on the bytes; its output and status.
-  public static func python(_ script: String, _ bytes: [UInt8], ext: String) throws -> (String, Int32) {
+  public static func python(_ script: String, _ bytes: [UInt8], ext: String) throws -> (
+    String, Int32
+  ) {
     try withFile(bytes, ext: ext) { try RedisProcess.run("python3", ["-c", script, $0]) }
   }
 
@@ -79,6 +89,24 @@ public enum ImageTools {
     }
     defer { try? FileManager.default.removeItem(atPath: path) }
     return try body(path)
+  }
+
+  /// A program's standard output (standard error dropped) and exit status.
+  static func standardOutput(of name: String, _ arguments: [String]) throws -> (String, Int32) {
+    guard let executable = RedisProcess.executable(name) else {
+      throw Failed(description: "\(name) is not installed (scripts/install-deps.sh)")
+    }
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (String(decoding: data, as: UTF8.self), process.terminationStatus)
   }
 
   static func temporaryPath(_ ext: String) -> String {

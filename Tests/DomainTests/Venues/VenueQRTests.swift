@@ -26,7 +26,8 @@ struct VenueQRTests {
 
     let rotated = try ana.text("VENUE.ROTATE", id)
     #expect(rotated != code)
-    #expect(try ImageTools.qrTexts(try ana.image(["VENUE.QR", id, "PNG"]), ext: "png") == [rotated])
+    #expect(
+      try ImageTools.qrTexts(try ana.image(["VENUE.QR", id, "PNG"]), ext: "png") == [rotated])
 
     #expect(try bo.text("VENUE.QR", id, "PNG") == "NOPERM the venue is not yours")
     #expect(try ana.text("VENUE.QR", "99", "PNG") == "NOTFOUND no such venue")
