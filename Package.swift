@@ -282,7 +282,7 @@ let package = Package(
         "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
         "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocodeCommands",
         "GeocoderClients", "Geocoding", "Pins", "PinCommands", "Venues", "VenueCommands",
-        "QRCodes", .product(name: "Logging", package: "swift-log"),
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
       ]),

@@ -12,7 +12,6 @@ struct QRLayout {
   let origin: Int
 
   init(_ matrix: QRMatrix, size: Int) throws(QRCodeError) {
-    guard QROptions.sizes.contains(size) else { throw .sizeOutOfRange(size) }
     let modules = matrix.width + 2 * Self.quietZone
     guard size >= modules else { throw .sizeTooSmall(needed: modules) }
     self.size = size

@@ -4,8 +4,9 @@ enum QRSVG {
   static func svg(_ layout: QRLayout, transparent: Bool) -> [UInt8] {
     let side = layout.size
     var path = ""
-    path.reserveCapacity(layout.darkRuns.count * 20)
-    for run in layout.darkRuns {
+    let runs = layout.darkRuns
+    path.reserveCapacity(runs.count * 24)
+    for run in runs {
       let x = layout.origin + run.column * layout.scale
       let y = layout.origin + run.row * layout.scale
       path += "M\(x) \(y)h\(run.count * layout.scale)v\(layout.scale)h-\(run.count * layout.scale)z"
