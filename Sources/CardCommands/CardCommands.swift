@@ -100,6 +100,7 @@ struct CardCommands {
         }
         return .bulkString(ByteBuffer(string: cards.vCard(card, version: version)))
       },
+      qr,
       CommandSpec("card.mine", arity: 1, flags: .needsAccount) { call in
         guard let owner = call.session.account else { return .error(RedisError.needsAccount) }
         return .array(cards.cards(of: owner).map { CardJSON.reply($0, cards: cards) })

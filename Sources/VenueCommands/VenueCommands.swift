@@ -1,6 +1,8 @@
 import Accounts
+import CardCommands
 import Commands
 import NIOCore
+import QRCodes
 import RESP
 import Venues
 
@@ -35,6 +37,23 @@ struct VenueCommands {
       now("venue.code", arity: 2) { [venues] call, owner in
         guard let id = Self.id(call, 1) else { return Self.noVenue }
         return venues.code(owner: owner, venue: id).reply { .bulkString(ByteBuffer(string: $0)) }
+      },
+      // VENUE.QR <id> PNG|SVG|JPEG [SIZE n] [TRANSPARENT] [ECC L|M|Q|H]: the check-in code
+      // as a QR code image, for the venue's poster; the owner's only, like VENUE.CODE.
+      CommandSpec("venue.qr", arity: -3, flags: .needsAccount) { [venues] call in
+        guard let owner = call.session.account else { return .error(RedisError.needsAccount) }
+        let options: QROptions
+        switch QRArguments.parse(call.arguments, from: 2) {
+        case .failure(let error): return .error(error.message)
+        case .success(let parsed): options = parsed
+        }
+        guard let id = Self.id(call, 1) else { return Self.noVenue }
+        switch venues.code(owner: owner, venue: id) {
+        case .failure(let error): return .error(error.message)
+        case .success(let code):
+          call.pending = QRArguments.draw(code, options)
+          return .null
+        }
       },
       later("venue.rotate", arity: 2) { [venues] call, owner in
         guard let id = Self.id(call, 1) else { return .reply(Self.noVenue) }

@@ -1,0 +1,25 @@
+import Cards
+import Commands
+import QRCodes
+import RESP
+
+extension CardCommands {
+  /// CARD.QR <id|code> PNG|SVG|JPEG [SIZE n] [TRANSPARENT] [ECC L|M|Q|H]: the share URL as a
+  /// QR code image, for a card the caller may see; an inactive card has none.
+  var qr: CommandSpec {
+    CommandSpec("card.qr", arity: -3, flags: .needsAccount) { [cards] call in
+      guard let viewer = call.session.account else { return .error(RedisError.needsAccount) }
+      let options: QROptions
+      switch QRArguments.parse(call.arguments, from: 2) {
+      case .failure(let error): return .error(error.message)
+      case .success(let parsed): options = parsed
+      }
+      switch cards.shareURL(call.arguments.string(1), viewer: viewer) {
+      case .failure(let error): return .error(error.message)
+      case .success(let url):
+        call.pending = QRArguments.draw(url, options)
+        return .null
+      }
+    }
+  }
+}

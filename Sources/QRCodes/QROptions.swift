@@ -1,0 +1,86 @@
+/// An image format a QR code is drawn in.
+public enum QRFormat: String, Sendable, CaseIterable {
+  case png, svg, jpeg
+
+  /// By a RESP argument (`PNG`, `SVG`, `JPEG` or `JPG`) or a file extension, in any case.
+  public init?(name: String) {
+    switch name.lowercased() {
+    case "png": self = .png
+    case "svg": self = .svg
+    case "jpeg", "jpg": self = .jpeg
+    default: return nil
+    }
+  }
+
+  public var contentType: String {
+    switch self {
+    case .png: "image/png"
+    case .svg: "image/svg+xml"
+    case .jpeg: "image/jpeg"
+    }
+  }
+}
+
+/// How much of the symbol may be damaged and still read: about 7%, 15%, 25%, 30%.
+public enum QRErrorCorrection: String, Sendable, CaseIterable {
+  case low = "L"
+  case medium = "M"
+  case quartile = "Q"
+  case high = "H"
+
+  /// By its letter, in any case.
+  public init?(letter: String) { self.init(rawValue: letter.uppercased()) }
+}
+
+/// What to draw: the format, the image's side in pixels, a transparent background (PNG and
+/// SVG; a JPEG has none and is white), and the error correction.
+public struct QROptions: Sendable, Equatable {
+  /// Bounds on the side: the largest image is 2048² pixels (8 MB as gray and alpha), so a
+  /// request cannot make the server hold much more.
+  public static let sizes = 64...2048
+  public static let defaultSize = 512
+
+  public var format: QRFormat
+  public var size: Int
+  public var transparent: Bool
+  public var errorCorrection: QRErrorCorrection
+
+  public init(
+    format: QRFormat, size: Int = QROptions.defaultSize, transparent: Bool = false,
+    errorCorrection: QRErrorCorrection = .medium
+  ) {
+    self.format = format
+    self.size = size
+    self.transparent = transparent
+    self.errorCorrection = errorCorrection
+  }
+}
+
+/// A drawn QR code: the file's bytes and its media type (for an HTTP reply's Content-Type).
+public struct QRImage: Sendable {
+  public let bytes: [UInt8]
+  public let contentType: String
+}
+
+/// Why no image was drawn; `message` is a reply's error line.
+public enum QRCodeError: Error, Sendable, Equatable {
+  /// The side asked for is outside `QROptions.sizes`.
+  case sizeOutOfRange(Int)
+  /// The symbol (with its quiet zone) has more modules than the side has pixels.
+  case sizeTooSmall(needed: Int)
+  /// Empty text, or more than a QR code holds at this error correction.
+  case textNotEncodable
+  /// The encoder or an image library failed (out of memory).
+  case failed(String)
+
+  public var message: String {
+    switch self {
+    case .sizeOutOfRange(let size):
+      "ERR SIZE \(size) is out of range (\(QROptions.sizes.lowerBound) to \(QROptions.sizes.upperBound) pixels)"
+    case .sizeTooSmall(let needed):
+      "ERR SIZE is too small for this code: it needs at least \(needed) pixels"
+    case .textNotEncodable: "ERR the text is empty or too long for a QR code"
+    case .failed(let why): "ERR QR code not drawn: \(why)"
+    }
+  }
+}
