@@ -21,7 +21,9 @@ final class CardAtlasProcess {
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
-    for _ in 0..<200 {
+    // Up to 60 s: a start is quick alone, but a loaded machine running the whole suite in
+    // parallel has taken more than 10 s to schedule it.
+    for _ in 0..<1200 {
       if let connection = try? RESPConnection(port: self.port),
         (try? connection.command("PING"))?.text == "+PONG\r\n"
       {
