@@ -74,7 +74,7 @@ public final class CardViews: Sendable {
     let day = UTCDay.today
     let visit = Visit(card: card.id, visitor: visitor(client, day))
     guard remember(day, { $0.visited.insert(visit).inserted }) else { return nil }
-    return record(VisitWrite(card: card, visitor: visit.visitor, day: day, notices: notices)) {
+    return record(ViewWrite(card: card, visitor: visit.visitor, day: day, notices: notices)) {
       $0.visited.remove(visit)
     }
   }
@@ -175,58 +175,41 @@ public struct CardStats: Sendable {
   public var total: Int { days.reduce(0) { $0 + $1.views } }
 }
 
-/// One counted view: stored unless the store already has it (a pair forgotten by memory), and
+/// One counted view, a signed-in viewer's (`card_views`) or an anonymous visitor's hash
+/// (`card_visits`): stored unless the store already has it (a pair forgotten by memory), and
 /// told to the owner once durable only if it was new.
 private final class ViewWrite: DurableWrite {
   let card: Card
-  let viewer: Int64
-  let day: Int
+  /// The viewer's account; nil for an anonymous visit.
+  let viewer: Int64?
   let notices: Notices
+  private let sql: String
+  private let arguments: StatementArguments
   private let inserted = Atomic<Bool>(false)
 
   init(card: Card, viewer: Int64, day: Int, notices: Notices) {
     self.card = card
     self.viewer = viewer
-    self.day = day
     self.notices = notices
+    sql = "INSERT OR IGNORE INTO card_views (card_id, day, viewer_id) VALUES (?, ?, ?)"
+    arguments = [card.id, day, viewer]
+  }
+
+  init(card: Card, visitor: Data, day: Int, notices: Notices) {
+    self.card = card
+    viewer = nil
+    self.notices = notices
+    sql = "INSERT OR IGNORE INTO card_visits (card_id, day, visitor) VALUES (?, ?, ?)"
+    arguments = [card.id, day, visitor]
   }
 
   func apply(to db: GRDB.Database) throws {
-    try db.execute(
-      sql: "INSERT OR IGNORE INTO card_views (card_id, day, viewer_id) VALUES (?, ?, ?)",
-      arguments: [card.id, day, viewer])
+    try db.execute(sql: sql, arguments: arguments)
     inserted.store(db.changesCount > 0, ordering: .relaxed)
   }
 
   func committed() {
     if inserted.load(ordering: .relaxed) { notices.viewed(card, by: viewer) }
-  }
-}
-
-/// One counted anonymous visit, like `ViewWrite`.
-private final class VisitWrite: DurableWrite {
-  let card: Card
-  let visitor: Data
-  let day: Int
-  let notices: Notices
-  private let inserted = Atomic<Bool>(false)
-
-  init(card: Card, visitor: Data, day: Int, notices: Notices) {
-    self.card = card
-    self.visitor = visitor
-    self.day = day
-    self.notices = notices
-  }
-
-  func apply(to db: GRDB.Database) throws {
-    try db.execute(
-      sql: "INSERT OR IGNORE INTO card_visits (card_id, day, visitor) VALUES (?, ?, ?)",
-      arguments: [card.id, day, visitor])
-    inserted.store(db.changesCount > 0, ordering: .relaxed)
-  }
-
-  func committed() {
-    if inserted.load(ordering: .relaxed) { notices.viewed(card, by: nil) }
   }
 }
 
