@@ -290,7 +290,10 @@ let package = Package(
         "Commands", "Keyspace", "RESP", .product(name: "NIOCore", package: "swift-nio"),
       ]),
     // A throwaway real redis-server: the oracle the Redis-compatibility tests compare with.
-    .target(name: "RedisTestSupport", dependencies: ["RESP"], path: "Tests/RedisTestSupport"),
+    // (and ChildProcess, which starts the programs the tests run: Foundation's Process crashes.)
+    .target(
+      name: "RedisTestSupport", dependencies: ["RESP", "CSpawn"], path: "Tests/RedisTestSupport"),
+    .systemLibrary(name: "CSpawn", path: "Tests/CSpawn"),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),
@@ -321,7 +324,7 @@ let package = Package(
     .testTarget(
       name: "GeocoderClientsTests",
       dependencies: [
-        "GeocoderClients", "Geocoding", "Geodesy", "Store",
+        "GeocoderClients", "Geocoding", "Geodesy", "Store", "RedisTestSupport",
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       exclude: ["Fixtures"]),

@@ -381,7 +381,7 @@ struct PeopleTests {
 
 /// A python3 program that prints "ready" once set up, then runs on when told, its output kept.
 final class PythonListener {
-  private let process = Process()
+  private let process = ChildProcess()
   private let input = Pipe()
   private let output = Pipe()
 

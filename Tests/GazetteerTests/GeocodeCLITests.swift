@@ -10,7 +10,7 @@ struct GeocodeCLITests {
   /// Runs `cardatlas geocode ...` from a folder without data/, so the data is found as an
   /// installed program would find it: through CARDATLAS_DATA.
   func geocode(_ arguments: [String]) throws -> (out: String, err: String, status: Int32) {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = try CardAtlasExecutable.url()
     process.arguments = ["geocode"] + arguments
     process.currentDirectoryURL = FileManager.default.temporaryDirectory

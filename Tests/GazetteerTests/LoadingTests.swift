@@ -1,4 +1,5 @@
 import Foundation
+import RedisTestSupport
 import Geocoding
 import Testing
 
@@ -13,7 +14,7 @@ struct LoadingTests {
 
   /// gzip(1) output for `text`, as the generator's gzip module writes it.
   func gzip(_ text: String) throws -> [UInt8] {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: "/bin/gzip")
     process.arguments = ["-c", "-n"]
     let input = Pipe()

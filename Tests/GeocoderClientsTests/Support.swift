@@ -1,4 +1,5 @@
 import Foundation
+import RedisTestSupport
 import Synchronization
 import Testing
 
@@ -57,12 +58,12 @@ final class CountingTransport: HTTPTransport {
 /// Fixtures/fault_server.py, run for one suite: a geocoder that misbehaves on demand.
 final class FaultServer: Sendable {
   let port: Int
-  private let process: Process
+  private let process: ChildProcess
   /// Closed to stop the server: it exits when its stdin ends.
   private let input: Pipe
 
   init() throws {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [
       "python3", Fixture.directory.appendingPathComponent("fault_server.py").path,

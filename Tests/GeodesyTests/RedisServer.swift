@@ -31,7 +31,7 @@ final class RedisServer {
     try (commands.map { $0.joined(separator: " ") }.joined(separator: "\n") + "\n")
       .write(to: input, atomically: true, encoding: .utf8)
     FileManager.default.createFile(atPath: output.path, contents: nil)
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = cli
     process.arguments = ["-h", "127.0.0.1", "-p", "\(self.process.port)"]
     process.standardInput = try FileHandle(forReadingFrom: input)

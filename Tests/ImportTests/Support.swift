@@ -32,7 +32,7 @@ struct Scratch {
 
 /// A started `cardatlas` process with its output collected into files.
 final class Program {
-  let process = Process()
+  let process = ChildProcess()
   let out: String
   let err: String
 

@@ -9,7 +9,7 @@ import Foundation
 public final class BackgroundProgram {
   public let port: UInt16
   public let directory: String
-  private let process = Process()
+  private let process = ChildProcess()
   private let log: String
 
   /// Starts `python3 <arguments>`, where `{port}` and `{dir}` are replaced, in a new temporary
@@ -56,7 +56,7 @@ public final class BackgroundProgram {
 
   public func stop() {
     if process.isRunning {
-      // SIGKILL: the test process may hand its children SIGTERM blocked.
+      // SIGKILL: nothing of a helper server needs to be kept.
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
     }

@@ -96,7 +96,7 @@ public enum ImageTools {
     guard let executable = RedisProcess.executable(name) else {
       throw Failed(description: "\(name) is not installed (scripts/install-deps.sh)")
     }
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = executable
     process.arguments = arguments
     let output = Pipe()

@@ -7,7 +7,7 @@ extension RedisProcess {
     String, Int32
   ) {
     guard let executable = executable(name) else { throw NotInstalled() }
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = executable
     process.arguments = arguments
     let output = Pipe()

@@ -22,7 +22,7 @@ public final class RedisProcess {
   public struct SocketFailed: Error {}
 
   public let port: UInt16
-  private let server: Process
+  private let server: ChildProcess
   private let directory: URL
 
   public init() throws {
@@ -31,7 +31,7 @@ public final class RedisProcess {
       "cardatlas-redis-\(getpid())-\(UInt64.random(in: 0...UInt64.max))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     port = try Self.freeLoopbackPort()
-    server = Process()
+    server = ChildProcess()
     server.executableURL = executable
     server.currentDirectoryURL = directory
     server.arguments = [
@@ -51,8 +51,7 @@ public final class RedisProcess {
 
   deinit { stop() }
 
-  /// Shuts the server down by command: it inherits the test runner's blocked signals, so SIGTERM
-  /// would stay pending. SIGKILL, which cannot be blocked, is the fallback.
+  /// Shuts the server down by command, and by SIGKILL if it does not go.
   public func stop() {
     if server.isRunning {
       _ = try? exchange(Array("SHUTDOWN NOSAVE\r\n".utf8))

@@ -186,7 +186,7 @@ struct BulkLoadIndexTests {
     guard let executable = RedisProcess.executable("redis-cli") else {
       throw RedisProcess.NotInstalled()
     }
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = executable
     process.arguments = ["-p", String(port), "--pipe"]
     process.standardInput = FileHandle(forReadingAtPath: path)

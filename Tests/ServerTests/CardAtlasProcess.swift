@@ -10,7 +10,7 @@ import RedisTestSupport
 final class CardAtlasProcess {
   let port: UInt16
   let directory: String
-  private let process = Process()
+  private let process = ChildProcess()
 
   init(directory: String, port: UInt16? = nil, arguments: [String] = []) throws {
     self.directory = directory

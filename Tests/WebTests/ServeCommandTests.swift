@@ -13,8 +13,8 @@ import Testing
 /// both; an HTTP port already taken fails the start.
 @Suite("serve --http-port")
 struct ServeCommandTests {
-  static func start(_ directory: String, resp: UInt16, http: UInt16) throws -> Process {
-    let process = Process()
+  static func start(_ directory: String, resp: UInt16, http: UInt16) throws -> ChildProcess {
+    let process = ChildProcess()
     process.executableURL = try CardAtlasExecutable.url()
     process.arguments = [
       "serve", "--port", "\(resp)", "--http-port", "\(http)", "--data", directory,
