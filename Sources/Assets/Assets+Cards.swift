@@ -4,11 +4,12 @@ import Store
 
 extension Assets {
   /// The card fields that may name an asset, and the kinds each takes.
-  static let fields: [(name: String, path: KeyPath<CardFields, String?> & Sendable, kinds: Set<AssetKind>)] = [
-    ("imageUrl", \.imageUrl, [.image, .logo]),
-    ("logoUrl", \.logoUrl, [.image, .logo]),
-    ("cvUrl", \.cvUrl, [.cv]),
-  ]
+  static let fields:
+    [(name: String, path: KeyPath<CardFields, String?> & Sendable, kinds: Set<AssetKind>)] = [
+      ("imageUrl", \.imageUrl, [.image, .logo]),
+      ("logoUrl", \.logoUrl, [.image, .logo]),
+      ("cvUrl", \.cvUrl, [.cv]),
+    ]
 
   /// 32 lowercase hex digits, as `MediaFiles` names files.
   static func isAssetId(_ id: String) -> Bool {

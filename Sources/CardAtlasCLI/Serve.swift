@@ -157,7 +157,9 @@ struct Serve: AsyncParsableCommand {
     var venues = Venues.Configuration()
     venues.checkInDistance = checkinDistance
     guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
-    guard maxUploadBytes >= 1 else { throw ValidationError("--max-upload-bytes must be at least 1") }
+    guard maxUploadBytes >= 1 else {
+      throw ValidationError("--max-upload-bytes must be at least 1")
+    }
     var assetsConfiguration = Assets.Configuration()
     assetsConfiguration.maxBytes = maxUploadBytes
     let web = WebSide(host: host, port: httpPort, logger: logger)

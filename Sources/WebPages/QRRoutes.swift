@@ -62,8 +62,7 @@ struct QRRoutes: Sendable {
     }
     switch venues.code(owner: owner, venue: id) {
     case .failure(.noPermission(let why)): return PageResponse.text(why + "\n", status: .forbidden)
-    case .failure(let error):
-      return PageResponse.text(error.message + "\n", status: .notFound)
+    case .failure: return PageResponse.text("no such venue\n", status: .notFound)
     case .success(let code):
       // The code rotates (VENUE.ROTATE): kept by no shared cache, checked again each time.
       return await Self.reply(
@@ -114,11 +113,15 @@ struct QRRoutes: Sendable {
       .eTag: tag, .cacheControl: cache, .xContentTypeOptions: "nosniff",
       .contentSecurityPolicy: "default-src 'none'",
     ]
-    if request.headers[.ifNoneMatch] == tag { return Response(status: .notModified, headers: headers) }
-    let drawn = await withCheckedContinuation { (done: CheckedContinuation<Result<QRImage, QRCodeError>, Never>) in
+    if request.headers[.ifNoneMatch] == tag {
+      return Response(status: .notModified, headers: headers)
+    }
+    let drawn = await withCheckedContinuation {
+      (done: CheckedContinuation<Result<QRImage, QRCodeError>, Never>) in
       DispatchQueue.global().async {
-        do throws(QRCodeError) { done.resume(returning: .success(try QRCodes.image(text, options))) }
-        catch { done.resume(returning: .failure(error)) }
+        do throws(QRCodeError) {
+          done.resume(returning: .success(try QRCodes.image(text, options)))
+        } catch { done.resume(returning: .failure(error)) }
       }
     }
     switch drawn {

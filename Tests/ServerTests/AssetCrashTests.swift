@@ -29,10 +29,12 @@ struct AssetCrashTests {
       for i in 0... {
         // Some tens of kilobytes, so a kill often lands in a file's write.
         let bytes = PinCrashTests.Writer.jpeg(
-          Array("\(email) \(i) ".utf8) + [UInt8](repeating: UInt8(i % 251), count: 20_000 + i % 30_000))
+          Array("\(email) \(i) ".utf8)
+            + [UInt8](repeating: UInt8(i % 251), count: 20_000 + i % 30_000))
         guard
-          case .bulkString(let b)? = (try? c.command(
-            bytes: [Array("ASSET.PUT".utf8), Array("IMAGE".utf8), bytes]))?.value,
+          case .bulkString(let b)? =
+            (try? c.command(
+              bytes: [Array("ASSET.PUT".utf8), Array("IMAGE".utf8), bytes]))?.value,
           let asset = try? JSONSerialization.jsonObject(with: Data(String(buffer: b).utf8))
             as? [String: Any],
           let id = asset["id"] as? String
@@ -51,7 +53,8 @@ struct AssetCrashTests {
     let writers = emails.map { Writer(email: $0) }
     for round in 0..<3 {
       let http = try RedisProcess.freeLoopbackPort()
-      let server = try CardAtlasProcess(directory: directory, arguments: ["--http-port", "\(http)"])
+      let server = try CardAtlasProcess(
+        directory: directory, arguments: ["--http-port", "\(http)"])
       if round == 0 {
         let admin = try RESPConnection(port: server.port)
         for email in emails { _ = try admin.command("ACCOUNT.CREATE", email, "secret1") }

@@ -58,7 +58,7 @@ final class WebServers {
                 assets: domain.services.find(Assets.self), host: "127.0.0.1", port: 0,
                 logger: quiet)
               made.server.withLock { $0 = web }
-            }
+            },
           ])
       ],
       logger: logger)
@@ -105,7 +105,9 @@ final class WebServers {
   }
 
   /// A request of any method, with a body, over a real socket.
-  func fetch(_ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil)
+  func fetch(
+    _ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil
+  )
     async throws -> Fetched
   {
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(httpPort)\(path)")!)
