@@ -77,6 +77,64 @@ struct AssetCrashTests {
     try await Self.check(writers, server, http)
   }
 
+  @Test(
+    "after kill -9 the cards' claims are read back: another account still cannot name an asset, and deleting the card still deletes its file"
+  )
+  func claimsAfterRestart() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cardatlas-asset-restart-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    func signedIn(_ port: UInt16, _ email: String) throws -> RESPConnection {
+      let c = try RESPConnection(port: port)
+      #expect(try c.command("AUTH", email, "secret1").text == "+OK\r\n")
+      return c
+    }
+    func upload(_ c: RESPConnection, _ kind: String, _ file: String) throws -> String {
+      let reply = try c.command(
+        bytes: [Array("ASSET.PUT".utf8), Array(kind.utf8), try MediaFixtures.bytes(file)])
+      guard case .bulkString(let b) = reply.value,
+        let asset = try JSONSerialization.jsonObject(with: Data(String(buffer: b).utf8))
+          as? [String: Any],
+        let url = asset["url"] as? String
+      else { throw RESPConnection.Failed(description: "ASSET.PUT: \(reply.text)") }
+      return url
+    }
+    let files = {
+      (try? FileManager.default.contentsOfDirectory(atPath: directory + "/media/assets")) ?? []
+    }
+    var picture = ""
+    var card = ""
+    do {
+      let server = try CardAtlasProcess(directory: directory)
+      let admin = try RESPConnection(port: server.port)
+      for email in ["ana@x.org", "bo@x.org"] {
+        _ = try admin.command("ACCOUNT.CREATE", email, "secret1")
+      }
+      let ana = try signedIn(server.port, "ana@x.org")
+      picture = try upload(ana, "IMAGE", "python.jpg")
+      _ = try upload(ana, "LOGO", "python.png")
+      let made = try ana.command("CARD.CREATE", #"{"firstName":"Ana","imageUrl":"\#(picture)"}"#)
+      guard case .bulkString(let b) = made.value,
+        let json = try JSONSerialization.jsonObject(with: Data(String(buffer: b).utf8))
+          as? [String: Any], let id = json["id"] as? Int
+      else { throw RESPConnection.Failed(description: "CARD.CREATE: \(made.text)") }
+      card = "\(id)"
+      server.signal(SIGKILL)
+      server.waitUntilExit()
+    }
+    let server = try CardAtlasProcess(directory: directory)
+    #expect(files().count == 2)
+    let bo = try signedIn(server.port, "bo@x.org")
+    #expect(
+      try bo.command("CARD.CREATE", #"{"firstName":"Bo","imageUrl":"\#(picture)"}"#).text
+        == "-INVALID imageUrl: the asset is not yours\r\n")
+    let ana = try signedIn(server.port, "ana@x.org")
+    #expect(try ana.command("CARD.DEL", card).text == ":1\r\n")
+    // The picture (named by the card) went; the logo (no card named it, still young) stays.
+    #expect(files().count == 1)
+    #expect(files().allSatisfy { $0.hasSuffix(".png") })
+  }
+
   /// Every acknowledged asset is served with its bytes; every file is an asset served (at
   /// most one per writer more than acknowledged: the upload in flight, durable but unanswered).
   static func check(_ writers: [Writer], _ server: CardAtlasProcess, _ http: UInt16) async throws {
