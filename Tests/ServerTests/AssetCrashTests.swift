@@ -12,7 +12,7 @@ import Testing
 
 /// Acknowledged uploads survive SIGKILL, and files and rows stay together: after a restart
 /// every acknowledged asset is served with its bytes, and every file left is an asset's.
-@Suite("Asset durability across kill -9", .serialized)
+@Suite("Assets in the cardatlas process: kill -9, restart, flags", .serialized)
 struct AssetCrashTests {
   /// One account's uploader: ASSET.PUT after ASSET.PUT until the server dies.
   final class Writer: @unchecked Sendable {
@@ -133,6 +133,48 @@ struct AssetCrashTests {
     // The picture (named by the card) went; the logo (no card named it, still young) stays.
     #expect(files().count == 1)
     #expect(files().allSatisfy { $0.hasSuffix(".png") })
+  }
+
+  @Test("serve --max-upload-bytes bounds ASSET.PUT and PUT /v1/assets alike")
+  func maxUploadBytes() async throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cardatlas-asset-limit-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let http = try RedisProcess.freeLoopbackPort()
+    let server = try CardAtlasProcess(
+      directory: directory, arguments: ["--http-port", "\(http)", "--max-upload-bytes", "600"])
+    let c = try RESPConnection(port: server.port)
+    _ = try c.command("ACCOUNT.CREATE", "a@x.org", "secret1")
+    guard case .bulkString(let t) = try c.command("SESSION.OPEN", "a@x.org", "secret1").value
+    else { throw RESPConnection.Failed(description: "SESSION.OPEN") }
+    let token = String(buffer: t)
+    let jpeg = try MediaFixtures.bytes("python.jpg")  // 543 bytes
+    let png = try MediaFixtures.bytes("python.png")  // 1020 bytes
+    func put(_ bytes: [UInt8]) async throws -> Int {
+      var request = URLRequest(url: URL(string: "http://127.0.0.1:\(http)/v1/assets?kind=image")!)
+      request.httpMethod = "PUT"
+      request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+      request.httpBody = Data(bytes)
+      let session = URLSession(configuration: .ephemeral)
+      defer { session.finishTasksAndInvalidate() }
+      for attempt in 0..<100 {
+        do {
+          let (_, response) = try await session.data(for: request)
+          return (response as? HTTPURLResponse)?.statusCode ?? 0
+        } catch  where attempt < 99 {
+          // The HTTP port is bound just after RESP answers PING.
+          try await Task.sleep(nanoseconds: 50_000_000)
+        }
+      }
+      return 0
+    }
+    #expect(try await put(png) == 413)
+    #expect(try await put(jpeg) == 201)
+    let command = [Array("ASSET.PUT".utf8), Array("IMAGE".utf8)]
+    #expect(
+      try c.command(bytes: command + [png]).text
+        == "-INVALID an asset must be 1 to 600 bytes\r\n")
+    #expect(try c.command(bytes: command + [jpeg]).text.hasPrefix("$"))
   }
 
   /// Every acknowledged asset is served with its bytes; every file is an asset served (at
