@@ -33,7 +33,7 @@ SANITIZE_ENV ?= CARDATLAS_PROTOCOL_FUZZ_SECONDS=15 CARDATLAS_PROTOCOL_FUZZ_RSS_M
 # (they run in the plain suite): pipelined durable writes' order, kill -9 recovery, slow clients.
 # The timed suites too, and those that load a million members or 60,000-star patterns: their
 # data, not their concurrency, is what makes them long.
-SANITIZE_SKIP ?= ReplyOrderTests|CrashRecoveryTests|CardCrashTests|PinCrashTests|VenueCrashTests|slowClients|HostileArgumentTests|$(TIMED_SUITES)
+SANITIZE_SKIP ?= ReplyOrderTests|CrashRecoveryTests|CardCrashTests|PinCrashTests|VenueCrashTests|AssetCrashTests|slowClients|HostileArgumentTests|$(TIMED_SUITES)
 
 ## deps: install system and Python dependencies (idempotent; fast when already there)
 deps:

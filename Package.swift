@@ -207,6 +207,21 @@ let package = Package(
         "Documents", "Cards", "CardCommands", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
+    // Uploaded profile images, logos and CVs: rows in the store, files through MediaFiles,
+    // named by their owner's cards; no RESP.
+    .target(
+      name: "Assets",
+      dependencies: [
+        "Accounts", "Cards", "Store", "MediaFiles", "CZlib",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    // ASSET.PUT: arguments in, JSON replies out.
+    .target(
+      name: "AssetCommands",
+      dependencies: [
+        "Assets", "CardCommands", "Commands", "RESP", "MediaFiles",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ]),
     // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
     .target(
       name: "LoadGen",
@@ -263,7 +278,7 @@ let package = Package(
     .target(
       name: "WebPages",
       dependencies: [
-        "Accounts", "Cards",
+        "Accounts", "Cards", "Venues", "Assets", "QRCodes",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Mustache", package: "swift-mustache"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -278,7 +293,7 @@ let package = Package(
         "AccountCommands", "CardCommands", "PinCommands", "Pins", "Geocoding", "Gazetteer",
         "IdentityTokens", "GeocoderClients", "GeocodeCommands", "Importer", "VenueCommands",
         "Venues", "VenueBench", "People", "PeopleCommands", "Documents", "DocumentCommands",
-        "WebPages",
+        "WebPages", "Assets", "AssetCommands",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -344,6 +359,7 @@ let package = Package(
       name: "WebTests",
       dependencies: [
         "WebPages", "Accounts", "Cards", "CardCommands", "Server", "RESP", "RedisTestSupport",
+        "Assets", "AssetCommands", "Venues", "VenueCommands", "MediaFiles",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
       ]),

@@ -1,5 +1,7 @@
 import Accounts
 import ArgumentParser
+import AssetCommands
+import Assets
 import CardCommands
 import Cards
 import Dispatch
@@ -72,6 +74,8 @@ struct Serve: AsyncParsableCommand {
   var checkinDistance = 200.0
   @Option(help: "The largest photo PIN.PHOTO accepts, in bytes.") var maxPhotoBytes =
     10 * 1024 * 1024
+  @Option(help: "The largest upload ASSET.PUT and PUT /v1/assets accept, in bytes.")
+  var maxUploadBytes = 5 * 1024 * 1024
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
   @Option(
@@ -153,6 +157,11 @@ struct Serve: AsyncParsableCommand {
     var venues = Venues.Configuration()
     venues.checkInDistance = checkinDistance
     guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
+    guard maxUploadBytes >= 1 else {
+      throw ValidationError("--max-upload-bytes must be at least 1")
+    }
+    var assetsConfiguration = Assets.Configuration()
+    assetsConfiguration.maxBytes = maxUploadBytes
     let web = WebSide(host: host, port: httpPort, logger: logger)
     var pinsConfiguration = Pins.Configuration()
     pinsConfiguration.maxPhotoBytes = maxPhotoBytes
@@ -162,7 +171,8 @@ struct Serve: AsyncParsableCommand {
         .accountsAndCards(
           accounts: try accountsConfiguration(logger), cards: cardsConfiguration,
           modules: [.pins(pinsConfiguration), People.module()]
-            + CardDomainModule.venuesAndDocuments(venues) + web.modules)
+            + CardDomainModule.venuesAndDocuments(venues) + [.assets(assetsConfiguration)]
+            + web.modules)
       ] + geocoding.extensions,
       logger: logger)
     try await server.start()

@@ -1,6 +1,8 @@
+import Assets
 import CardCommands
 import Logging
 import Synchronization
+import Venues
 import WebPages
 
 /// `serve --http-port`: the HTTP server, made on the domain the accounts+cards extension
@@ -23,8 +25,9 @@ final class WebSide: Sendable {
     return [
       .handOver { [self] domain in
         let web = try WebServer(
-          accounts: domain.accounts, cards: domain.cards, views: domain.views, host: host,
-          port: port, logger: logger)
+          accounts: domain.accounts, cards: domain.cards, views: domain.views,
+          venues: domain.services.find(Venues.self), assets: domain.services.find(Assets.self),
+          host: host, port: port, logger: logger)
         server.withLock { $0 = web }
       }
     ]

@@ -30,7 +30,7 @@ extension ServerExtension {
       parts.commands += NoticeCommands(notices: notices, views: views, wallets: wallets).all
       let domain = CardDomain(
         store: store, notifier: notifier, accounts: owners, cards: cardsModel, views: views,
-        wallets: wallets, notices: notices)
+        wallets: wallets, notices: notices, services: DomainServices())
       for module in modules { parts.commands += try module.start(domain) }
       parts.loadDemo = { try DemoCards.loadIfEmpty(accounts: owners, cards: cardsModel) }
       return parts
@@ -49,6 +49,8 @@ public struct CardDomain: Sendable {
   public let views: CardViews
   public let wallets: Wallets
   public let notices: Notices
+  /// The instances modules started before this one registered (`DomainServices`).
+  public let services: DomainServices
 }
 
 /// A domain module built on the accounts and cards (pins, people, venues): its frozen

@@ -10,7 +10,7 @@ public enum QRArguments {
   /// The options from argument `i` on, or the error line.
   public static func parse(_ args: Arguments, from i: Int) -> Result<QROptions, QRArgumentError> {
     guard i < args.count, let format = QRFormat(name: args.string(i)) else {
-      return .failure(QRArgumentError("ERR the format must be PNG, SVG or JPEG"))
+      return .failure(QRArgumentError("ERR " + QROptions.formatRule))
     }
     var options = QROptions(format: format)
     var i = i + 1
@@ -29,7 +29,7 @@ public enum QRArguments {
         i += 2
       } else if args.is(i, "ecc"), i + 1 < args.count {
         guard let level = QRErrorCorrection(letter: args.string(i + 1)) else {
-          return .failure(QRArgumentError("ERR ECC must be L, M, Q or H"))
+          return .failure(QRArgumentError("ERR " + QROptions.eccRule))
         }
         options.errorCorrection = level
         i += 2

@@ -67,6 +67,7 @@ extension Cards {
       if let id = s.byExternalId[key], var card = s.cards[id] {
         guard card.fields != fields else { return .success((card, .unchanged, false)) }
         card.fields = fields
+        if let refused = claim(card) { return .failure(refused) }
         card.updatedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
         s.cards[id] = card
         return .success((card, .updated, false))

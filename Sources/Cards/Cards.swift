@@ -50,6 +50,7 @@ public final class Cards: Sendable {
   let state = Mutex(State())
   let map: CardMap
   private let observers = Mutex<[any CardObserver]>([])
+  private let guards = Mutex<[any CardFieldsGuard]>([])
   public typealias Done<T> = @Sendable (Result<T, CardError>) -> Void
 
   public init(store: Store, accounts: Accounts, configuration: Configuration = .init()) throws {
@@ -104,6 +105,20 @@ public final class Cards: Sendable {
 
   public func addObserver(_ observer: any CardObserver) {
     observers.withLock { $0.append(observer) }
+  }
+
+  public func addGuard(_ fieldsGuard: any CardFieldsGuard) {
+    guards.withLock { $0.append(fieldsGuard) }
+  }
+
+  /// The guards' refusal of the card's fields, if any; asked under the cards' lock.
+  func claim(_ card: Card) -> CardError? {
+    for fieldsGuard in guards.withLock({ $0 }) {
+      if let error = fieldsGuard.claim(card: card.id, owner: card.ownerId, fields: card.fields) {
+        return .invalid(error)
+      }
+    }
+    return nil
   }
 
   // MARK: Reading
@@ -201,6 +216,7 @@ public final class Cards: Sendable {
     let card = Card(
       id: s.nextCard, ownerId: owner, code: code, slug: slug,
       isPrimary: !s.withPrimary.contains(owner), fields: fields, createdAt: now, updatedAt: now)
+    if let refused = claim(card) { return .failure(refused) }
     s.nextCard += 1
     Self.add(card, to: &s)
     // A new primary card takes the reserved URL.
@@ -219,6 +235,7 @@ public final class Cards: Sendable {
       } catch {
         return .failure(.invalid(error))
       }
+      if let refused = claim(card) { return .failure(refused) }
       card.updatedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
       s.cards[id] = card
       return .success(card)

@@ -40,6 +40,11 @@ public struct QROptions: Sendable, Equatable {
   public static let sizes = 64...2048
   public static let defaultSize = 512
 
+  /// The rules of the format and error-correction arguments, as CARD.QR, VENUE.QR and the
+  /// HTTP endpoints state them.
+  public static let formatRule = "the format must be PNG, SVG or JPEG"
+  public static let eccRule = "ECC must be L, M, Q or H"
+
   public var format: QRFormat
   public var size: Int
   public var transparent: Bool
@@ -73,14 +78,17 @@ public enum QRCodeError: Error, Sendable, Equatable {
   /// The encoder or an image library failed (out of memory).
   case failed(String)
 
-  public var message: String {
+  public var message: String { "ERR " + reason }
+
+  /// The message without its error code (an HTTP reply's text).
+  public var reason: String {
     switch self {
     case .sizeOutOfRange(let size):
-      "ERR SIZE \(size) is out of range (\(QROptions.sizes.lowerBound) to \(QROptions.sizes.upperBound) pixels)"
+      "SIZE \(size) is out of range (\(QROptions.sizes.lowerBound) to \(QROptions.sizes.upperBound) pixels)"
     case .sizeTooSmall(let needed):
-      "ERR SIZE is too small for this code: it needs at least \(needed) pixels"
-    case .textNotEncodable: "ERR the text is empty or too long for a QR code"
-    case .failed(let why): "ERR QR code not drawn: \(why)"
+      "SIZE is too small for this code: it needs at least \(needed) pixels"
+    case .textNotEncodable: "the text is empty or too long for a QR code"
+    case .failed(let why): "QR code not drawn: \(why)"
     }
   }
 }

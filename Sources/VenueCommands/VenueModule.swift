@@ -13,6 +13,7 @@ extension CardDomainModule {
       let venues = try Venues(
         store: domain.store, accounts: domain.accounts, notifier: domain.notifier,
         configuration: configuration)
+      domain.services.register(venues)
       return VenueCommands(venues: venues, accounts: domain.accounts).all
         + ExposureCommands(venues: venues, accounts: domain.accounts).all
     }

@@ -1,25 +1,33 @@
 import Accounts
+import Assets
 import Cards
 import Hummingbird
 import Logging
 import ServiceLifecycle
 import Synchronization
+import Venues
 
 /// The HTTP side of the daemon (`serve --http-port`): card pages and vCards on Hummingbird, in
 /// the same process as the RESP server and on the same `Accounts`, `Cards` and `CardViews`.
 public final class WebServer: Sendable {
   private let pages: CardPages
+  private let qrCodes: QRRoutes
+  private let uploads: AssetRoutes?
   private let host: String
   private let port: Int
   private let logger: Logger
   private let running = Mutex<(group: ServiceGroup, task: Task<Void, Never>)?>(nil)
 
-  /// Compiles the templates; `start()` binds.
+  /// Compiles the templates; `start()` binds. Without `venues` or `assets` (modules not
+  /// started), their routes answer 404.
   public init(
-    accounts: Accounts, cards: Cards, views: CardViews, host: String, port: Int, logger: Logger
+    accounts: Accounts, cards: Cards, views: CardViews, venues: Venues? = nil,
+    assets: Assets? = nil, host: String, port: Int, logger: Logger
   ) throws {
     pages = CardPages(
       accounts: accounts, cards: cards, views: views, library: try PageTemplates.library())
+    qrCodes = QRRoutes(pages: pages, venues: venues)
+    uploads = assets.map { AssetRoutes(assets: $0, accounts: accounts) }
     self.host = host
     self.port = port
     self.logger = logger
@@ -30,6 +38,8 @@ public final class WebServer: Sendable {
   public func start() async throws -> Int {
     let router = Router(context: PageContext.self)
     pages.add(to: router)
+    qrCodes.add(to: router)
+    uploads?.add(to: router)
     let (bound, boundSink) = AsyncStream<Result<Int, any Error>>.makeStream()
     let app = Application(
       router: router,

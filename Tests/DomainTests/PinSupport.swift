@@ -38,16 +38,6 @@ extension AccountServer {
 }
 
 extension RESPConnection {
-  /// A command whose arguments are any bytes (a photo).
-  func command(bytes arguments: [[UInt8]]) throws -> Reply {
-    var frame = Array("*\(arguments.count)\r\n".utf8)
-    for argument in arguments {
-      frame += Array("$\(argument.count)\r\n".utf8) + argument + [13, 10]
-    }
-    try send(frame)
-    return try reply()
-  }
-
   func photo(_ id: Int, _ bytes: [UInt8]) throws -> Reply {
     try command(bytes: [Array("PIN.PHOTO".utf8), Array("\(id)".utf8), bytes])
   }

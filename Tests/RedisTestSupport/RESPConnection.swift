@@ -88,6 +88,16 @@ public final class RESPConnection: @unchecked Sendable {
     return try reply()
   }
 
+  /// A command whose arguments are any bytes (a photo, an upload).
+  public func command(bytes arguments: [[UInt8]]) throws -> Reply {
+    var frame = Array("*\(arguments.count)\r\n".utf8)
+    for argument in arguments {
+      frame += Array("$\(argument.count)\r\n".utf8) + argument + [13, 10]
+    }
+    try send(frame)
+    return try reply()
+  }
+
   public func command(_ arguments: [String]) throws -> Reply {
     try send(Self.frame(arguments))
     return try reply()

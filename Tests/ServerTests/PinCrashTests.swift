@@ -171,15 +171,3 @@ struct PinCrashTests {
     return next
   }
 }
-
-extension RESPConnection {
-  /// A command whose arguments are any bytes (a photo).
-  func command(bytes arguments: [[UInt8]]) throws -> Reply {
-    var frame = Array("*\(arguments.count)\r\n".utf8)
-    for argument in arguments {
-      frame += Array("$\(argument.count)\r\n".utf8) + argument + [13, 10]
-    }
-    try send(frame)
-    return try reply()
-  }
-}

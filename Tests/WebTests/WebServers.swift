@@ -1,4 +1,6 @@
 import Accounts
+import AssetCommands
+import Assets
 import CardCommands
 import Cards
 import Foundation
@@ -7,6 +9,8 @@ import RESP
 import RedisTestSupport
 import Server
 import Synchronization
+import VenueCommands
+import Venues
 import WebPages
 
 #if canImport(FoundationNetworking)
@@ -23,7 +27,8 @@ final class WebServers {
   let httpPort: Int
   let directory: String
 
-  init() async throws {
+  /// With the venues and the assets (`assets` sets their bounds).
+  init(assets: Assets.Configuration = .init()) async throws {
     directory =
       FileManager.default.temporaryDirectory
       .appendingPathComponent("cardatlas-web-\(UUID().uuidString)").path
@@ -45,12 +50,15 @@ final class WebServers {
         .accountsAndCards(
           accounts: accounts, cards: cards,
           modules: [
+            .venues(), .assets(assets),
             .handOver { domain in
               let web = try WebServer(
                 accounts: domain.accounts, cards: domain.cards, views: domain.views,
-                host: "127.0.0.1", port: 0, logger: quiet)
+                venues: domain.services.find(Venues.self),
+                assets: domain.services.find(Assets.self), host: "127.0.0.1", port: 0,
+                logger: quiet)
               made.server.withLock { $0 = web }
-            }
+            },
           ])
       ],
       logger: logger)
@@ -93,7 +101,18 @@ final class WebServers {
 
   /// GET `path` on the HTTP port, over a real socket.
   func get(_ path: String, headers: [String: String] = [:]) async throws -> Fetched {
+    try await fetch("GET", path, headers: headers)
+  }
+
+  /// A request of any method, with a body, over a real socket.
+  func fetch(
+    _ method: String, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil
+  )
+    async throws -> Fetched
+  {
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(httpPort)\(path)")!)
+    request.httpMethod = method
+    request.httpBody = body.map { Data($0) }
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     let session = URLSession(configuration: .ephemeral)
     defer { session.finishTasksAndInvalidate() }

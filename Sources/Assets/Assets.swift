@@ -1,0 +1,228 @@
+import Accounts
+import Cards
+import Dispatch
+import Foundation
+import GRDB
+import MediaFiles
+import Store
+import Synchronization
+
+/// Uploaded profile images, logos and CVs, and their rules: which files each kind takes, how
+/// large, which cards may name them (their owner's), and when they go (with the last card
+/// naming them, with their account, or a day after an upload no card names). Rows in the store,
+/// files through `MediaFiles`; knows nothing of RESP or HTTP.
+public final class Assets: Sendable {
+  public struct Configuration: Sendable {
+    /// The largest upload, in bytes (`--max-upload-bytes`).
+    public var maxBytes = 5 * 1024 * 1024
+    /// The most pixels an image may have: more would take too much memory to decode (a
+    /// small file can claim a huge image).
+    public var maxPixels = 40_000_000
+    /// How long an upload no card names is kept (time for the client to set it on a card).
+    public var unclaimedLifetime: TimeInterval = 24 * 60 * 60
+    /// The base of the assets' URLs: `<publicURL>/a/<id>`, as cards' share URLs.
+    public var publicURL = "http://127.0.0.1:8080"
+
+    public init() {}
+  }
+
+  struct State {
+    var assets: [String: Asset] = [:]
+    var byOwner: [Int64: Set<String>] = [:]
+    /// The cards naming each asset, and the assets each card names.
+    var namedBy: [String: Set<Int64>] = [:]
+    var names: [Int64: Set<String>] = [:]
+  }
+
+  let store: Store
+  let accounts: Accounts
+  let media: MediaFiles
+  public let configuration: Configuration
+  let state = Mutex(State())
+  public typealias Done<T> = @Sendable (Result<T, AssetError>) -> Void
+
+  /// Loads the rows, learns which cards name them, removes the files no row names, and sweeps
+  /// what its account no longer holds or no card claimed in time.
+  public init(
+    store: Store, accounts: Accounts, cards: Cards, media: MediaFiles,
+    configuration: Configuration = .init()
+  ) throws {
+    self.store = store
+    self.accounts = accounts
+    self.media = media
+    self.configuration = configuration
+    let rows = try store.read { db in
+      try Row.fetchAll(
+        db,
+        sql: "SELECT id, owner_id, kind, type, bytes, width, height, created_at FROM assets")
+    }
+    var owners: Set<Int64> = []
+    state.withLock { s in
+      for row in rows {
+        guard let kind = AssetKind(rawValue: row["kind"]),
+          let type = MediaType(rawValue: row["type"])
+        else { continue }
+        let asset = Asset(
+          id: row["id"], ownerId: row["owner_id"], kind: kind, type: type, bytes: row["bytes"],
+          width: row["width"], height: row["height"],
+          createdAt: Date(timeIntervalSince1970: row["created_at"]))
+        s.assets[asset.id] = asset
+        s.byOwner[asset.ownerId, default: []].insert(asset.id)
+        owners.insert(asset.ownerId)
+      }
+    }
+    for owner in owners {
+      for card in cards.cards(of: owner) {
+        _ = claim(card: card.id, owner: owner, fields: card.fields)
+      }
+    }
+    media.sweep(keeping: state.withLock { Set($0.assets.values.map(\.file)) })
+    let swept = state.withLock { s in
+      s.assets.values.filter { accounts.account($0.ownerId) == nil || unclaimed($0, s) }
+        .map { Self.forget($0.id, &s)! }
+    }
+    if !swept.isEmpty { store.commit([], writes: [deletion(swept)]) { _ in } }
+    accounts.addObserver(AccountsObserver(assets: self))
+    cards.addObserver(CardsObserver(assets: self))
+    cards.addGuard(CardsGuard(assets: self))
+  }
+
+  // MARK: Reading
+
+  public func asset(_ id: String) -> Asset? { state.withLock { $0.assets[id] } }
+
+  public func assets(of owner: Int64) -> [Asset] {
+    state.withLock { s in (s.byOwner[owner] ?? []).compactMap { s.assets[$0] } }
+      .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+  }
+
+  /// Where the asset is served.
+  public func url(_ id: String) -> String { configuration.publicURL + "/a/" + id }
+
+  /// The asset and its bytes, read off the caller's thread (an event loop).
+  public func open(_ id: String, _ done: @escaping Done<(asset: Asset, bytes: [UInt8])>) {
+    guard let asset = asset(id) else { return done(.failure(.notFound)) }
+    DispatchQueue.global().async { [media] in
+      // Deleted meanwhile: gone.
+      guard let bytes = try? media.read(asset.file) else { return done(.failure(.notFound)) }
+      done(.success((asset, bytes)))
+    }
+  }
+
+  // MARK: Writing
+
+  /// Stores an upload of `owner`: a file of a type `kind` takes, by its magic bytes, a header
+  /// that reads and a whole container (`WholeFile`), of at most `maxBytes` bytes and (an image) `maxPixels` pixels. Its
+  /// file is written and synced before its row commits; answered once the row is durable. The
+  /// owner's uploads no card claimed within `unclaimedLifetime` go in the same transaction.
+  public func put(owner: Int64, kind: AssetKind, bytes: [UInt8], _ done: @escaping Done<Asset>) {
+    guard accounts.account(owner) != nil else { return done(.failure(.noAccount)) }
+    guard !bytes.isEmpty, bytes.count <= configuration.maxBytes else {
+      return done(.failure(.size(maximum: configuration.maxBytes)))
+    }
+    guard let info = MediaInspector.inspect(bytes), kind.accepts.contains(info.type),
+      WholeFile.check(bytes, info.type)
+    else { return done(.failure(.type(kind))) }
+    if let width = info.width, let height = info.height,
+      width.multipliedReportingOverflow(by: height).overflow
+        || width * height > configuration.maxPixels
+    {
+      return done(
+        .failure(.pixels(width: width, height: height, maximum: configuration.maxPixels)))
+    }
+    // Written and synced off the caller's thread, one upload at a time.
+    Self.writer.async { [self] in
+      let name: String
+      do { name = try media.write(bytes, type: info.type) } catch {
+        return done(.failure(.notPersisted("\(error)")))
+      }
+      let asset = Asset(
+        id: String(name.prefix { $0 != "." }), ownerId: owner, kind: kind, type: info.type,
+        bytes: bytes.count, width: info.width, height: info.height,
+        createdAt: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+      let swept = state.withLock { s in
+        (s.byOwner[owner] ?? []).compactMap { s.assets[$0] }.filter { unclaimed($0, s) }
+          .map { Self.forget($0.id, &s)! }
+      }
+      let insert = AssetWrite { db in
+        try db.execute(
+          sql: """
+            INSERT INTO assets (id, owner_id, kind, type, bytes, width, height, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+          arguments: [
+            asset.id, owner, kind.rawValue, info.type.rawValue, asset.bytes, asset.width,
+            asset.height, asset.createdAt.timeIntervalSince1970,
+          ])
+      }
+      store.commit([], writes: [insert] + (swept.isEmpty ? [] : [deletion(swept)])) {
+        [self] result in
+        switch result {
+        case .failure(let error):
+          media.remove(name)
+          done(.failure(.notPersisted("\(error)")))
+        case .success:
+          // Known (and claimable) only once durable.
+          state.withLock { s in
+            s.assets[asset.id] = asset
+            s.byOwner[owner, default: []].insert(asset.id)
+          }
+          done(.success(asset))
+        }
+      }
+    }
+  }
+
+  // MARK: Helpers
+
+  private static let writer = DispatchQueue(label: "cardatlas.assets.uploads")
+
+  /// No card names it, and it is older than the time given to claim it.
+  func unclaimed(_ asset: Asset, _ s: State) -> Bool {
+    s.namedBy[asset.id] == nil
+      && Date().timeIntervalSince(asset.createdAt) >= configuration.unclaimedLifetime
+  }
+
+  /// The asset leaves memory (its claims with it); returns it.
+  static func forget(_ id: String, _ s: inout State) -> Asset? {
+    guard let asset = s.assets.removeValue(forKey: id) else { return nil }
+    s.byOwner[asset.ownerId]?.remove(id)
+    if s.byOwner[asset.ownerId]?.isEmpty == true { s.byOwner[asset.ownerId] = nil }
+    for card in s.namedBy.removeValue(forKey: id) ?? [] {
+      s.names[card]?.remove(id)
+      if s.names[card]?.isEmpty == true { s.names[card] = nil }
+    }
+    return asset
+  }
+
+  /// Deletes the assets' rows; their files go once that is durable.
+  func deletion(_ gone: [Asset]) -> AssetWrite {
+    AssetWrite(
+      body: { db in
+        for asset in gone {
+          try db.execute(sql: "DELETE FROM assets WHERE id = ?", arguments: [asset.id])
+        }
+      },
+      afterCommit: { [media] in for asset in gone { media.remove(asset.file) } })
+  }
+}
+
+/// A write of the assets module: a closure over the open transaction, and what may only
+/// happen once it is durable (a deleted asset's file goes).
+struct AssetWrite: DurableWrite {
+  let body: @Sendable (GRDB.Database) throws -> Void
+  var afterCommit: (@Sendable () -> Void)?
+
+  init(
+    body: @escaping @Sendable (GRDB.Database) throws -> Void,
+    afterCommit: (@Sendable () -> Void)? = nil
+  ) {
+    self.body = body
+    self.afterCommit = afterCommit
+  }
+
+  init(_ body: @escaping @Sendable (GRDB.Database) throws -> Void) { self.init(body: body) }
+
+  func apply(to db: GRDB.Database) throws { try body(db) }
+  func committed() { afterCommit?() }
+}
