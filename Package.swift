@@ -61,7 +61,7 @@ let package = Package(
       name: "CardBench",
       dependencies: [
         "Accounts", "Cards", "Datasets", "Geodesy", "Keyspace", "SpatialIndex", "Store",
-        "Notifications", "Pins", "MediaFiles", "People",
+        "Notifications", "Pins", "MediaFiles", "People", "QRCodes",
       ]
     ),
     // Redis RESP framing: incremental request parsing and RESP2/RESP3 reply encoding.

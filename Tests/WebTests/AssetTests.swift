@@ -97,7 +97,7 @@ struct AssetTests {
   }
 
   @Test(
-    "refused over RESP and HTTP, storing nothing: a PNG as CV, a PDF as IMAGE, a GIF, random bytes, truncated files, a PNG header on HTML, an SVG, too many bytes, too many pixels, a bad kind, no sign-in"
+    "refused over RESP and HTTP, storing nothing: a PNG as CV, a PDF as IMAGE, a GIF, random bytes, truncated files, a PNG header on HTML, an SVG with script as each kind, too many bytes, too many pixels, a bad kind, no sign-in"
   )
   func refusals() async throws {
     var bounds = Assets.Configuration()
@@ -111,6 +111,8 @@ struct AssetTests {
     let webp = try MediaFixtures.bytes("python.webp")
     let pdf = try MediaFixtures.bytes("result.pdf")
     var random = SystemRandomNumberGenerator()
+    let svg = Array(
+      #"<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>"#.utf8)
     let image = "INVALID an IMAGE must be a JPEG, PNG or WebP image"
     let cases: [(kind: String, bytes: [UInt8], error: String, status: Int)] = [
       ("CV", png, "INVALID a CV must be a PDF", 415),
@@ -127,11 +129,10 @@ struct AssetTests {
         "IMAGE", Array(png.prefix(33)) + Array("<html><script>alert(1)</script></html>".utf8),
         image, 415
       ),
-      (
-        "IMAGE",
-        Array(#"<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>"#.utf8),
-        image, 415
-      ),
+      ("IMAGE", svg, image, 415),
+      ("LOGO", svg, "INVALID a LOGO must be a JPEG, PNG or WebP image", 415),
+      ("CV", svg, "INVALID a CV must be a PDF", 415),
+      ("IMAGE", Array(#"<?xml version="1.0"?>"#.utf8) + svg, image, 415),
       (
         "IMAGE", png + [UInt8](repeating: 0, count: 3000),
         "INVALID an asset must be 1 to 4000 bytes", 413

@@ -1,0 +1,181 @@
+import Foundation
+import RedisTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One run of headless Chromium over the pages of a real `cardatlas serve --http-port`: the
+/// server is started and seeded over RESP, `Tests/Browser/check_pages.py` opens every page in
+/// both colour schemes with one browser, and the server is stopped; the tests then read the
+/// report. Screenshots are kept in `.build/browser-artifacts/`.
+///
+/// Another page is one more `Page` in `pages` (with `waitFor` for a page that draws with
+/// script) and its assertions in a test of its own.
+struct BrowserRun: Sendable {
+  let origin: String
+  let report: [PageReport]
+  /// What the seeding made: usernames, asset paths, and CARD.CREATE's reply to each refused value.
+  let seeded: Seeded
+
+  /// The browser runs once for all the tests that read it.
+  static let shared = Task { try await BrowserRun() }
+
+  static var chromium: URL? { RedisProcess.executable("chromium") }
+
+  static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+  static let artifacts = packageRoot.appendingPathComponent(".build/browser-artifacts")
+
+  struct Page: Encodable {
+    let name: String
+    let path: String
+    var waitFor: String? = nil
+    var evaluate: [String: String] = [:]
+  }
+
+  struct PageReport: Decodable, Sendable {
+    let name: String
+    let scheme: String
+    let url: String
+    let status: Int?
+    let dom: DOM
+    /// Each `evaluate` expression's value, as JSON text.
+    let evaluated: [String: String]
+    let requests: [String]
+    let console: [String]
+    let dialogs: [String]
+    let screenshot: String
+  }
+
+  struct DOM: Decodable, Sendable {
+    struct Link: Decodable, Sendable {
+      let href: String?
+      let className: String
+      let text: String
+      let download: Bool
+      let `protocol`: String
+    }
+    struct Image: Decodable, Sendable {
+      let src: String?
+      let className: String
+      let loaded: Bool
+    }
+    struct Box: Decodable, Sendable {
+      let width: Double
+      let height: Double
+      let left: Double
+      let right: Double
+    }
+    let title: String
+    let h1: [String]
+    let h1Boxes: [Box]
+    let text: String
+    let links: [Link]
+    let scripts: Int
+    let handlers: [String]
+    let elements: [String]
+    let images: [Image]
+    let iframes: Int
+    let background: String
+    let scrollWidth: Int
+    let innerWidth: Int
+  }
+
+  func pages(_ name: String) -> [PageReport] { report.filter { $0.name == name } }
+
+  private init() async throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cardatlas-browser-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let (respPort, httpPort) = (
+      try RedisProcess.freeLoopbackPort(), try RedisProcess.freeLoopbackPort()
+    )
+    origin = "http://127.0.0.1:\(httpPort)"
+    let server = ChildProcess()
+    server.executableURL = try CardAtlasExecutable.url()
+    server.arguments = [
+      "serve", "--port", "\(respPort)", "--http-port", "\(httpPort)", "--data", directory,
+      "--public-url", origin, "--log-level", "warning",
+    ]
+    server.standardOutput = FileHandle.nullDevice
+    server.standardError = FileHandle.nullDevice
+    try server.run()
+    defer {
+      if server.isRunning {
+        kill(server.processIdentifier, SIGTERM)
+        server.waitUntilExit()
+      }
+    }
+    var connection: RESPConnection?
+    for _ in 0..<200 where connection == nil {
+      connection = try? RESPConnection(port: respPort)
+      if connection == nil { usleep(50_000) }
+    }
+    let admin = try require(connection, "the RESP port")
+    seeded = try Seeded(admin: admin, port: respPort, origin: origin)
+    for _ in 0..<100 where !Self.accepts(httpPort) { usleep(50_000) }
+
+    var pages = [
+      Page(name: "card", path: "/c/\(seeded.full)"),
+      Page(name: "inactive", path: "/c/\(seeded.inactive)"),
+      Page(name: "placeholder", path: "/c/\(seeded.placeholder)"),
+      Page(name: "not-found", path: "/c/nobody-here"),
+    ]
+    for (index, username) in seeded.hostile.enumerated() {
+      pages.append(Page(name: "xss-\(index)", path: "/c/\(username)"))
+    }
+    report = try Self.check(pages, origin: origin)
+  }
+
+  /// Runs the script over `pages`; its report.
+  static func check(_ pages: [Page], origin: String) throws -> [PageReport] {
+    struct Plan: Encodable {
+      let origin: String
+      let artifacts: String
+      let schemes: [String]
+      let pages: [Page]
+    }
+    let work = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cardatlas-browser-plan-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: work) }
+    let plan = work.appendingPathComponent("plan.json")
+    let report = work.appendingPathComponent("report.json")
+    let log = work.appendingPathComponent("log.txt")
+    try JSONEncoder().encode(
+      Plan(origin: origin, artifacts: artifacts.path, schemes: ["light", "dark"], pages: pages)
+    ).write(to: plan)
+    FileManager.default.createFile(atPath: log.path, contents: nil)
+    let sink = try FileHandle(forWritingTo: log)
+    defer { try? sink.close() }
+    let python = ChildProcess()
+    python.executableURL = try require(RedisProcess.executable("python3"), "python3")
+    python.arguments = [
+      packageRoot.appendingPathComponent("Tests/Browser/check_pages.py").path, plan.path,
+      report.path,
+    ]
+    python.standardOutput = sink
+    python.standardError = sink
+    try python.run()
+    python.waitUntilExit()
+    guard python.terminationStatus == 0 else {
+      throw RESPConnection.Failed(
+        description:
+          "check_pages.py failed: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")"
+      )
+    }
+    struct Report: Decodable { let pages: [PageReport] }
+    return try JSONDecoder().decode(Report.self, from: Data(contentsOf: report)).pages
+  }
+
+  private static func accepts(_ port: UInt16) -> Bool {
+    (try? RESPConnection(port: port, timeoutSeconds: 1)) != nil
+  }
+}
+
+/// `#require` outside a test: the value, or an error that says what was missing.
+func require<T>(_ value: T?, _ what: String = #function) throws -> T {
+  guard let value else { throw RESPConnection.Failed(description: "missing: \(what)") }
+  return value
+}

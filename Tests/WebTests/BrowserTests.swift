@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+/// The pages as a phone's browser renders them: headless Chromium (one run for the suite, see
+/// `BrowserRun`) over the real `cardatlas serve --http-port`, in light and dark.
+@Suite(
+  "Pages in headless Chromium",
+  .enabled(
+    if: BrowserRun.chromium != nil,
+    "chromium is not installed (scripts/install-deps.sh installs it)"))
+struct BrowserTests {
+  static let lightBackground = "rgb(244, 245, 247)"
+  static let darkBackground = "rgb(17, 19, 22)"
+
+  /// What every page must be: its own requests only, no console error, no dialog, no script,
+  /// nothing wider than the screen, the colours of its scheme; and the screenshot taken.
+  static func expectClean(_ page: BrowserRun.PageReport, origin: String) {
+    let place = "\(page.name) (\(page.scheme))"
+    #expect(!page.requests.isEmpty, "\(place)")
+    for request in page.requests {
+      #expect(request.hasPrefix(origin + "/"), "\(place) requested \(request)")
+    }
+    #expect(page.console.isEmpty, "\(place): \(page.console)")
+    #expect(page.dialogs.isEmpty, "\(place) opened a dialog: \(page.dialogs)")
+    #expect(page.dom.scripts == 0 && page.dom.handlers.isEmpty, "\(place): \(page.dom.handlers)")
+    #expect(page.dom.iframes == 0, "\(place)")
+    #expect(page.dom.scrollWidth <= page.dom.innerWidth, "\(place) is wider than the screen")
+    let background = page.scheme == "dark" ? darkBackground : lightBackground
+    #expect(page.dom.background == background, "\(place)")
+    let size = (try? FileManager.default.attributesOfItem(atPath: page.screenshot)[.size]) as? Int
+    #expect((size ?? 0) > 1000, "\(place): no screenshot at \(page.screenshot)")
+  }
+
+  @Test(
+    "a full card in light and dark: its name and fields, tel:, mailto:, social, web and CV links, the save-contact link to card.vcf, its own picture and logo"
+  )
+  func fullCard() async throws {
+    let run = try await BrowserRun.shared.value
+    let seeded = run.seeded
+    let pages = run.pages("card")
+    #expect(pages.map(\.scheme) == ["light", "dark"])
+    for page in pages {
+      Self.expectClean(page, origin: run.origin)
+      let dom = page.dom
+      #expect(page.status == 200)
+      #expect(dom.title == Seeded.fullName)
+      #expect(dom.h1 == [Seeded.fullName])
+      for text in [
+        "elle/she", "Ingénieure cartographe · Atlas & Fils, S.A.",
+        "Cartes du monde · Χάρτες · خرائط",
+        "Je dessine des cartes.\nI draw maps.", "Merci !", "Thanks for scanning — à bientôt.",
+        "12 Große Straße, 80331 München, Bayern, Deutschland", "Résumé", "Ten years of maps.",
+        "+33 6 12 34 56 78", "(555) 123-4567", "zoe@example.org",
+      ] {
+        #expect(dom.text.contains(text), "\(page.scheme): \(text)")
+      }
+      let hrefs = Set(dom.links.compactMap(\.href))
+      for href in [
+        "tel:+33612345678", "tel:5551234567", "mailto:zoe@example.org",
+        "https://www.linkedin.com/in/zoe-lukasiewicz", "https://x.com/zoe_maps",
+        "https://facebook.com/zoe", "https://instagram.com/zoe", "https://tiktok.com/@zoe",
+        "https://youtube.com/@zoe", "https://discord.gg/zoe", "https://twitch.tv/zoe",
+        "https://snapchat.com/add/zoe", "https://t.me/zoe", "https://wa.me/33612345678",
+        "https://threads.net/@zoe", "https://zoe.example/portfolio?a=1&b=2",
+        "https://bücher.example/straße", "https://zoe.example/cv.pdf",
+      ] {
+        #expect(hrefs.contains(href), "\(page.scheme): no link to \(href)")
+      }
+      #expect(dom.links.first { $0.href == "https://zoe.example/cv.pdf" }?.text == "Get my CV")
+      let save = try #require(dom.links.first { $0.className == "save" })
+      #expect(save.href == "/c/\(seeded.full)/card.vcf" && save.download)
+      #expect(save.text == "Save contact")
+      #expect(Set(dom.links.map(\.protocol)).isSubset(of: ["https:", "http:", "tel:", "mailto:"]))
+      // The picture (a circle) and the logo are the uploads, loaded from this server.
+      let avatar = try #require(dom.images.first { $0.className == "avatar" })
+      #expect(avatar.src == seeded.picture && avatar.loaded)
+      let logo = try #require(dom.images.first { $0.className == "logo" })
+      #expect(logo.src == seeded.logo && logo.loaded)
+      #expect(page.requests.contains(run.origin + seeded.picture))
+    }
+  }
+
+  @Test(
+    "the inactive card's page, the reserved URL's placeholder and the 404 page, in light and dark"
+  )
+  func notices() async throws {
+    let run = try await BrowserRun.shared.value
+    let expected: [(name: String, status: Int, heading: String, link: Bool)] = [
+      ("inactive", 410, "This card is no longer active.", true),
+      ("placeholder", 200, "This card is being replaced.", false),
+      ("not-found", 404, "No card here.", true),
+    ]
+    for (name, status, heading, link) in expected {
+      let pages = run.pages(name)
+      #expect(pages.count == 2, "\(name)")
+      for page in pages {
+        Self.expectClean(page, origin: run.origin)
+        #expect(page.status == status, "\(name)")
+        #expect(page.dom.h1 == [heading], "\(name)")
+        let create = page.dom.links.first { $0.text == "Create your free card" }
+        #expect((create?.href == run.origin + "/") == link, "\(name): \(page.dom.links)")
+        #expect(page.dom.links.count == (link ? 1 : 0), "\(name)")
+        #expect(page.dom.images.isEmpty)
+        for hidden in ["Hidden", "Secondcard", "Deleted"] {
+          #expect(!page.dom.text.contains(hidden), "\(name) shows \(hidden)")
+        }
+      }
+    }
+  }
+
+  /// The elements a card page is made of; anything else was injected.
+  static let pageElements: Set<String> = [
+    "html", "head", "meta", "title", "style", "body", "main", "article", "header", "img", "div",
+    "h1", "p", "a", "ul", "li", "span", "section", "h2", "footer",
+  ]
+
+  @Test(
+    "XSS matrix: hostile text in every field is shown as text, runs no script, injects no element, loads nothing from elsewhere and leaves the layout whole"
+  )
+  func hostileText() async throws {
+    let run = try await BrowserRun.shared.value
+    #expect(run.seeded.hostile.count == Seeded.hostileText.count)
+    for (index, value) in Seeded.hostileText.enumerated() {
+      let pages = run.pages("xss-\(index)")
+      #expect(pages.count == 2, "\(value)")
+      for page in pages {
+        Self.expectClean(page, origin: run.origin)
+        let dom = page.dom
+        #expect(page.status == 200, "\(value)")
+        #expect(Set(dom.elements).isSubset(of: Self.pageElements), "\(value): \(dom.elements)")
+        // The name is whole, in its one heading, and in the title; the heading is on screen.
+        #expect(dom.h1 == [Seeded.hostileName(value)], "\(value): \(dom.h1)")
+        #expect(dom.title == Seeded.hostileName(value), "\(value)")
+        let box = try #require(dom.h1Boxes.first)
+        #expect(box.width > 0 && box.height > 0, "\(value)")
+        #expect(box.left >= 0 && box.right <= Double(dom.innerWidth), "\(value): \(box)")
+        // Text of several lines is shown as written.
+        #expect(dom.text.contains(value), "\(value)")
+        #expect(dom.links.allSatisfy { ["https:", "http:"].contains($0.protocol) }, "\(value)")
+        // The logo elsewhere is not shown (nor requested: `expectClean`).
+        #expect(!dom.images.contains { $0.src?.contains("images.example") == true })
+      }
+    }
+  }
+
+  @Test(
+    "XSS matrix: javascript:, data: and vbscript: URLs, and URLs with markup, are refused in every URL field by CARD.CREATE"
+  )
+  func hostileURLs() async throws {
+    let run = try await BrowserRun.shared.value
+    #expect(run.seeded.urlReplies.count == Seeded.urlFields.count * Seeded.hostileURLs.count)
+    for (field, value, reply) in run.seeded.urlReplies {
+      #expect(reply.hasPrefix("INVALID"), "\(field) = \(value): \(reply)")
+      #expect(reply.contains(field), "\(field) = \(value): \(reply)")
+    }
+  }
+}
