@@ -6,14 +6,15 @@ import Mustache
 /// `&`, `"`, `'`), so every value a card's owner set is text, in an element or an attribute;
 /// nothing is written unescaped but the style sheet, a constant. No script anywhere.
 enum PageTemplates {
-  /// Mobile first: one column, large tap targets; light or dark as the device prefers.
+  /// Mobile first: one column, large tap targets; light or dark as the device prefers. Any text
+  /// wraps anywhere, so that a long word (a name without spaces) cannot widen the page.
   static let css = """
     :root{color-scheme:light dark;--bg:#f4f5f7;--card:#fff;--text:#1b1d21;--muted:#5b6270;\
     --accent:#2457d6;--line:#e3e6ea}
     @media (prefers-color-scheme:dark){:root{--bg:#111316;--card:#1c1f24;--text:#eef0f3;\
     --muted:#a3aab6;--accent:#7ea2ff;--line:#2c3038}}
     *{box-sizing:border-box}
-    body{margin:0;background:var(--bg);color:var(--text);\
+    body{margin:0;background:var(--bg);color:var(--text);overflow-wrap:anywhere;\
     font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
     main{max-width:34rem;margin:0 auto;padding:1.5rem 1rem 3rem}
     .card{background:var(--card);border:1px solid var(--line);border-radius:1rem;padding:1.5rem}

@@ -57,7 +57,11 @@ DOM_SUMMARY = r"""(() => {
     background: getComputedStyle(document.body).backgroundColor,
     color: getComputedStyle(document.body).color,
     scrollWidth: document.documentElement.scrollWidth,
-    innerWidth: window.innerWidth,
+    // Blocks whose content spills out of their box: text that does not wrap. (A mobile
+    // viewport widens to fit such content, so the page's own width does not show it.)
+    overflowing: all.filter((el) => getComputedStyle(el).display !== 'inline'
+        && el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0)
+      .map((el) => el.outerHTML.slice(0, 120)),
   };
 })()"""
 
@@ -199,6 +203,7 @@ def visit(browser, session, origin, page, scheme, artifacts):
             console.append(f"log ({entry.get('source')}): {entry.get('text')}")
         elif method == "Page.javascriptDialogOpening":
             dialogs.append(p.get("message", ""))
+    dom["viewportWidth"] = VIEWPORT["width"]
     return {"name": page["name"], "scheme": scheme, "url": url, "status": status, "dom": dom,
             "evaluated": evaluated, "requests": requests, "console": console,
             "dialogs": dialogs, "screenshot": path}

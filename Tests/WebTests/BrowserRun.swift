@@ -79,7 +79,9 @@ struct BrowserRun: Sendable {
     let iframes: Int
     let background: String
     let scrollWidth: Int
-    let innerWidth: Int
+    let overflowing: [String]
+    /// The emulated phone's width, in CSS pixels.
+    let viewportWidth: Int
   }
 
   func pages(_ name: String) -> [PageReport] { report.filter { $0.name == name } }

@@ -15,31 +15,33 @@ struct Seeded: Sendable {
   /// CARD.CREATE's reply to each (field, value) of `hostileURLs`.
   let urlReplies: [(field: String, value: String, reply: String)]
 
-  static let fullCard: [String: Any] = [
-    "prefix": "Dr.", "firstName": "Zoë", "middleName": "Ana", "lastName": "Łukasiewicz-Núñez",
-    "credentials": "PhD", "pronouns": "elle/she", "jobTitle": "Ingénieure cartographe",
-    "company": "Atlas & Fils, S.A.", "description": "Cartes du monde · Χάρτες · خرائط",
-    "phoneNumber": "+33 6 12 34 56 78", "secondaryPhone": "(555) 123-4567",
-    "email": "zoe@example.org", "aboutMe": "Je dessine des cartes.\nI draw maps.",
-    "customMessageHeader": "Merci !", "customMessage": "Thanks for scanning — à bientôt.",
-    "address": [
-      "street": "12 Große Straße", "city": "München", "postcode": "80331", "region": "Bayern",
-      "country": "Deutschland",
-    ],
-    "location": ["lon": 11.575, "lat": 48.137],
-    "linkedIn": "zoe-lukasiewicz", "twitter": "@zoe_maps",
-    "facebookUrl": "https://facebook.com/zoe", "instagramUrl": "https://instagram.com/zoe",
-    "tiktokUrl": "https://tiktok.com/@zoe", "youtubeUrl": "https://youtube.com/@zoe",
-    "discordUrl": "https://discord.gg/zoe", "twitchUrl": "https://twitch.tv/zoe",
-    "snapchatUrl": "https://snapchat.com/add/zoe", "telegramUrl": "https://t.me/zoe",
-    "whatsappUrl": "https://wa.me/33612345678", "threadsUrl": "https://threads.net/@zoe",
-    "webLinks": [
-      ["url": "https://zoe.example/portfolio?a=1&b=2", "displayText": "Portfolio"],
-      ["url": "https://bücher.example/straße"],
-    ],
-    "cvUrl": "https://zoe.example/cv.pdf", "cvHeader": "Résumé", "cvDisplayText": "Get my CV",
-    "cvDescription": "Ten years of maps.",
-  ]
+  static var fullCard: [String: Any] {
+    [
+      "prefix": "Dr.", "firstName": "Zoë", "middleName": "Ana", "lastName": "Łukasiewicz-Núñez",
+      "credentials": "PhD", "pronouns": "elle/she", "jobTitle": "Ingénieure cartographe",
+      "company": "Atlas & Fils, S.A.", "description": "Cartes du monde · Χάρτες · خرائط",
+      "phoneNumber": "+33 6 12 34 56 78", "secondaryPhone": "(555) 123-4567",
+      "email": "zoe@example.org", "aboutMe": "Je dessine des cartes.\nI draw maps.",
+      "customMessageHeader": "Merci !", "customMessage": "Thanks for scanning — à bientôt.",
+      "address": [
+        "street": "12 Große Straße", "city": "München", "postcode": "80331", "region": "Bayern",
+        "country": "Deutschland",
+      ],
+      "location": ["lon": 11.575, "lat": 48.137],
+      "linkedIn": "zoe-lukasiewicz", "twitter": "@zoe_maps",
+      "facebookUrl": "https://facebook.com/zoe", "instagramUrl": "https://instagram.com/zoe",
+      "tiktokUrl": "https://tiktok.com/@zoe", "youtubeUrl": "https://youtube.com/@zoe",
+      "discordUrl": "https://discord.gg/zoe", "twitchUrl": "https://twitch.tv/zoe",
+      "snapchatUrl": "https://snapchat.com/add/zoe", "telegramUrl": "https://t.me/zoe",
+      "whatsappUrl": "https://wa.me/33612345678", "threadsUrl": "https://threads.net/@zoe",
+      "webLinks": [
+        ["url": "https://zoe.example/portfolio?a=1&b=2", "displayText": "Portfolio"],
+        ["url": "https://bücher.example/straße"],
+      ],
+      "cvUrl": "https://zoe.example/cv.pdf", "cvHeader": "Résumé", "cvDisplayText": "Get my CV",
+      "cvDescription": "Ten years of maps.",
+    ]
+  }
 
   static let fullName = "Dr. Zoë Ana Łukasiewicz-Núñez, PhD"
 

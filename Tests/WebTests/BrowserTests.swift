@@ -24,7 +24,8 @@ struct BrowserTests {
     #expect(page.dialogs.isEmpty, "\(place) opened a dialog: \(page.dialogs)")
     #expect(page.dom.scripts == 0 && page.dom.handlers.isEmpty, "\(place): \(page.dom.handlers)")
     #expect(page.dom.iframes == 0, "\(place)")
-    #expect(page.dom.scrollWidth <= page.dom.innerWidth, "\(place) is wider than the screen")
+    #expect(page.dom.scrollWidth <= page.dom.viewportWidth, "\(place) is wider than the screen")
+    #expect(page.dom.overflowing.isEmpty, "\(place): text spills out of \(page.dom.overflowing)")
     let background = page.scheme == "dark" ? darkBackground : lightBackground
     #expect(page.dom.background == background, "\(place)")
     let size = (try? FileManager.default.attributesOfItem(atPath: page.screenshot)[.size]) as? Int
@@ -133,7 +134,7 @@ struct BrowserTests {
         #expect(dom.title == Seeded.hostileName(value), "\(value)")
         let box = try #require(dom.h1Boxes.first)
         #expect(box.width > 0 && box.height > 0, "\(value)")
-        #expect(box.left >= 0 && box.right <= Double(dom.innerWidth), "\(value): \(box)")
+        #expect(box.left >= 0 && box.right <= Double(dom.viewportWidth), "\(value): \(box)")
         // Text of several lines is shown as written.
         #expect(dom.text.contains(value), "\(value)")
         #expect(dom.links.allSatisfy { ["https:", "http:"].contains($0.protocol) }, "\(value)")
