@@ -124,8 +124,8 @@ struct BrowserRun: Sendable {
       Page(name: "placeholder", path: "/c/\(seeded.placeholder)"),
       Page(name: "not-found", path: "/c/nobody-here"),
     ]
-    for (index, username) in seeded.hostile.enumerated() {
-      pages.append(Page(name: "xss-\(index)", path: "/c/\(username)"))
+    for (index, path) in seeded.hostile.enumerated() {
+      pages.append(Page(name: "xss-\(index)", path: path))
     }
     report = try Self.check(pages, origin: origin)
   }

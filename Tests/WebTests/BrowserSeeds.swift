@@ -10,7 +10,7 @@ struct Seeded: Sendable {
   let logo: String
   let inactive: String
   let placeholder: String
-  /// One username per `hostileText` value, in order.
+  /// The page's path of each `hostileText` value's card, in order.
   let hostile: [String]
   /// CARD.CREATE's reply to each (field, value) of `hostileURLs`.
   let urlReplies: [(field: String, value: String, reply: String)]
@@ -152,13 +152,12 @@ struct Seeded: Sendable {
     _ = try cy.text("CARD.DEL", "\(try require(old["id"] as? Int, "id"))")
     placeholder = cyName
 
-    var hostile: [String] = []
-    for (index, value) in Self.hostileText.enumerated() {
-      let (c, name, _) = try account("x\(index)@x.org", pro: true)
-      _ = try create(c, Self.hostileCard(value))
-      hostile.append(name)
+    // One Pro account's ten cards (fewer accounts: each costs two scrypt hashes).
+    let (x, _, _) = try account("x@x.org", pro: true)
+    hostile = try Self.hostileText.map { value in
+      let url = try require(try create(x, Self.hostileCard(value))["url"] as? String, "url")
+      return String(url.dropFirst(origin.count))
     }
-    self.hostile = hostile
 
     // Each refused, else deleted at once so that the next is not refused for the card count.
     let (urls, _, _) = try account("urls@x.org", pro: true)
