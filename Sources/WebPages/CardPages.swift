@@ -10,6 +10,7 @@ struct CardPages: Sendable {
   let cards: Cards
   let views: CardViews
   let library: MustacheLibrary
+  let rendered = RenderedPages()
 
   /// The session cookie a browser may carry to be counted as a signed-in viewer.
   static let sessionCookie = "cardatlas_session"
@@ -63,9 +64,12 @@ struct CardPages: Sendable {
         record { _ in done.resume() }
       }
     }
-    let model = CardPageModel.context(
-      card, url: cards.url(of: card), publicURL: cards.configuration.publicURL)
-    return render("card", status: .ok, model)
+    let url = cards.url(of: card)
+    let html = rendered.html(card, url: url) {
+      let model = CardPageModel.context(card, url: url, publicURL: cards.configuration.publicURL)
+      return library.render(model, withTemplate: "card") ?? ""
+    }
+    return PageResponse.html(html, status: .ok)
   }
 
   /// The card as a vCard: 3.0, or 4.0 with `?v=4`. Not a view (the page was).

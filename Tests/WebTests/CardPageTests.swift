@@ -207,6 +207,31 @@ struct CardPageTests {
   }
 
   @Test(
+    "an edit shows on the page at once, even within the second: a kept page is used only while the card is unchanged"
+  )
+  func editsShowAtOnce() async throws {
+    let servers = try await WebServers()
+    let (ana, id, username) = try servers.signedIn("ana@x.org")
+    _ = try servers.connect().object("ACCOUNT.PRO", "\(id)", "1")
+    let card = try ana.object("CARD.CREATE", #"{"firstName":"Ana","jobTitle":"Pilot"}"#)
+    let second = try ana.object("CARD.CREATE", #"{"firstName":"Ana","jobTitle":"Writer"}"#)
+    let cardID = "\(card["id"] as? Int ?? 0)"
+    let slug = try #require(second["slug"] as? String)
+    for title in ["Pilot", "Pilot", "Captain", "Admiral"] {
+      if title != "Pilot" {
+        _ = try ana.object("CARD.UPDATE", cardID, #"{"jobTitle":"\#(title)"}"#)
+      }
+      let page = try await servers.get("/c/\(username)")
+      #expect(page.text.contains(#"<p class="role">\#(title)</p>"#), "\(title)")
+      // Each card its own page.
+      #expect(try await servers.get("/c/\(username)/\(slug)").text.contains("Writer"))
+    }
+    _ = try ana.object("CARD.UPDATE", cardID, #"{"jobTitle":null}"#)
+    #expect(try await !servers.get("/c/\(username)").text.contains("Admiral"))
+    await servers.stop()
+  }
+
+  @Test(
     "opening a page counts a view once a day: a viewer signed in by Bearer token or session cookie by CARD.GET's rule (never the owner's), an anonymous visitor by its client's daily hash (CARD.STATS)"
   )
   func views() async throws {
