@@ -263,7 +263,7 @@ let package = Package(
     .target(
       name: "WebPages",
       dependencies: [
-        "Accounts", "Cards",
+        "Accounts", "Cards", "Datasets",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Mustache", package: "swift-mustache"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

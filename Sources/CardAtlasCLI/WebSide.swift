@@ -8,12 +8,14 @@ import WebPages
 final class WebSide: Sendable {
   let host: String
   let port: Int?
+  let map: WebMap.Options
   let logger: Logger
   private let server = Mutex<WebServer?>(nil)
 
-  init(host: String, port: Int?, logger: Logger) {
+  init(host: String, port: Int?, map: WebMap.Options = .init(), logger: Logger) {
     self.host = host
     self.port = port
+    self.map = map
     self.logger = logger
   }
 
@@ -23,8 +25,9 @@ final class WebSide: Sendable {
     return [
       .handOver { [self] domain in
         let web = try WebServer(
-          accounts: domain.accounts, cards: domain.cards, views: domain.views, host: host,
-          port: port, logger: logger)
+          accounts: domain.accounts, cards: domain.cards, views: domain.views,
+          wallets: domain.wallets, host: host, port: port, logger: logger,
+          map: map)
         server.withLock { $0 = web }
       }
     ]

@@ -8,6 +8,20 @@ public enum CardMarker: Sendable {
 }
 
 extension Cards {
+  /// A map's viewport from its corners (CARD.CLUSTERS, BOUNDS, `GET /v1/cards`), or nil when
+  /// a coordinate is not a number or out of range or the south is north of the north. The
+  /// minimum longitude may be east of the maximum: the viewport crosses the antimeridian.
+  public static func viewport(
+    minLongitude a: Double, minLatitude b: Double, maxLongitude c: Double, maxLatitude d: Double
+  ) -> GeoBox? {
+    guard [a, c].allSatisfy({ abs($0) <= 180 }), [b, d].allSatisfy({ abs($0) <= 90 }), b <= d
+    else { return nil }
+    return GeoBox(minLongitude: a, minLatitude: b, maxLongitude: c, maxLatitude: d)
+  }
+
+  /// The deepest zoom CARD.CLUSTERS answers.
+  public static let maxClusterZoom = ClusterGrid.maxZoom
+
   /// The markers for a viewport at a zoom (`CARD.CLUSTERS`): the index's clusters of the grid
   /// cells that cover the viewport (whole cells, so a marker does not change as the map pans),
   /// counted from its nodes' aggregates. With filters, whose attribute bits only narrow the candidates,

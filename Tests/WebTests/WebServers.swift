@@ -23,7 +23,7 @@ final class WebServers {
   let httpPort: Int
   let directory: String
 
-  init() async throws {
+  init(map: WebMap.Options = .init()) async throws {
     directory =
       FileManager.default.temporaryDirectory
       .appendingPathComponent("cardatlas-web-\(UUID().uuidString)").path
@@ -48,7 +48,7 @@ final class WebServers {
             .handOver { domain in
               let web = try WebServer(
                 accounts: domain.accounts, cards: domain.cards, views: domain.views,
-                host: "127.0.0.1", port: 0, logger: quiet)
+                wallets: domain.wallets, host: "127.0.0.1", port: 0, logger: quiet, map: map)
               made.server.withLock { $0 = web }
             }
           ])

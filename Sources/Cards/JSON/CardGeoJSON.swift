@@ -1,26 +1,28 @@
-import Cards
 import Foundation
-import RESP
 
-/// CARD.CLUSTERS's reply: a GeoJSON FeatureCollection of Point features, clusters with
-/// `cluster: true`, `count` and `expansionZoom`, single cards with their summary.
-enum CardGeoJSON {
-  static func reply(_ markers: [CardMarker]) -> RESPValue {
-    CardJSON.bulk([
+/// The map's markers as a GeoJSON FeatureCollection of Point features (CARD.CLUSTERS and
+/// `GET /v1/cards`): clusters with `cluster: true`, `count` and `expansionZoom`, single cards
+/// with their summary and `cluster: false`.
+public enum CardGeoJSON {
+  public static func featureCollection(_ markers: [CardMarker]) -> Data {
+    CardJSON.data([
       "type": "FeatureCollection",
       "features": markers.map { marker -> [String: Any] in
         switch marker {
         case .cluster(let count, let lon, let lat, let zoom):
           return feature(lon, lat, ["cluster": true, "count": count, "expansionZoom": zoom])
         case .card(let hit):
-          // The hit's summary as an object, to add to (its JSON is the domain's own).
-          var properties =
-            (try? JSONSerialization.jsonObject(with: Data(hit.summary))) as? [String: Any] ?? [:]
+          var properties = summary(hit)
           properties["cluster"] = false
           return feature(hit.longitude, hit.latitude, properties)
         }
       },
     ])
+  }
+
+  /// A hit's summary as an object, to add to (its JSON is the domain's own, `CardSummary`).
+  public static func summary(_ hit: CardHit) -> [String: Any] {
+    (try? JSONSerialization.jsonObject(with: Data(hit.summary))) as? [String: Any] ?? [:]
   }
 
   private static func feature(
