@@ -17,8 +17,19 @@ struct APIMapTests {
     var inactive = 0
   }
 
+  /// In Europe, Acme's in Paris; in the Pacific, Bula's in Suva.
   static func card(_ name: String, _ lon: Double, _ lat: Double, shown: Bool = true) -> String {
-    #"{"firstName":"\#(name)","company":"Acme","showOnMap":\#(shown),"location":{"lon":\#(lon),"lat":\#(lat)}}"#
+    let (company, city) = abs(lon) > 100 ? ("Bula Ltd", "Suva") : ("Acme", "Paris")
+    return
+      #"{"firstName":"\#(name)","company":"\#(company)","address":{"city":"\#(city)"},"showOnMap":\#(shown),"location":{"lon":\#(lon),"lat":\#(lat)}}"#
+  }
+
+  /// How many cards a FeatureCollection's markers hold.
+  static func total(_ collection: [String: Any]) -> Int {
+    (collection["features"] as? [[String: Any]] ?? []).reduce(0) { sum, feature in
+      let properties = feature["properties"] as? [String: Any] ?? [:]
+      return sum + (properties["cluster"] as? Bool == true ? properties["count"] as? Int ?? 0 : 1)
+    }
   }
 
   static func map(_ servers: WebServers) throws -> Map {
@@ -64,6 +75,19 @@ struct APIMapTests {
         let resp = try reader.text(["CARD.CLUSTERS"] + bbox + ["\(zoom)"])
         #expect(fetched.text == resp, "bbox \(bbox) zoom \(zoom)")
         #expect(fetched.object["type"] as? String == "FeatureCollection")
+      }
+      // CARD.CLUSTERS's filters, as parameters.
+      for (query, filter, total) in [
+        ("company=acme", ["company", "acme"], 6),
+        ("company=Bula%20Ltd", ["company", "Bula Ltd"], 3),
+        ("company=Nobody", ["company", "Nobody"], 0),
+        ("city=Suva&company=Acme", ["city", "Suva", "FILTER", "company", "Acme"], 0),
+      ] {
+        let fetched = try await map.servers.get("/v1/cards?bbox=-180,-90,180,90&zoom=4&\(query)")
+        let resp = try reader.text(
+          ["CARD.CLUSTERS", "-180", "-90", "180", "90", "4", "FILTER"] + filter)
+        #expect(fetched.status == 200 && fetched.text == resp, "\(query)")
+        #expect(Self.total(fetched.object) == total, "\(query)")
       }
       // At the deepest zoom every card is its own feature: all the shown ones, nothing else.
       let world = try await map.servers.get("/v1/cards?bbox=-180,-90,180,90&zoom=20")

@@ -10,7 +10,8 @@ extension CardAPI {
   /// Half the Earth's circumference: every card is within it.
   static let maxRadius = 20_037_509.0
 
-  /// `GET /v1/cards?bbox=minLon,minLat,maxLon,maxLat&zoom=z`: CARD.CLUSTERS's FeatureCollection.
+  /// `GET /v1/cards?bbox=minLon,minLat,maxLon,maxLat&zoom=z[&company=…][&jobTitle=…]…`:
+  /// CARD.CLUSTERS's FeatureCollection, with its filters.
   func clusters(_ request: Request) throws(APIError) -> Response {
     let query = request.uri.queryParameters
     let corners = query.get("bbox").map { text in
@@ -27,7 +28,11 @@ extension CardAPI {
     guard let zoom = query.get("zoom").flatMap({ Int($0) }) else {
       throw .badRequest("zoom must be an integer 0 to \(Cards.maxClusterZoom)")
     }
-    switch cards.clusters(in: box, zoom: zoom) {
+    // CARD.CLUSTERS's FILTER <field> <value>, one parameter per field.
+    let filters = CardFilter.Field.allCases.compactMap { field in
+      query.get(field.rawValue).map { CardFilter(field: field, value: $0) }
+    }
+    switch cards.clusters(in: box, zoom: zoom, filters: filters) {
     case .success(let markers):
       return APIResponse.json(
         CardGeoJSON.featureCollection(markers), type: "application/geo+json")

@@ -48,7 +48,12 @@ enum OpenAPIDocument {
             query(
               "zoom", required: true,
               ["type": "integer", "minimum": 0, "maximum": Cards.maxClusterZoom], "Map zoom"),
-          ],
+          ]
+            + CardFilter.Field.allCases.map {
+              query(
+                $0.rawValue, required: false, ["type": "string"],
+                "Only cards whose \($0.rawValue) is this (case and accents ignored)")
+            },
           responses: [
             "200": body(
               "A GeoJSON FeatureCollection of clusters and cards", ref("FeatureCollection"),
