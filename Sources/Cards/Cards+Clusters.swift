@@ -22,6 +22,15 @@ extension Cards {
   /// The deepest zoom CARD.CLUSTERS answers.
   public static let maxClusterZoom = ClusterGrid.maxZoom
 
+  /// How many of the clustering grid's cells a viewport covers at a zoom (64-pixel cells, 8 × 8
+  /// per 512-pixel tile): at most one marker each, what bounds a clusters reply; 0 for a zoom
+  /// out of range.
+  public static func clusterCells(in box: GeoBox, zoom: Int) -> Int {
+    guard (0...ClusterGrid.maxZoom).contains(zoom) else { return 0 }
+    let (rows, columns) = ClusterGrid(zoom: zoom).cells(covering: box)
+    return rows.count * columns.reduce(0) { $0 + $1.count }
+  }
+
   /// The markers for a viewport at a zoom (`CARD.CLUSTERS`): the index's clusters of the grid
   /// cells that cover the viewport (whole cells, so a marker does not change as the map pans),
   /// counted from its nodes' aggregates. With filters, whose attribute bits only narrow the candidates,

@@ -7,6 +7,9 @@ import Hummingbird
 extension CardAPI {
   static let defaultNearbyCount = 10
   static let maxNearbyCount = 100
+  /// 64 × 64 cells of 64 pixels: a 4096 × 4096-pixel view (512-pixel tiles), at most one
+  /// marker a cell.
+  static let maxClusterCells = 64 * 64
   /// Half the Earth's circumference: every card is within it.
   static let maxRadius = 20_037_509.0
 
@@ -27,6 +30,14 @@ extension CardAPI {
     }
     guard let zoom = query.get("zoom").flatMap({ Int($0) }) else {
       throw .badRequest("zoom must be an integer 0 to \(Cards.maxClusterZoom)")
+    }
+    // A map's view, not the whole map at a street's zoom: one public request must not be able
+    // to ask for every card.
+    let cells = Cards.clusterCells(in: box, zoom: zoom)
+    guard cells <= Self.maxClusterCells else {
+      throw .badRequest(
+        "bbox too large for zoom \(zoom): \(cells) grid cells, at most \(Self.maxClusterCells) "
+          + "(a 4096 × 4096-pixel view)")
     }
     // CARD.CLUSTERS's FILTER <field> <value>, one parameter per field.
     let filters = CardFilter.Field.allCases.compactMap { field in

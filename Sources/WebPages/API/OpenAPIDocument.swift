@@ -44,10 +44,12 @@ enum OpenAPIDocument {
                 "pattern": "^-?[0-9.]+,-?[0-9.]+,-?[0-9.]+,-?[0-9.]+$",
                 "examples": ["-10,35,30,60", "170,-50,-170,-30"],
               ],
-              "minLon,minLat,maxLon,maxLat; minLon > maxLon crosses the antimeridian"),
+              "minLon,minLat,maxLon,maxLat; minLon > maxLon crosses the antimeridian; at most "
+                + "4096 × 4096 pixels at the zoom (512-pixel tiles)"),
             query(
               "zoom", required: true,
-              ["type": "integer", "minimum": 0, "maximum": Cards.maxClusterZoom], "Map zoom"),
+              ["type": "integer", "minimum": 0, "maximum": Cards.maxClusterZoom],
+              "Map zoom, of 512-pixel tiles (a 256-pixel-tile map's zoom less one)"),
           ]
             + CardFilter.Field.allCases.map {
               query(
@@ -58,7 +60,7 @@ enum OpenAPIDocument {
             "200": body(
               "A GeoJSON FeatureCollection of clusters and cards", ref("FeatureCollection"),
               type: "application/geo+json"),
-            "400": error("Bad bbox or zoom"),
+            "400": error("Bad bbox or zoom, or a bbox too large for the zoom"),
           ])
       ],
       "/v1/cards/nearby": [

@@ -1,7 +1,8 @@
 /// The map page's script and style sheet, served from this server (`/static/map.js`,
 /// `/static/map.css`) so that the page's CSP allows scripts and styles from itself only. The
 /// script draws the bundled country outlines (or the configured tiles), and the markers of
-/// `GET /v1/cards` for the viewport as it moves; a cluster zooms in to where it splits. Card
+/// `GET /v1/cards` for the viewport as it moves (its zoom is of 512-pixel tiles, Leaflet's of
+/// 256-pixel ones: one less); a cluster zooms in to where it splits. Card
 /// values become text nodes, never markup.
 enum MapScript {
   static let javascript = """
@@ -74,7 +75,7 @@ enum MapScript {
             iconSize: null
           });
           return L.marker(at, { icon: icon, title: p.count + " cards" }).on("click", function () {
-            map.setView(at, Math.min(p.expansionZoom, 20));
+            map.setView(at, Math.min(p.expansionZoom + 1, 20));
           });
         }
         return L.circleMarker(at, {
@@ -84,7 +85,8 @@ enum MapScript {
 
       function load() {
         var ask = ++asked;
-        var zoom = clamp(Math.round(map.getZoom()), 0, 20);
+        // The API's zoom is of 512-pixel tiles, Leaflet's of 256-pixel ones.
+        var zoom = clamp(Math.round(map.getZoom()) - 1, 0, 20);
         fetch("/v1/cards?bbox=" + viewport() + "&zoom=" + zoom)
           .then(function (r) { return r.ok ? r.json() : { features: [] }; })
           .then(function (collection) {
