@@ -2,8 +2,9 @@ import Hummingbird
 
 /// CORS for browser clients of the API (`/v1/…`, `/openapi.json`): any origin may call it, as
 /// it takes credentials only as a Bearer header (never cookies); a preflight `OPTIONS` is
-/// answered here with the methods and headers allowed. Errors the router throws on these paths
-/// (an unknown path or method) become JSON errors with the same headers. Other paths pass untouched.
+/// answered here with the methods and headers allowed. On these paths an unknown path or method
+/// (the router's error, or the pages' HTML 404 that `**` answers) is a JSON error with the same
+/// headers. Other paths pass untouched.
 struct APICORS: RouterMiddleware {
   typealias Context = PageContext
 

@@ -52,15 +52,19 @@ public struct WebMap: Sendable {
       "/static/map.js": Asset(type: "text/javascript; charset=utf-8", text: MapScript.javascript),
       "/static/map.css": Asset(type: "text/css; charset=utf-8", text: MapScript.css),
     ]
+    var missing: [String] = []
     for name in Self.leafletFiles {
       let path = options.leafletDirectory + "/" + name
       guard let data = FileManager.default.contents(atPath: path) else {
-        logger.warning(
-          "the map page lacks Leaflet (apt-get install libjs-leaflet)",
-          metadata: ["missing": "\(path)"])
+        missing.append(path)
         continue
       }
       assets["/static/leaflet/" + name] = Asset(type: Self.type(of: name), data: data)
+    }
+    if !missing.isEmpty {
+      logger.warning(
+        "the map page lacks Leaflet (apt-get install libjs-leaflet)",
+        metadata: ["missing": "\(missing.joined(separator: ", "))"])
     }
     let countries = options.countriesFile ?? (try? DataDirectory.file("countries.geojson"))?.path
     if let countries, let data = FileManager.default.contents(atPath: countries) {
