@@ -48,9 +48,11 @@ extension CardAPI {
   /// `DELETE /v1/wallet/{cardId}`: 204, or 404 when the wallet does not hold it.
   func removeFromWallet(_ request: Request, cardId: String) async throws -> Response {
     let holder = try account(request)
-    guard let id = Int64(cardId),
-      try await Self.done({ wallets.remove(account: holder, cardId: id, $0) })
-    else { throw APIError(.notFound, "NOTFOUND the card is not in your wallet") }
+    let notHeld = APIError(.notFound, "NOTFOUND the card is not in your wallet")
+    guard let id = Int64(cardId) else { throw notHeld }
+    // Not an `await` inside the guard's condition: Swift 6.3's optimiser crashes on it (release).
+    let removed = try await Self.done { wallets.remove(account: holder, cardId: id, $0) }
+    guard removed else { throw notHeld }
     return APIResponse.noContent()
   }
 }
