@@ -278,7 +278,7 @@ let package = Package(
     .target(
       name: "WebPages",
       dependencies: [
-        "Accounts", "Cards", "Venues", "Assets", "QRCodes",
+        "Accounts", "Cards", "Venues", "Assets", "QRCodes", "Datasets",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Mustache", package: "swift-mustache"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

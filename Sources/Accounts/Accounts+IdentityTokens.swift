@@ -1,5 +1,6 @@
 import Foundation
 import IdentityTokens
+import Store
 
 /// What an ID token's sign-in is keyed by: the provider's id for the person, never the email
 /// (which the person may change at the provider).
@@ -84,7 +85,7 @@ extension Accounts {
       return .created(account)
     }
     let link = { (id: Int64) in
-      AccountWrite { db in
+      TransactionWrite { db in
         try db.execute(
           sql: "INSERT INTO account_identities (provider, subject, account_id) VALUES (?, ?, ?)",
           arguments: [key.provider, key.subject, id])
@@ -99,7 +100,8 @@ extension Accounts {
         done(result.map { account })
       }
     case .created(let account):
-      commit([AccountWrite { db in try account.insert(db) }, link(account.id)]) { [self] result in
+      commit([TransactionWrite { db in try account.insert(db) }, link(account.id)]) {
+        [self] result in
         if case .failure = result { forget(account.id) }
         done(result.map { account })
       }

@@ -162,7 +162,7 @@ public final class Accounts: Sendable {
         s.signingUp.remove(key)
         return s.register(email: email, passwordHash: hash, isPro: false)
       }
-      commit([AccountWrite { db in try account.insert(db) }]) { result in
+      commit([TransactionWrite { db in try account.insert(db) }]) { result in
         if case .failure = result { self.forget(account.id) }
         done(result.map { account })
       }
@@ -185,7 +185,7 @@ public final class Accounts: Sendable {
     guard let account else {
       return done(.failure(.invalid(field: "email", reason: "already registered")))
     }
-    commit([AccountWrite { db in try account.insert(db) }]) { result in
+    commit([TransactionWrite { db in try account.insert(db) }]) { result in
       if case .failure = result { self.forget(account.id) }
       done(result.map { account })
     }
@@ -204,7 +204,7 @@ public final class Accounts: Sendable {
     guard let account else {
       return .failure(.invalid(field: "email", reason: "already registered"))
     }
-    commit([AccountWrite { db in try account.insert(db) }]) { result in
+    commit([TransactionWrite { db in try account.insert(db) }]) { result in
       if case .failure = result { self.forget(account.id) }
     }
     return .success(account)
@@ -264,7 +264,7 @@ public final class Accounts: Sendable {
       s.sessions[session.tokenHash] = session
       return session
     }
-    commit([AccountWrite { db in try session.insert(db) }]) { result in
+    commit([TransactionWrite { db in try session.insert(db) }]) { result in
       done(result.map { OpenedSession(account: account, token: token, sessionID: session.id) })
     }
   }
@@ -292,7 +292,7 @@ public final class Accounts: Sendable {
     }
     guard !closed.isEmpty else { return done(.success(0)) }
     commit([
-      AccountWrite { db in
+      TransactionWrite { db in
         try StoredSession.deleteAll(db, keys: closed)
       }
     ]) { result in done(result.map { closed.count }) }
@@ -327,7 +327,7 @@ public final class Accounts: Sendable {
       return reset
     }
     guard let reset, let account = account(reset.accountId) else { return done(.success(())) }
-    commit([AccountWrite { db in try reset.insert(db) }]) { [self] result in
+    commit([TransactionWrite { db in try reset.insert(db) }]) { [self] result in
       guard case .success = result else { return done(result) }
       let minutes = Int(configuration.resetLifetime / 60)
       let body = """
@@ -389,7 +389,7 @@ public final class Accounts: Sendable {
       guard let closed else { return done(.failure(.notFound)) }
       commit(
         [
-          AccountWrite { db in
+          TransactionWrite { db in
             try db.execute(
               sql: "UPDATE accounts SET password_hash = ? WHERE id = ?", arguments: [hash, id])
             try db.execute(sql: "DELETE FROM password_resets WHERE account_id = ?", arguments: [id])
@@ -420,7 +420,7 @@ public final class Accounts: Sendable {
     let owned = observers.flatMap { $0.accountDeleted(id) }
     commit(
       owned + [
-        AccountWrite { db in
+        TransactionWrite { db in
           try db.execute(
             sql: "DELETE FROM account_sessions WHERE account_id = ?", arguments: [id])
           try db.execute(sql: "DELETE FROM password_resets WHERE account_id = ?", arguments: [id])
@@ -459,7 +459,7 @@ public final class Accounts: Sendable {
     let writes = observers.flatMap { $0.proChanged(account) }
     commit(
       writes + [
-        AccountWrite { db in
+        TransactionWrite { db in
           try db.execute(
             sql: "UPDATE accounts SET is_pro = ? WHERE id = ?", arguments: [isPro, id])
         }
@@ -474,7 +474,7 @@ public final class Accounts: Sendable {
     }
     guard let account else { return done(.failure(.notFound)) }
     commit([
-      AccountWrite { db in
+      TransactionWrite { db in
         try db.execute(
           sql: "UPDATE accounts SET role = ? WHERE id = ?", arguments: [role.rawValue, id])
       }

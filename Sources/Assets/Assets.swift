@@ -144,7 +144,7 @@ public final class Assets: Sendable {
         (s.byOwner[owner] ?? []).compactMap { s.assets[$0] }.filter { unclaimed($0, s) }
           .map { Self.forget($0.id, &s)! }
       }
-      let insert = AssetWrite { db in
+      let insert = TransactionWrite { db in
         try db.execute(
           sql: """
             INSERT INTO assets (id, owner_id, kind, type, bytes, width, height, created_at)
@@ -196,8 +196,8 @@ public final class Assets: Sendable {
   }
 
   /// Deletes the assets' rows; their files go once that is durable.
-  func deletion(_ gone: [Asset]) -> AssetWrite {
-    AssetWrite(
+  func deletion(_ gone: [Asset]) -> TransactionWrite {
+    TransactionWrite(
       body: { db in
         for asset in gone {
           try db.execute(sql: "DELETE FROM assets WHERE id = ?", arguments: [asset.id])
@@ -205,24 +205,4 @@ public final class Assets: Sendable {
       },
       afterCommit: { [media] in for asset in gone { media.remove(asset.file) } })
   }
-}
-
-/// A write of the assets module: a closure over the open transaction, and what may only
-/// happen once it is durable (a deleted asset's file goes).
-struct AssetWrite: DurableWrite {
-  let body: @Sendable (GRDB.Database) throws -> Void
-  var afterCommit: (@Sendable () -> Void)?
-
-  init(
-    body: @escaping @Sendable (GRDB.Database) throws -> Void,
-    afterCommit: (@Sendable () -> Void)? = nil
-  ) {
-    self.body = body
-    self.afterCommit = afterCommit
-  }
-
-  init(_ body: @escaping @Sendable (GRDB.Database) throws -> Void) { self.init(body: body) }
-
-  func apply(to db: GRDB.Database) throws { try body(db) }
-  func committed() { afterCommit?() }
 }

@@ -31,8 +31,18 @@ struct Serve: AsyncParsableCommand {
 
   @Option(help: "Address to bind: loopback unless told otherwise.") var host = "127.0.0.1"
   @Option(help: "TCP port.") var port = 7878
-  @Option(help: "Also serve the card pages and vCards over HTTP on this port (default: off).")
+  @Option(
+    help:
+      "Also serve the card pages, vCards, the JSON API and the map over HTTP on this port (default: off)."
+  )
   var httpPort: Int?
+  @Option(
+    help: """
+      The map page's tile URL template (https://{s}.tile.example/{z}/{x}/{y}.png); without it \
+      the map draws the bundled country outlines, offline.
+      """)
+  var mapTiles: String?
+  @Option(help: "The attribution the map page shows for --map-tiles.") var mapTilesAttribution = ""
   @Option(help: "Directory of the store.") var data = "./var"
   @Option(help: "Password for AUTH; without it every other command answers NOAUTH.")
   var requirepass: String?
@@ -162,7 +172,16 @@ struct Serve: AsyncParsableCommand {
     }
     var assetsConfiguration = Assets.Configuration()
     assetsConfiguration.maxBytes = maxUploadBytes
-    let web = WebSide(host: host, port: httpPort, logger: logger)
+    var map = WebMap.Options()
+    if let mapTiles {
+      guard WebMap.Options.isValidTileURL(mapTiles) else {
+        throw ValidationError(
+          "--map-tiles must be an http(s) URL template without quotes or spaces")
+      }
+      map.tileURL = mapTiles
+      map.tileAttribution = mapTilesAttribution
+    }
+    let web = WebSide(host: host, port: httpPort, map: map, logger: logger)
     var pinsConfiguration = Pins.Configuration()
     pinsConfiguration.maxPhotoBytes = maxPhotoBytes
     let server = try CardAtlasServer(

@@ -10,12 +10,14 @@ import WebPages
 final class WebSide: Sendable {
   let host: String
   let port: Int?
+  let map: WebMap.Options
   let logger: Logger
   private let server = Mutex<WebServer?>(nil)
 
-  init(host: String, port: Int?, logger: Logger) {
+  init(host: String, port: Int?, map: WebMap.Options = .init(), logger: Logger) {
     self.host = host
     self.port = port
+    self.map = map
     self.logger = logger
   }
 
@@ -27,7 +29,7 @@ final class WebSide: Sendable {
         let web = try WebServer(
           accounts: domain.accounts, cards: domain.cards, views: domain.views,
           venues: domain.services.find(Venues.self), assets: domain.services.find(Assets.self),
-          host: host, port: port, logger: logger)
+          wallets: domain.wallets, host: host, port: port, logger: logger, map: map)
         server.withLock { $0 = web }
       }
     ]

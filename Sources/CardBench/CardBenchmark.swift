@@ -175,12 +175,23 @@ public struct CardBenchmark {
         }
       },
       { cities.reduce(0) { $0 + ((try? domain.clusters(in: $1, zoom: 12).get())?.count ?? 0) } },
+      // What `GET /v1/cards` answers: the same markers as GeoJSON text.
+      {
+        cities.reduce(0) { n, city in
+          n
+            + ((try? domain.clusters(in: city, zoom: 12).get()).map(CardGeoJSON.featureCollection)?
+              .count ?? 0)
+        }
+      },
     ])
     return [
       Figure(label: "CARD.CLUSTERS world, zoom 3", nanoseconds: timed[0] / 20),
       Figure(
         label: "CARD.CLUSTERS a city (1280×800 px), zoom 12",
         nanoseconds: timed[1] / Double(cities.count)),
+      Figure(
+        label: "GeoJSON of a city (1280×800 px), zoom 12 (GET /v1/cards)",
+        nanoseconds: timed[2] / Double(cities.count)),
     ]
   }
 

@@ -140,7 +140,9 @@ struct CardCommands {
           filters.append(filter)
           i += 3
         }
-        return cards.clusters(in: box, zoom: zoom, filters: filters).reply(CardGeoJSON.reply)
+        return cards.clusters(in: box, zoom: zoom, filters: filters).reply {
+          .bulkString(ByteBuffer(bytes: CardGeoJSON.featureCollection($0)))
+        }
       },
       CommandSpec("card.search", arity: -3, flags: .needsAccount) { call in
         switch CardSearchArguments.parse(call.arguments) {

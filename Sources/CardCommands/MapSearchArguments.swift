@@ -160,9 +160,8 @@ extension Arguments {
   /// antimeridian (min longitude east of max).
   public func bounds(from i: Int) -> GeoBox? {
     guard i + 3 < count, let a = double(i), let b = double(i + 1), let c = double(i + 2),
-      let d = double(i + 3), [a, c].allSatisfy({ abs($0) <= 180 }),
-      [b, d].allSatisfy({ abs($0) <= 90 }), b <= d
+      let d = double(i + 3)
     else { return nil }
-    return GeoBox(minLongitude: a, minLatitude: b, maxLongitude: c, maxLatitude: d)
+    return Cards.viewport(minLongitude: a, minLatitude: b, maxLongitude: c, maxLatitude: d)
   }
 }

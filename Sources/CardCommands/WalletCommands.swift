@@ -83,12 +83,8 @@ struct WalletCommands {
     ]
   }
 
-  /// The card as its holder sees it, and when it was added; an inactive card shows only its id.
+  /// The card as its holder sees it (`CardJSON.object(_:cards:)`).
   static func reply(_ entry: WalletEntry, cards: Cards) -> RESPValue {
-    var object: [String: Any] =
-      entry.isActive
-      ? CardJSON.object(entry.card, cards: cards) : ["id": entry.card.id, "isActive": false]
-    object["addedAt"] = CardJSON.timestamp(entry.addedAt)
-    return CardJSON.bulk(object)
+    CardJSON.bulk(CardJSON.object(entry, cards: cards))
   }
 }

@@ -8,6 +8,29 @@ public enum CardMarker: Sendable {
 }
 
 extension Cards {
+  /// A map's viewport from its corners (CARD.CLUSTERS, BOUNDS, `GET /v1/cards`), or nil when
+  /// a coordinate is not a number or out of range or the south is north of the north. The
+  /// minimum longitude may be east of the maximum: the viewport crosses the antimeridian.
+  public static func viewport(
+    minLongitude a: Double, minLatitude b: Double, maxLongitude c: Double, maxLatitude d: Double
+  ) -> GeoBox? {
+    guard [a, c].allSatisfy({ abs($0) <= 180 }), [b, d].allSatisfy({ abs($0) <= 90 }), b <= d
+    else { return nil }
+    return GeoBox(minLongitude: a, minLatitude: b, maxLongitude: c, maxLatitude: d)
+  }
+
+  /// The deepest zoom CARD.CLUSTERS answers.
+  public static let maxClusterZoom = ClusterGrid.maxZoom
+
+  /// How many of the clustering grid's cells a viewport covers at a zoom (64-pixel cells, 8 × 8
+  /// per 512-pixel tile): at most one marker each, what bounds a clusters reply; 0 for a zoom
+  /// out of range.
+  public static func clusterCells(in box: GeoBox, zoom: Int) -> Int {
+    guard (0...ClusterGrid.maxZoom).contains(zoom) else { return 0 }
+    let (rows, columns) = ClusterGrid(zoom: zoom).cells(covering: box)
+    return rows.count * columns.reduce(0) { $0 + $1.count }
+  }
+
   /// The markers for a viewport at a zoom (`CARD.CLUSTERS`): the index's clusters of the grid
   /// cells that cover the viewport (whole cells, so a marker does not change as the map pans),
   /// counted from its nodes' aggregates. With filters, whose attribute bits only narrow the candidates,

@@ -1,6 +1,7 @@
 import Accounts
 import Foundation
 import GRDB
+import Store
 
 /// What an import did with a row's card.
 public enum ImportOutcome: String, Sendable {
@@ -86,7 +87,7 @@ extension Cards {
     case .success((let card, _, let wasReserved)):
       place(card)
       commit([
-        CardWrite { db in
+        TransactionWrite { db in
           try Self.insert(card, db)
           try db.cachedStatement(sql: "UPDATE cards SET external_id = ? WHERE id = ?")
             .execute(arguments: [externalId, card.id])

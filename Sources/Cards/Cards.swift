@@ -191,7 +191,7 @@ public final class Cards: Sendable {
     }
     place(card)
     commit([
-      CardWrite { db in
+      TransactionWrite { db in
         try Self.insert(card, db)
         if wasReserved {
           try db.execute(
@@ -289,7 +289,7 @@ public final class Cards: Sendable {
     let told = cards.flatMap { card in tell { $0.cardChanged(card) } }
     commit(
       [
-        CardWrite { db in
+        TransactionWrite { db in
           for card in cards {
             try db.execute(
               sql: "UPDATE cards SET is_primary = ? WHERE id = ?",
@@ -319,7 +319,7 @@ public final class Cards: Sendable {
     let told = tell { $0.cardDeleted(card) }
     commit(
       [
-        CardWrite { db in
+        TransactionWrite { db in
           try db.execute(sql: "DELETE FROM cards WHERE id = ?", arguments: [id])
           if card.isPrimary {
             try db.execute(
@@ -349,7 +349,7 @@ public final class Cards: Sendable {
     case .success(let card):
       place(card)
       let told = tell { $0.cardChanged(card) }
-      commit([CardWrite { db in try Self.save(card, db) }] + told) { done($0.map { card }) }
+      commit([TransactionWrite { db in try Self.save(card, db) }] + told) { done($0.map { card }) }
     }
   }
 
@@ -452,7 +452,7 @@ public final class Cards: Sendable {
       let gone = cards.forget(owner: id)
       let told = gone.flatMap { card in cards.tell { $0.cardDeleted(card) } }
       return [
-        CardWrite { db in
+        TransactionWrite { db in
           try db.execute(sql: "DELETE FROM cards WHERE owner_id = ?", arguments: [id])
           try db.execute(
             sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [id])
@@ -472,10 +472,4 @@ public final class Cards: Sendable {
       return []
     }
   }
-}
-
-/// A write of the cards module: a closure over the open transaction.
-struct CardWrite: DurableWrite {
-  let body: @Sendable (GRDB.Database) throws -> Void
-  func apply(to db: GRDB.Database) throws { try body(db) }
 }

@@ -140,7 +140,7 @@ public final class Documents: Sendable {
       return document
     }
     commit([
-      DocumentWrite { db in
+      TransactionWrite { db in
         try db.execute(
           sql: """
             INSERT INTO documents (id, account_id, kind, day, type, size, file, created_at)
@@ -175,7 +175,7 @@ public final class Documents: Sendable {
     }
     commit(
       [
-        DocumentWrite(
+        TransactionWrite(
           body: { db in
             try db.execute(sql: "DELETE FROM documents WHERE id = ?", arguments: [id])
           }, afterCommit: { [files] in files.remove(document.file) })
@@ -224,7 +224,7 @@ public final class Documents: Sendable {
         return owned
       }
       return [
-        DocumentWrite(
+        TransactionWrite(
           body: { db in
             try db.execute(sql: "DELETE FROM documents WHERE account_id = ?", arguments: [id])
           },
@@ -236,13 +236,4 @@ public final class Documents: Sendable {
 
     func proChanged(_ account: Account) -> [any DurableWrite] { [] }
   }
-}
-
-/// A write of the documents module, and what to do once it is durable (remove files).
-struct DocumentWrite: DurableWrite {
-  let body: @Sendable (GRDB.Database) throws -> Void
-  var afterCommit: @Sendable () -> Void = {}
-
-  func apply(to db: GRDB.Database) throws { try body(db) }
-  func committed() { afterCommit() }
 }

@@ -161,7 +161,7 @@ extension People {
   private func complete(
     _ e: Exchange, _ a: Card, _ b: Card, _ done: @escaping Done<ExchangeOutcome>
   ) {
-    let row = PeopleWrite(
+    let row = TransactionWrite(
       body: { [self] db in
         try db.execute(
           sql: """
@@ -176,7 +176,7 @@ extension People {
         try syncRequest(e.accountA, e.accountB).apply(to: db)
         try syncRequest(e.accountB, e.accountA).apply(to: db)
       },
-      published: { [self] in
+      afterCommit: { [self] in
         for viewer in [e.accountA, e.accountB] {
           var message = JSONText()
           message.add("event", "exchange")
@@ -237,8 +237,8 @@ extension People {
 
   /// A write that makes the store's request (from, to) what memory holds when it applies, so
   /// that racing writes for one pair leave the latest state whatever order they commit in.
-  func syncRequest(_ from: Int64, _ to: Int64) -> PeopleWrite {
-    PeopleWrite { [self] db in
+  func syncRequest(_ from: Int64, _ to: Int64) -> TransactionWrite {
+    TransactionWrite { [self] db in
       if let at = exchangeState.withLock({ $0.requested(from, to) }) {
         try db.execute(
           sql: """
@@ -275,7 +275,7 @@ extension People {
         }
       }
       return [
-        PeopleWrite { db in
+        TransactionWrite { db in
           try db.execute(
             sql: "DELETE FROM exchange_requests WHERE from_account = ? OR to_account = ?",
             arguments: [id, id])

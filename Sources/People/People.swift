@@ -188,12 +188,3 @@ public final class People: Sendable {
     _ = searches.withLock { $0.removeValue(forKey: account) }
   }
 }
-
-/// A write of the people module: a closure over the open transaction, and what to publish once
-/// it is durable.
-struct PeopleWrite: DurableWrite {
-  let body: @Sendable (GRDB.Database) throws -> Void
-  var published: @Sendable () -> Void = {}
-  func apply(to db: GRDB.Database) throws { try body(db) }
-  func committed() { published() }
-}

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MediaFiles
+import Store
 
 extension Pins {
   /// Sets (or replaces) the owner's pin's photo: a JPEG or PNG (by its magic bytes and a
@@ -44,7 +45,7 @@ extension Pins {
       pin.photo = photo
       s.pins[id] = pin
       map.update(id, summary: summary(pin))
-      let write = PinWrite(
+      let write = TransactionWrite(
         body: { db in
           try db.execute(
             sql: """

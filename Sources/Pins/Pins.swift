@@ -177,7 +177,7 @@ public final class Pins: Sendable {
       Self.add(pin, to: &s)
       map.place(pin, summary: summary(pin))
       // Queued under the lock, so the store applies the pins' writes in the order memory did.
-      commit(PinWrite { db in try Self.insert(pin, db) }) { done($0.map { pin }) }
+      commit(TransactionWrite { db in try Self.insert(pin, db) }) { done($0.map { pin }) }
     }
   }
 
@@ -189,7 +189,7 @@ public final class Pins: Sendable {
       Self.remove(pin, from: &s)
       map.remove(id)
       commit(
-        PinWrite(
+        TransactionWrite(
           body: { db in try db.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [id]) },
           afterCommit: { [self] in removePhotos([pin.photo]) }), done)
     }
@@ -203,7 +203,7 @@ public final class Pins: Sendable {
       let pin = s.pins[id]!
       map.update(id, summary: summary(pin))
       commit(
-        PinWrite { db in
+        TransactionWrite { db in
           if vote == 0 {
             try db.execute(
               sql: "DELETE FROM pin_votes WHERE pin_id = ? AND account_id = ?",
@@ -226,7 +226,7 @@ public final class Pins: Sendable {
 
   static let badPoint = PinError.invalid("location", "longitude -180..180, latitude -90..90")
 
-  func commit(_ write: PinWrite, _ done: @escaping Done<Void>) {
+  func commit(_ write: TransactionWrite, _ done: @escaping Done<Void>) {
     store.commit([], writes: [write]) { result in
       done(result.mapError { .notPersisted("\($0)") })
     }
@@ -296,7 +296,7 @@ public final class Pins: Sendable {
         return owned
       }
       return [
-        PinWrite(
+        TransactionWrite(
           body: { db in
             try db.execute(sql: "DELETE FROM pin_votes WHERE account_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM pins WHERE owner_id = ?", arguments: [id])
@@ -312,24 +312,4 @@ public final class Pins: Sendable {
 
     func proChanged(_ account: Account) -> [any DurableWrite] { [] }
   }
-}
-
-/// A write of the pins module: a closure over the open transaction, and what may only happen
-/// once it is durable (a deleted photo's file goes).
-struct PinWrite: DurableWrite {
-  let body: @Sendable (GRDB.Database) throws -> Void
-  var afterCommit: (@Sendable () -> Void)?
-
-  init(
-    body: @escaping @Sendable (GRDB.Database) throws -> Void,
-    afterCommit: (@Sendable () -> Void)? = nil
-  ) {
-    self.body = body
-    self.afterCommit = afterCommit
-  }
-
-  init(_ body: @escaping @Sendable (GRDB.Database) throws -> Void) { self.init(body: body) }
-
-  func apply(to db: GRDB.Database) throws { try body(db) }
-  func committed() { afterCommit?() }
 }

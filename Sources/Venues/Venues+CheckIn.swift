@@ -93,7 +93,7 @@ extension Venues {
   /// A write that makes the store's row of the visit what memory holds when it applies, so
   /// that racing changes of one visit leave the latest whatever order they commit in.
   func sync(_ id: Int64) -> any DurableWrite {
-    VenueWrite { [self] db in
+    TransactionWrite { [self] db in
       guard let visit = state.withLock({ $0.visits[id] }) else {
         try db.cachedStatement(sql: "DELETE FROM venue_visits WHERE id = ?").execute(arguments: [id]
         )

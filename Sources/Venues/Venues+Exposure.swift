@@ -100,7 +100,7 @@ extension Venues {
     }
     commit(
       [
-        VenueWrite { db in
+        TransactionWrite { db in
           for n in fresh {
             try db.execute(
               sql: """

@@ -37,7 +37,7 @@ extension Venues {
   }
 
   private func syncFavorite(_ account: Int64, _ venue: Int64) -> any DurableWrite {
-    VenueWrite { [self] db in
+    TransactionWrite { [self] db in
       if let added = state.withLock({ $0.favorites[account]?[venue] }) {
         try db.execute(
           sql:
@@ -79,7 +79,7 @@ extension Venues {
     guard case .success(let dependant) = made else { return done(made) }
     commit(
       [
-        VenueWrite { db in
+        TransactionWrite { db in
           try db.execute(
             sql: """
               INSERT INTO venue_dependants (id, account_id, name, removed, created_at)
@@ -106,7 +106,7 @@ extension Venues {
       if case .failure(let error) = closed { done(.failure(error)) }
       return
     }
-    let removal = VenueWrite { db in
+    let removal = TransactionWrite { db in
       try db.execute(sql: "UPDATE venue_dependants SET removed = 1 WHERE id = ?", arguments: [id])
     }
     commit([removal] + (open.map { [sync($0)] } ?? []), done)

@@ -2,6 +2,7 @@ import DispatchExecutor
 import Foundation
 import GRDB
 import Geocoding
+import Store
 
 extension Venues {
   /// What VENUE.CREATE's JSON may hold: a name, and `lon` and `lat` or an `address` (free
@@ -147,7 +148,7 @@ extension Venues {
     }
     commit(
       [
-        VenueWrite { db in
+        TransactionWrite { db in
           try db.execute(
             sql: """
               INSERT INTO venues (id, owner_id, name, lon, lat, address, code, created_at)
@@ -179,7 +180,7 @@ extension Venues {
     guard case .success(let code) = rotated else { return done(rotated) }
     commit(
       [
-        VenueWrite { [self] db in
+        TransactionWrite { [self] db in
           // What memory holds when it applies: racing rotations leave the latest.
           guard let current = venue(id) else { return }
           try db.execute(

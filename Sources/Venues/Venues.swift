@@ -116,12 +116,6 @@ public final class Venues: Sendable {
   }
 }
 
-/// A write of the venues module: a closure over the open transaction.
-struct VenueWrite: DurableWrite {
-  let body: @Sendable (GRDB.Database) throws -> Void
-  func apply(to db: GRDB.Database) throws { try body(db) }
-}
-
 /// Messages published once the transaction that carries this write is durable.
 struct Publish: DurableWrite {
   let notifier: any Notifier

@@ -10,31 +10,32 @@ struct AssetRoutes: Sendable {
   let accounts: Accounts
 
   func add(to router: Router<PageContext>) {
-    router.put("/v1/assets") { request, _ in await put(request) }
+    router.put("/v1/assets") { request, _ in await APIResponse.run { try await put(request) } }
     router.get("/a/:id") { request, context in
       await file(request, context.parameters.get("id") ?? "")
     }
   }
 
-  func put(_ request: Request) async -> Response {
-    guard let owner = BearerToken.account(request, accounts) else { return BearerToken.challenge }
+  /// An API route: refusals are `{"error": "..."}` as the rest of /v1's.
+  func put(_ request: Request) async throws(APIError) -> Response {
+    let owner = try BearerToken.apiAccount(request, accounts)
     guard let kind = request.uri.queryParameters.get("kind").flatMap(AssetKind.init(name:)) else {
-      return PageResponse.text("kind must be image, logo or cv\n", status: .badRequest)
+      throw Self.refusal(.badKind)
     }
     let limit = assets.configuration.maxBytes
     let tooLarge = Self.refusal(.size(maximum: limit))
     if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-      return tooLarge
+      throw tooLarge
     }
     let body: ByteBuffer
-    do { body = try await request.body.collect(upTo: limit) } catch { return tooLarge }
+    do { body = try await request.body.collect(upTo: limit) } catch { throw tooLarge }
     let bytes = Array(body.readableBytesView)
     let stored = await withCheckedContinuation {
       (done: CheckedContinuation<Result<Asset, AssetError>, Never>) in
       assets.put(owner: owner, kind: kind, bytes: bytes) { done.resume(returning: $0) }
     }
     switch stored {
-    case .failure(let error): return Self.refusal(error)
+    case .failure(let error): throw Self.refusal(error)
     case .success(let asset):
       let url = assets.url(asset.id)
       let headers: HTTPFields = [
@@ -76,7 +77,7 @@ struct AssetRoutes: Sendable {
   }
 
   /// An upload's refusal: its message, under the status that says why.
-  static func refusal(_ error: AssetError) -> Response {
+  static func refusal(_ error: AssetError) -> APIError {
     let status: HTTPResponse.Status =
       switch error {
       case .badKind: .badRequest
@@ -87,6 +88,6 @@ struct AssetRoutes: Sendable {
       case .notFound: .notFound
       case .notPersisted: .internalServerError
       }
-    return PageResponse.text(error.message + "\n", status: status)
+    return APIError(status, error.message)
   }
 }

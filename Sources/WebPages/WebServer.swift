@@ -7,23 +7,29 @@ import ServiceLifecycle
 import Synchronization
 import Venues
 
-/// The HTTP side of the daemon (`serve --http-port`): card pages and vCards on Hummingbird, in
-/// the same process as the RESP server and on the same `Accounts`, `Cards` and `CardViews`.
+/// The HTTP side of the daemon (`serve --http-port`): card pages, vCards, the JSON API and the
+/// map page on Hummingbird, in the same process as the RESP server and on the same `Accounts`,
+/// `Cards`, `CardViews` and `Wallets`.
 public final class WebServer: Sendable {
   private let pages: CardPages
   private let qrCodes: QRRoutes
   private let uploads: AssetRoutes?
+  private let api: CardAPI
+  private let map: WebMap
   private let host: String
   private let port: Int
   private let logger: Logger
   private let running = Mutex<(group: ServiceGroup, task: Task<Void, Never>)?>(nil)
 
-  /// Compiles the templates; `start()` binds. Without `venues` or `assets` (modules not
-  /// started), their routes answer 404.
+  /// Compiles the templates and reads the map page's files; `start()` binds. Without `venues`
+  /// or `assets` (modules not started), their routes answer 404.
   public init(
     accounts: Accounts, cards: Cards, views: CardViews, venues: Venues? = nil,
-    assets: Assets? = nil, host: String, port: Int, logger: Logger
+    assets: Assets? = nil, wallets: Wallets, host: String, port: Int, logger: Logger,
+    map: WebMap.Options = .init()
   ) throws {
+    self.map = try WebMap(options: map, logger: logger)
+    api = CardAPI(accounts: accounts, cards: cards, views: views, wallets: wallets)
     pages = CardPages(
       accounts: accounts, cards: cards, views: views, library: try PageTemplates.library())
     qrCodes = QRRoutes(pages: pages, venues: venues)
@@ -36,10 +42,7 @@ public final class WebServer: Sendable {
   /// Binds and serves; returns the bound port (`port` 0 picks one).
   @discardableResult
   public func start() async throws -> Int {
-    let router = Router(context: PageContext.self)
-    pages.add(to: router)
-    qrCodes.add(to: router)
-    uploads?.add(to: router)
+    let router = makeRouter()
     let (bound, boundSink) = AsyncStream<Result<Int, any Error>>.makeStream()
     let app = Application(
       router: router,
@@ -65,6 +68,22 @@ public final class WebServer: Sendable {
     }
     throw CancellationError()
   }
+
+  /// Every route, its middleware first (CORS for the API).
+  private func makeRouter() -> Router<PageContext> {
+    let router = Router(context: PageContext.self)
+    router.add(middleware: APICORS())
+    api.add(to: router)
+    map.add(to: router)
+    pages.add(to: router)
+    qrCodes.add(to: router)
+    uploads?.add(to: router)
+    return router
+  }
+
+  /// The routes registered, as `METHOD /path/{parameter}`: what the OpenAPI document must
+  /// describe (`APIDocumentTests`).
+  public var routes: [String] { makeRouter().routes.map { "\($0.method) \($0.path)" } }
 
   /// Stops accepting, lets requests in flight finish, and returns once the server is down.
   public func stop() async {

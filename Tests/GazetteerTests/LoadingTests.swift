@@ -1,6 +1,6 @@
 import Foundation
-import RedisTestSupport
 import Geocoding
+import RedisTestSupport
 import Testing
 
 @testable import Gazetteer

@@ -196,8 +196,9 @@ final class FaultTests {
     let arrivals = try await server.arrivals(scenario).sorted()
     #expect(arrivals.count == 12)
     let gaps = zip(arrivals.dropFirst(), arrivals).map { $0 - $1 }
-    // 0.2 s apart, less what a wake-up's lateness can take from one gap.
-    #expect(gaps.allSatisfy { $0 >= 0.18 }, "\(gaps)")
+    // 0.2 s apart, less what a late wake-up or delivery can take from one gap (measured at the
+    // server, on a busy machine); over the whole run such lateness cannot add up.
+    #expect(gaps.allSatisfy { $0 >= 0.2 - Self.lateness }, "\(gaps)")
     #expect(arrivals.last! - arrivals.first! >= 11 * 0.2 - 0.02)
   }
 
@@ -207,6 +208,11 @@ final class FaultTests {
     let arrivals = try await server.arrivals(scenario)
     #expect(arrivals.count == 4)
     let gaps = zip(arrivals.dropFirst(), arrivals).map { $0 - $1 }
-    #expect(gaps.allSatisfy { $0 >= 0.23 }, "\(gaps)")
+    #expect(gaps.allSatisfy { $0 >= 0.25 - Self.lateness }, "\(gaps)")
+    #expect(arrivals.last! - arrivals.first! >= 3 * 0.25 - 0.02)
   }
+
+  /// How much earlier than the limiter's spacing a request may reach the server when the one
+  /// before it was delivered late (seen: 29 ms with the whole suite on 2 cores).
+  static let lateness = 0.05
 }

@@ -44,10 +44,9 @@ public final class RESPConnection: @unchecked Sendable {
         connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
       }
     }
-    guard connected else {
-      close(fd)
-      throw Failed(description: "cannot connect to \(host):\(port)")
-    }
+    // No close here: deinit closes the socket, since a class whose stored properties are all
+    // set runs deinit when its init throws (closing it twice closed other tests' descriptors).
+    guard connected else { throw Failed(description: "cannot connect to \(host):\(port)") }
     var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     var one: Int32 = 1

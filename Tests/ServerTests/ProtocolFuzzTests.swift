@@ -324,10 +324,8 @@ final class RawSocket {
         connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
       }
     }
-    guard connected else {
-      close(fd)
-      return nil
-    }
+    // deinit closes the socket: it runs when an init fails after setting every property.
+    guard connected else { return nil }
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
   }
 

@@ -155,7 +155,9 @@ struct AssetTests {
         "PUT", "/v1/assets?kind=\(kind.lowercased())",
         headers: ["Authorization": "Bearer \(token)"], body: bytes)
       #expect(put.status == status, "\(kind) \(bytes.prefix(8)): \(put.text)")
-      if kind != "PHOTO" { #expect(put.text == error + "\n", "\(kind)") }
+      #expect(put.header("Content-Type") == "application/json", "\(kind)")
+      let body = try JSONSerialization.jsonObject(with: Data(put.body)) as? [String: String]
+      #expect(body == ["error": error], "\(kind)")
     }
     // Not signed in.
     #expect(
@@ -164,7 +166,7 @@ struct AssetTests {
     for headers in [[:], ["Authorization": "Bearer nope"]] {
       let put = try await servers.fetch("PUT", "/v1/assets?kind=image", headers: headers, body: png)
       #expect(put.status == 401)
-      #expect(put.header("WWW-Authenticate") == "Bearer")
+      #expect(put.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
     }
     #expect(Self.files(servers).isEmpty, "nothing stored: \(Self.files(servers))")
     // The bound itself is accepted.

@@ -27,8 +27,8 @@ final class WebServers {
   let httpPort: Int
   let directory: String
 
-  /// With the venues and the assets (`assets` sets their bounds).
-  init(assets: Assets.Configuration = .init()) async throws {
+  /// With the venues and the assets (`assets` sets their bounds), and the map page's `map`.
+  init(assets: Assets.Configuration = .init(), map: WebMap.Options = .init()) async throws {
     directory =
       FileManager.default.temporaryDirectory
       .appendingPathComponent("cardatlas-web-\(UUID().uuidString)").path
@@ -55,8 +55,8 @@ final class WebServers {
               let web = try WebServer(
                 accounts: domain.accounts, cards: domain.cards, views: domain.views,
                 venues: domain.services.find(Venues.self),
-                assets: domain.services.find(Assets.self), host: "127.0.0.1", port: 0,
-                logger: quiet)
+                assets: domain.services.find(Assets.self), wallets: domain.wallets,
+                host: "127.0.0.1", port: 0, logger: quiet, map: map)
               made.server.withLock { $0 = web }
             },
           ])

@@ -21,9 +21,14 @@ public struct JSONText {
 
   /// A finite number.
   public mutating func add(_ key: String, number value: Double) {
+    members.append((key, Self.number(value)))
+  }
+
+  /// A finite number as JSONSerialization writes it: whole numbers without a fraction.
+  static func number(_ value: Double) -> String {
     var text = "\(value)"
     if text.hasSuffix(".0") { text.removeLast(2) }
-    members.append((key, text))
+    return text
   }
 
   public mutating func add(_ key: String, object: JSONText) { members.append((key, object.text)) }

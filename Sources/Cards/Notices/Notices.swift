@@ -63,7 +63,7 @@ public final class Notices: Sendable {
       return all[account]!
     }
     cards.commit([
-      CardWrite { [self] db in
+      TransactionWrite { [self] db in
         // What memory holds when it applies, so that racing changes leave the latest.
         let now = settings(of: account)
         try db.execute(
@@ -135,7 +135,7 @@ public final class Notices: Sendable {
     func accountDeleted(_ id: Int64) -> [any DurableWrite] {
       _ = notices.settings.withLock { $0.removeValue(forKey: id) }
       return [
-        CardWrite { db in
+        TransactionWrite { db in
           try db.execute(sql: "DELETE FROM notify_settings WHERE account_id = ?", arguments: [id])
         }
       ]

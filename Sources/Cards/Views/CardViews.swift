@@ -147,7 +147,7 @@ public final class CardViews: Sendable {
 
     func cardDeleted(_ card: Card) -> [any DurableWrite] {
       [
-        CardWrite { db in
+        TransactionWrite { db in
           try db.execute(sql: "DELETE FROM card_views WHERE card_id = ?", arguments: [card.id])
           try db.execute(sql: "DELETE FROM card_visits WHERE card_id = ?", arguments: [card.id])
         }
@@ -156,7 +156,7 @@ public final class CardViews: Sendable {
 
     func accountDeleted(_ id: Int64) -> [any DurableWrite] {
       [
-        CardWrite { db in
+        TransactionWrite { db in
           try db.execute(sql: "DELETE FROM card_views WHERE viewer_id = ?", arguments: [id])
         }
       ]

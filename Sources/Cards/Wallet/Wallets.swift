@@ -253,7 +253,7 @@ public final class Wallets: Sendable {
   /// when it applies: writes racing for one entry (an add, the card's update or deletion) then
   /// leave the latest state whatever order they commit in.
   private func sync(_ account: Int64, _ cardId: Int64) -> any DurableWrite {
-    CardWrite { [self] db in
+    TransactionWrite { [self] db in
       let rowid = Self.rowid(account, cardId)
       let micros = state.withLock { $0.wallets[account]?.added[cardId] }
       try db.execute(sql: "DELETE FROM wallet_search WHERE rowid = ?", arguments: [rowid])
@@ -326,7 +326,7 @@ public final class Wallets: Sendable {
         }
       }
       return [
-        CardWrite { db in
+        TransactionWrite { db in
           try db.execute(sql: "DELETE FROM wallet_entries WHERE account_id = ?", arguments: [id])
           try db.execute(
             sql: "DELETE FROM wallet_search WHERE rowid BETWEEN ? AND ?",

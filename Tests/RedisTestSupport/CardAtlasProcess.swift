@@ -1,5 +1,4 @@
 import Foundation
-import RedisTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -7,12 +6,12 @@ import RedisTestSupport
 
 /// The built `cardatlas` executable run as a separate process, for what only a real process
 /// shows: SIGKILL, SIGTERM, a restart over the same files.
-final class CardAtlasProcess {
-  let port: UInt16
-  let directory: String
+public final class CardAtlasProcess {
+  public let port: UInt16
+  public let directory: String
   private let process = ChildProcess()
 
-  init(directory: String, port: UInt16? = nil, arguments: [String] = []) throws {
+  public init(directory: String, port: UInt16? = nil, arguments: [String] = []) throws {
     self.directory = directory
     self.port = try port ?? RedisProcess.freeLoopbackPort()
     process.executableURL = try CardAtlasExecutable.url()
@@ -35,11 +34,11 @@ final class CardAtlasProcess {
     throw RESPConnection.Failed(description: "cardatlas did not answer PING on port \(self.port)")
   }
 
-  var isRunning: Bool { process.isRunning }
-  var processIdentifier: Int32 { process.processIdentifier }
+  public var isRunning: Bool { process.isRunning }
+  public var processIdentifier: Int32 { process.processIdentifier }
 
   /// Resident set size (VmRSS), from /proc.
-  var residentBytes: Int {
+  public var residentBytes: Int {
     let status =
       (try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8)) ?? ""
     let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
@@ -48,7 +47,7 @@ final class CardAtlasProcess {
   }
 
   /// CPU time each of the process's threads has run, in nanoseconds (Linux's schedstat).
-  func cpuNanoseconds() -> [String: Int] {
+  public func cpuNanoseconds() -> [String: Int] {
     let tasks = "/proc/\(process.processIdentifier)/task"
     var times: [String: Int] = [:]
     for thread in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
@@ -59,19 +58,19 @@ final class CardAtlasProcess {
   }
 
   /// CPU nanoseconds run since `before` (a `cpuNanoseconds()`) by the threads still running.
-  func cpuNanoseconds(since before: [String: Int]) -> Int {
+  public func cpuNanoseconds(since before: [String: Int]) -> Int {
     cpuNanoseconds().reduce(0) { total, thread in
       total + (before[thread.key].map { thread.value - $0 } ?? 0)
     }
   }
 
-  var exitStatus: Int32 { process.terminationStatus }
+  public var exitStatus: Int32 { process.terminationStatus }
 
-  func signal(_ number: Int32) {
+  public func signal(_ number: Int32) {
     kill(process.processIdentifier, number)
   }
 
-  func waitUntilExit() { process.waitUntilExit() }
+  public func waitUntilExit() { process.waitUntilExit() }
 
   deinit {
     if process.isRunning {

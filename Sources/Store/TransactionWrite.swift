@@ -1,0 +1,19 @@
+import GRDB
+
+/// A domain module's write: a closure over the open transaction, and what may only happen once
+/// that transaction is durable (publishing to subscribers, removing a deleted record's file).
+public struct TransactionWrite: DurableWrite {
+  let body: @Sendable (GRDB.Database) throws -> Void
+  let afterCommit: @Sendable () -> Void
+
+  public init(
+    body: @escaping @Sendable (GRDB.Database) throws -> Void,
+    afterCommit: @escaping @Sendable () -> Void = {}
+  ) {
+    self.body = body
+    self.afterCommit = afterCommit
+  }
+
+  public func apply(to db: GRDB.Database) throws { try body(db) }
+  public func committed() { afterCommit() }
+}
