@@ -7,6 +7,7 @@ PLAN: {"origin": "http://127.0.0.1:8080", "artifacts": "<dir for screenshots>",
        "schemes": ["light", "dark"],
        "pages": [{"name": "card", "path": "/c/ana",
                   "waitFor": "<optional JS expression, polled until truthy>",
+                  "steps": [{"run": "<JS run after waitFor>", "waitFor": "<polled after it>"}],
                   "evaluate": {"<key>": "<optional JS expression, its value reported as JSON text>"}}]}
 
 REPORT: {"pages": [{"name", "scheme", "status", "dom", "evaluated", "requests", "console",
@@ -159,12 +160,11 @@ def visit(browser, session, origin, page, scheme, artifacts):
     url = origin + page["path"]
     browser.send("Page.navigate", {"url": url}, session)
     browser.wait_for("Page.loadEventFired", session, start)
-    if page.get("waitFor"):
-        deadline = time.monotonic() + TIMEOUT
-        while not evaluate(browser, session, page["waitFor"]):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{page['name']}: waitFor never held")
-            time.sleep(0.05)
+    wait_for(browser, session, page, page.get("waitFor"))
+    # Then what a visitor does (a click), each step until its own condition holds.
+    for step in page.get("steps", []):
+        evaluate(browser, session, step["run"])
+        wait_for(browser, session, page, step["waitFor"])
     dom = evaluate(browser, session, DOM_SUMMARY)
     evaluated = {k: json.dumps(evaluate(browser, session, v))
                  for k, v in page.get("evaluate", {}).items()}
@@ -207,6 +207,14 @@ def visit(browser, session, origin, page, scheme, artifacts):
     return {"name": page["name"], "scheme": scheme, "url": url, "status": status, "dom": dom,
             "evaluated": evaluated, "requests": requests, "console": console,
             "dialogs": dialogs, "screenshot": path}
+
+
+def wait_for(browser, session, page, condition):
+    deadline = time.monotonic() + TIMEOUT
+    while condition and not evaluate(browser, session, condition):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{page['name']}: never held: {condition}")
+        time.sleep(0.05)
 
 
 def evaluate(browser, session, expression):

@@ -31,7 +31,14 @@ struct BrowserRun: Sendable {
     let name: String
     let path: String
     var waitFor: String? = nil
+    /// What a visitor then does, each step until its `waitFor` holds; `evaluate` runs after.
+    var steps: [Step] = []
     var evaluate: [String: String] = [:]
+  }
+
+  struct Step: Encodable {
+    let run: String
+    let waitFor: String
   }
 
   struct PageReport: Decodable, Sendable {
@@ -127,8 +134,47 @@ struct BrowserRun: Sendable {
     for (index, path) in seeded.hostile.enumerated() {
       pages.append(Page(name: "xss-\(index)", path: path))
     }
+    try Self.seedMap(port: respPort)
+    pages.append(Self.mapPage)
     report = try Self.check(pages, origin: origin)
   }
+
+  /// Three cards on the map a few kilometres apart in Munich, one cluster at the world's zoom.
+  static let mapCards = [(11.58, 48.14), (11.61, 48.16), (11.54, 48.12)]
+
+  static func seedMap(port: UInt16) throws {
+    for (index, (lon, lat)) in mapCards.enumerated() {
+      let c = try RESPConnection(port: port)
+      let email = "map\(index)@x.org"
+      _ = try c.command("ACCOUNT.CREATE", email, "secret1")
+      _ = try c.command("AUTH", email, "secret1")
+      let card =
+        #"{"firstName":"Map \#(index)","showOnMap":true,"location":{"lon":\#(lon),"lat":\#(lat)}}"#
+      guard case .bulkString = try c.command("CARD.CREATE", card).value else {
+        throw RESPConnection.Failed(description: "map card \(index) was not made")
+      }
+    }
+  }
+
+  /// The map: drawn once the countries and the markers are in; then a click on the cluster,
+  /// which zooms in until it splits.
+  static let mapPage = Page(
+    name: "map", path: "/map",
+    waitFor: "document.querySelectorAll('svg path').length > 100"
+      + " && Array.from(document.querySelectorAll('.cluster')).map(e => e.textContent)"
+      + ".join() === '3'",
+    steps: [
+      Step(
+        run: "document.querySelector('.cluster').click()",
+        waitFor: "document.querySelectorAll('.cluster').length"
+          + " + document.querySelectorAll('path.leaflet-interactive').length >= 2")
+    ],
+    evaluate: [
+      "markers": "document.querySelectorAll('path.leaflet-interactive').length",
+      "clusters": "Array.from(document.querySelectorAll('.cluster')).map(e => e.textContent)",
+      "countries": "document.querySelectorAll('svg path:not(.leaflet-interactive)').length",
+      "features": "Number(document.querySelector('#map').getAttribute('data-features'))",
+    ])
 
   /// Runs the script over `pages`; its report.
   static func check(_ pages: [Page], origin: String) throws -> [PageReport] {

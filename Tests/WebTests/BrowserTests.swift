@@ -155,4 +155,36 @@ struct BrowserTests {
       #expect(reply.contains(field), "\(field) = \(value): \(reply)")
     }
   }
+
+  @Test(
+    "the map page in light and dark: country outlines and one cluster of the three cards, from this server only; a click on the cluster zooms in until it splits"
+  )
+  func mapPage() async throws {
+    let run = try await BrowserRun.shared.value
+    let pages = run.pages("map")
+    #expect(pages.map(\.scheme) == ["light", "dark"])
+    for page in pages {
+      let place = "map (\(page.scheme))"
+      #expect(page.status == 200)
+      for request in page.requests {
+        #expect(request.hasPrefix(run.origin + "/"), "\(place) requested \(request)")
+      }
+      #expect(page.requests.contains(run.origin + "/static/leaflet/leaflet.js"), "\(place)")
+      #expect(
+        page.requests.contains { $0.hasPrefix(run.origin + "/v1/cards?bbox=") }, "\(place)")
+      #expect(page.console.isEmpty, "\(place): \(page.console)")
+      #expect(page.dialogs.isEmpty && page.dom.iframes == 0, "\(place)")
+      // Before the click the page waited for exactly one cluster reading 3 (BrowserRun.mapPage).
+      let number = { (key: String) in Int(page.evaluated[key] ?? "") ?? -1 }
+      let clusters =
+        (try? JSONDecoder().decode(
+          [String].self, from: Data((page.evaluated["clusters"] ?? "").utf8)))
+        ?? []
+      #expect(number("countries") > 100, "\(place): the country outlines")
+      #expect(number("features") >= 2 && number("markers") + clusters.count >= 2, "\(place)")
+      #expect(clusters.allSatisfy { Int($0).map { $0 < 3 } ?? false }, "\(place): \(clusters)")
+      let size = (try? FileManager.default.attributesOfItem(atPath: page.screenshot)[.size]) as? Int
+      #expect((size ?? 0) > 1000, "\(place): no screenshot at \(page.screenshot)")
+    }
+  }
 }
