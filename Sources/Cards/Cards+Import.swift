@@ -90,9 +90,7 @@ extension Cards {
       place(card)
       commit([
         CardWrite { db in
-          try Self.insert(card, db)
-          try db.cachedStatement(sql: "UPDATE cards SET external_id = ? WHERE id = ?")
-            .execute(arguments: [externalId, card.id])
+          try Self.insert(card, externalId: externalId, db)
           if wasReserved {
             try db.execute(
               sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [owner.id])
