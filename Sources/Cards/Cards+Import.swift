@@ -20,8 +20,11 @@ extension Cards {
   /// with them within the owner's plan limit. An owner without an account gets one that is
   /// invited: it has no password until it resets one. Importing the same row again changes
   /// nothing.
+  ///
+  /// `read`, when given, is `CardFields.read(object:)` of the object `json` holds: the import
+  /// reads a row's fields without writing and reading JSON.
   public func importCard(
-    ownerEmail: String, externalId: String, json: String,
+    ownerEmail: String, externalId: String, json: String, read: CardFields? = nil,
     _ done: @escaping Done<(card: Card, outcome: ImportOutcome)>
   ) {
     let trimmed = externalId.trimmingCharacters(in: .whitespaces)
@@ -42,9 +45,9 @@ extension Cards {
     do throws(CardFieldError) {
       if let known = accounts.account(email: ownerEmail) {
         owner = known
-        fields = try CardFields.parse(json, isPro: owner.isPro)
+        fields = try CardFields.parse(json, isPro: owner.isPro, readAs: read)
       } else {
-        fields = try CardFields.parse(json, isPro: false)
+        fields = try CardFields.parse(json, isPro: false, readAs: read)
         switch accounts.invite(email: ownerEmail) {
         case .success(let invited): owner = invited
         case .failure(.invalid(_, let reason)):
@@ -88,9 +91,7 @@ extension Cards {
       place(card)
       commit([
         TransactionWrite { db in
-          try Self.insert(card, db)
-          try db.cachedStatement(sql: "UPDATE cards SET external_id = ? WHERE id = ?")
-            .execute(arguments: [externalId, card.id])
+          try Self.insert(card, externalId: externalId, db)
           if wasReserved {
             try db.execute(
               sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [owner.id])

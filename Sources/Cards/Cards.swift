@@ -397,20 +397,28 @@ public final class Cards: Sendable {
     return gone
   }
 
-  static func insert(_ card: Card, _ db: GRDB.Database) throws {
+  /// A new card's row, with its point and an import's external id: one statement, not an
+  /// insert and updates of the row just written.
+  static func insert(_ card: Card, externalId: String? = nil, _ db: GRDB.Database) throws {
+    let columns =
+      "id, owner_id, code, slug, is_primary, fields, created_at, updated_at, external_id"
+    var arguments: StatementArguments = [
+      card.id, card.ownerId, card.code, card.slug, card.isPrimary, card.fields.json(),
+      card.createdAt.timeIntervalSince1970, card.updatedAt.timeIntervalSince1970, externalId,
+    ]
     // Cached statements: compiling one each time (and GRDB's authorizer over it) cost more
     // than the insert.
-    try db.cachedStatement(
-      sql: """
-        INSERT INTO cards (id, owner_id, code, slug, is_primary, fields, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        """
-    ).execute(
-      arguments: [
-        card.id, card.ownerId, card.code, card.slug, card.isPrimary, card.fields.json(),
-        card.createdAt.timeIntervalSince1970, card.updatedAt.timeIntervalSince1970,
-      ])
-    try savePoint(card, db)
+    if let location = card.fields.location {
+      arguments += [location.longitude, location.latitude]
+      try db.cachedStatement(
+        sql:
+          "INSERT INTO cards (\(columns), geom) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, MakePoint(?, ?, 4326))"
+      ).execute(arguments: arguments)
+    } else {
+      try db.cachedStatement(
+        sql: "INSERT INTO cards (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+      ).execute(arguments: arguments)
+    }
   }
 
   static func save(_ card: Card, _ db: GRDB.Database) throws {

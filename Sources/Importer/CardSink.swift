@@ -11,6 +11,9 @@ public struct CardWriteRequest: Sendable {
   public let ownerEmail: String
   public let externalId: String
   public let json: String
+  /// `CardFields.read(object:)` of what `json` holds, for a sink that `readsFields` (nil when
+  /// the row's fields are refused: the domain then reads `json` and names the problem).
+  public var read: CardFields? = nil
 }
 
 /// Where an import writes: a running daemon (`RESPSink`) or a data directory (`StoreSink`).
@@ -20,6 +23,12 @@ public struct CardWriteRequest: Sendable {
 public protocol CardSink: Sendable {
   func write(_ requests: [CardWriteRequest]) async throws -> [Result<ImportOutcome, RowFailure>]
   func close()
+  /// Whether the requests should carry the fields already read (`CardWriteRequest.read`).
+  var readsFields: Bool { get }
+}
+
+extension CardSink {
+  public var readsFields: Bool { false }
 }
 
 public struct RowFailure: Error, Sendable {
@@ -55,7 +64,8 @@ public final class StoreSink: CardSink {
       guard !requests.isEmpty else { return finished.resume() }
       for (i, request) in requests.enumerated() {
         cards.importCard(
-          ownerEmail: request.ownerEmail, externalId: request.externalId, json: request.json
+          ownerEmail: request.ownerEmail, externalId: request.externalId, json: request.json,
+          read: request.read
         ) { result in
           let mapped = result.map(\.outcome).mapError { RowFailure(message: $0.message) }
           results.withLock { $0[i] = mapped }
@@ -69,4 +79,7 @@ public final class StoreSink: CardSink {
   }
 
   public func close() { store.close() }
+
+  // In-process, the domain takes the fields the importer read: no JSON written and read again.
+  public var readsFields: Bool { true }
 }

@@ -151,6 +151,7 @@ public final class Importer {
       found.firstIndex(where: { if case .skipped = $0 { true } else { false } }) ?? records.count
     records.removeSubrange(done...)
     var prepared = Prepared(cut: done < raws.count)
+    let readsFields = sink.readsFields
     for (i, record) in records.enumerated() {
       var row = RowReport(row: record.row, externalId: record.externalId, status: .created)
       if let problem = record.problem {
@@ -190,7 +191,8 @@ public final class Importer {
       prepared.rows.append(row)
       prepared.requests.append(
         CardWriteRequest(
-          ownerEmail: record.ownerEmail, externalId: record.externalId, json: record.json()))
+          ownerEmail: record.ownerEmail, externalId: record.externalId, json: record.json(),
+          read: readsFields ? try? CardFields.read(object: record.object) : nil))
     }
     return prepared
   }

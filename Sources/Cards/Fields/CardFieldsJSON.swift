@@ -24,6 +24,26 @@ extension CardFields {
     return fields
   }
 
+  /// A JSON object's fields as already read into Swift values (`String`, `Bool`, `Double`,
+  /// `NSNumber`, `NSNull`, arrays and dictionaries), checked as `parse` checks them but with
+  /// Pro allowed: what `cardatlas import` reads from a row without writing and reading JSON.
+  /// `parse(json, isPro:readAs:)` finishes the checks once the owner is known.
+  public static func read(object: [String: Any]) throws(CardFieldError) -> CardFields {
+    try JSONInput.checkNames(object)
+    return try JSONInput.fields(object)
+  }
+
+  /// `parse(json, isPro:)`, given `read`'s result for the same object (nil: none), which saves
+  /// reading the JSON again.
+  public static func parse(_ json: String, isPro: Bool, readAs read: CardFields?)
+    throws(CardFieldError) -> CardFields
+  {
+    guard let fields = read else { return try parse(json, isPro: isPro) }
+    try fields.checkPro(isPro: isPro, before: nil)
+    if json.utf8.count + 512 > FieldRules.maximumInputBytes { try fields.checkSize() }
+    return fields
+  }
+
   /// CARD.UPDATE: applies an RFC 7396 JSON merge patch (null removes a field; objects merge
   /// recursively; arrays replace) to these fields and validates the whole result.
   ///
