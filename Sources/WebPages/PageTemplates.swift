@@ -54,13 +54,18 @@ enum PageTemplates {
     return "'sha256-\(Data(digest).base64EncodedString())'"
   }()
 
-  static let layout = """
+  /// How every page's document starts, up to its title: no referrer leaves with a link.
+  static let documentStart = """
     <!doctype html>
     <html lang="en">
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta name="referrer" content="no-referrer">
+    """
+
+  static let layout = """
+    \(documentStart)
     <title>{{title}}</title>
     <style>\(css)</style>
     </head>

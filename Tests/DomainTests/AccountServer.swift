@@ -78,28 +78,6 @@ final class AccountServer {
   }
 }
 
-extension RESPConnection {
-  /// A reply as text: a bulk string's contents, an error's or status's line, an integer.
-  func text(_ arguments: String...) throws -> String {
-    switch try command(arguments).value {
-    case .bulkString(let b): return String(buffer: b)
-    case .error(let e): return e
-    case .simpleString(let s): return s
-    case .integer(let i): return String(i)
-    case let other: return "\(other)"
-    }
-  }
-
-  /// A JSON object reply, decoded.
-  func object(_ arguments: String...) throws -> [String: Any] {
-    guard case .bulkString(let b) = try command(arguments).value,
-      let object = try JSONSerialization.jsonObject(with: Data(String(buffer: b).utf8))
-        as? [String: Any]
-    else { throw RESPConnection.Failed(description: "not a JSON object") }
-    return object
-  }
-}
-
 extension AccountServer {
   /// A new account, signed in on a new connection; returns the connection and the account's id
   /// and username.

@@ -201,15 +201,3 @@ extension RESPValue {
     return -1
   }
 }
-
-extension RESPConnection {
-  func text(_ arguments: [String]) throws -> String {
-    switch try command(arguments).value {
-    case .bulkString(let b): return String(buffer: b)
-    case .error(let e): return e
-    case .simpleString(let s): return s
-    case .integer(let i): return String(i)
-    case let other: return "\(other)"
-    }
-  }
-}

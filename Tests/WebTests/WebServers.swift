@@ -123,26 +123,3 @@ final class WebServers {
     return Fetched(status: http.statusCode, response: http, body: body)
   }
 }
-
-extension RESPConnection {
-  /// A reply as text: a bulk string's contents, an error's or status's line, an integer.
-  func text(_ arguments: String...) throws -> String { try text(arguments) }
-
-  /// A JSON object reply, decoded.
-  func object(_ arguments: String...) throws -> [String: Any] {
-    let reply = try text(arguments)
-    guard let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any]
-    else { throw RESPConnection.Failed(description: "not a JSON object: \(reply)") }
-    return object
-  }
-
-  func text(_ arguments: [String]) throws -> String {
-    switch try command(arguments).value {
-    case .bulkString(let b): return String(buffer: b)
-    case .error(let e): return e
-    case .simpleString(let s): return s
-    case .integer(let i): return String(i)
-    case let other: return "\(other)"
-    }
-  }
-}

@@ -116,12 +116,7 @@ public struct WebMap: Sendable {
   }
 
   static let template = """
-    <!doctype html>
-    <html lang="en">
-    <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <meta name="referrer" content="no-referrer">
+    \(PageTemplates.documentStart)
     <title>CardAtlas map</title>
     <link rel="stylesheet" href="/static/leaflet/leaflet.css">
     <link rel="stylesheet" href="/static/map.css">
