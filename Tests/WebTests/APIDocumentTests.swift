@@ -74,9 +74,8 @@ struct APIDocumentTests {
     // links lead schemathesis to read, patch and delete (its stateful phase).
     func member(_ email: String) throws -> (RESPConnection, id: Int, token: String) {
       let c = try RESPConnection(port: server.port)
-      let account = try c.object("ACCOUNT.CREATE", email, "secret1")
-      #expect(try c.text("AUTH", email, "secret1") == "OK")
-      return (c, account["id"] as? Int ?? 0, try c.text("SESSION.OPEN", email, "secret1"))
+      let (id, _) = try c.signUp(email)
+      return (c, id, try c.text("SESSION.OPEN", email, "secret1"))
     }
     let (owner, _, _) = try member("zoe@x.org")
     _ = try owner.object(

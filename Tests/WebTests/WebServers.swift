@@ -83,11 +83,8 @@ final class WebServers {
   /// A new account signed in on a new connection: the connection, its id and username.
   func signedIn(_ email: String) throws -> (RESPConnection, id: Int, username: String) {
     let c = try connect()
-    let account = try c.object("ACCOUNT.CREATE", email, "secret1")
-    guard try c.text("AUTH", email, "secret1") == "OK" else {
-      throw RESPConnection.Failed(description: "cannot sign in \(email)")
-    }
-    return (c, account["id"] as? Int ?? 0, account["username"] as? String ?? "")
+    let (id, username) = try c.signUp(email)
+    return (c, id, username)
   }
 
   /// An HTTP response as it arrived.
