@@ -21,17 +21,22 @@ public final class CardAtlasProcess {
     process.standardError = FileHandle.nullDevice
     try process.run()
     // Up to 60 s: a start is quick alone, but a loaded machine running the whole suite in
-    // parallel has taken more than 10 s to schedule it.
+    // parallel has taken more than 10 s to schedule it. The HTTP port, when asked for, is bound
+    // just after RESP answers PING: wait for it too.
+    let http = arguments.firstIndex(of: "--http-port").flatMap {
+      arguments.indices.contains($0 + 1) ? UInt16(arguments[$0 + 1]) : nil
+    }
     for _ in 0..<1200 {
       if let connection = try? RESPConnection(port: self.port),
-        (try? connection.command("PING"))?.text == "+PONG\r\n"
+        (try? connection.command("PING"))?.text == "+PONG\r\n",
+        http.map({ (try? RESPConnection(port: $0)) != nil }) ?? true
       {
         return
       }
       usleep(50_000)
     }
     kill(process.processIdentifier, SIGKILL)
-    throw RESPConnection.Failed(description: "cardatlas did not answer PING on port \(self.port)")
+    throw RESPConnection.Failed(description: "cardatlas did not answer on port \(self.port)")
   }
 
   public var isRunning: Bool { process.isRunning }
