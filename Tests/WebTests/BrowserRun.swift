@@ -97,33 +97,18 @@ struct BrowserRun: Sendable {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("cardatlas-browser-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let (respPort, httpPort) = (
-      try RedisProcess.freeLoopbackPort(), try RedisProcess.freeLoopbackPort()
-    )
+    let httpPort = try RedisProcess.freeLoopbackPort()
     origin = "http://127.0.0.1:\(httpPort)"
-    let server = ChildProcess()
-    server.executableURL = try CardAtlasExecutable.url()
-    server.arguments = [
-      "serve", "--port", "\(respPort)", "--http-port", "\(httpPort)", "--data", directory,
-      "--public-url", origin, "--log-level", "warning",
-    ]
-    server.standardOutput = FileHandle.nullDevice
-    server.standardError = FileHandle.nullDevice
-    try server.run()
+    let server = try CardAtlasProcess(
+      directory: directory, arguments: ["--http-port", "\(httpPort)", "--public-url", origin])
+    // Stopped when this init ends: the report is all the tests read.
     defer {
-      if server.isRunning {
-        kill(server.processIdentifier, SIGTERM)
-        server.waitUntilExit()
-      }
+      server.signal(SIGKILL)
+      server.waitUntilExit()
     }
-    var connection: RESPConnection?
-    for _ in 0..<200 where connection == nil {
-      connection = try? RESPConnection(port: respPort)
-      if connection == nil { usleep(50_000) }
-    }
-    let admin = try require(connection, "the RESP port")
+    let respPort = server.port
+    let admin = try RESPConnection(port: respPort)
     seeded = try Seeded(admin: admin, port: respPort, origin: origin)
-    for _ in 0..<100 where !Self.accepts(httpPort) { usleep(50_000) }
 
     var pages = [
       Page(name: "card", path: "/c/\(seeded.full)"),
@@ -215,10 +200,6 @@ struct BrowserRun: Sendable {
     }
     struct Report: Decodable { let pages: [PageReport] }
     return try JSONDecoder().decode(Report.self, from: Data(contentsOf: report)).pages
-  }
-
-  private static func accepts(_ port: UInt16) -> Bool {
-    (try? RESPConnection(port: port, timeoutSeconds: 1)) != nil
   }
 }
 
