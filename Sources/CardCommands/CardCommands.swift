@@ -151,10 +151,11 @@ struct CardCommands {
           if request.new, let account = call.session.account {
             request.query.excluded = wallets.seen(by: account)
           }
-          let version = call.session.protocolVersion
-          return cards.search(request.query).reply { hits, next in
+          let (version, request) = (call.session.protocolVersion, request)
+          // The reply is written from the map's summaries under its lock.
+          return cards.search(request.query) { hits, next in
             Self.searchReply(hits, next: next, request, protocol: version)
-          }
+          }.reply { $0 }
         }
       },
     ]
@@ -193,7 +194,7 @@ struct CardCommands {
   }
 
   static func searchReply(
-    _ hits: [CardHit], next: CardCursor?, _ request: CardSearchArguments,
+    _ hits: [CardHitView], next: CardCursor?, _ request: CardSearchArguments,
     protocol version: RESPProtocolVersion
   ) -> RESPValue {
     MapSearchReply.reply(

@@ -6,15 +6,17 @@ import RESP
 /// A map search's hit as its reply shows it: the id, its JSON, where it is and how far.
 public protocol MapSearchHit {
   var id: Int64 { get }
-  /// The record's JSON text, copied into the reply as held.
-  var summary: [UInt8] { get }
   var longitude: Double { get }
   var latitude: Double { get }
   /// Metres.
   var distance: Double { get }
+  /// `body` given the record's JSON text, copied into the reply as held.
+  func withSummary(_ body: (UnsafeRawBufferPointer) -> Void)
 }
 
-extension CardHit: MapSearchHit {}
+extension CardHitView: MapSearchHit {
+  public func withSummary(_ body: (UnsafeRawBufferPointer) -> Void) { body(summary) }
+}
 
 /// The map searches' reply (CARD.SEARCH, PIN.SEARCH, PIN.AT, PIN.TOP).
 public enum MapSearchReply {
@@ -45,7 +47,7 @@ public enum MapSearchReply {
           bulk("\(hit.longitude)")
           bulk("\(hit.latitude)")
         }
-        hit.summary.withUnsafeBytes { out.bulk($0) }
+        hit.withSummary { out.bulk($0) }
       }
     }
   }

@@ -12,8 +12,9 @@ public struct Card: Sendable, Equatable {
   public var isPrimary: Bool
   public let createdAt: Date
   public var updatedAt: Date
-  /// The fields, in a box shared by copies until one changes them: a card is copied for every
-  /// read and every filtered map candidate, and a copy is then one retain, not one per field.
+  /// The fields, in a box shared by copies until one changes them: a card value is copied for
+  /// every read, and a copy is then one retain, not one per field. (Memory holds the fields
+  /// packed, not boxed: `HeldCards`.)
   private var box: FieldsBox
 
   public var fields: CardFields {

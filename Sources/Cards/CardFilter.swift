@@ -22,15 +22,18 @@ public struct CardFilter: Sendable, Equatable {
       }
     }
 
-    func value(in fields: CardFields) -> String? {
+    /// The text of the card's fields this field compares.
+    var key: SparseTexts.Key {
       switch self {
-      case .company: fields.company
-      case .jobTitle: fields.jobTitle
+      case .company: .company
+      case .jobTitle: .jobTitle
       // The card model has no specialty of its own: the short description says it.
-      case .specialty: fields.description
-      case .city: fields.address?.city
+      case .specialty: .description
+      case .city: .city
       }
     }
+
+    func value(in fields: CardFields) -> String? { fields.texts[key] }
   }
 
   public let field: Field
@@ -46,8 +49,15 @@ public struct CardFilter: Sendable, Equatable {
     isASCII = normalized.utf8.allSatisfy { $0 < 0x80 }
   }
 
-  func matches(_ fields: CardFields) -> Bool {
-    guard let value = field.value(in: fields) else { return false }
+  func matches(_ fields: CardFields) -> Bool { matches(value: field.value(in: fields)) }
+
+  /// Whether the held card `id` matches, its one text read packed.
+  func matches(_ id: Int64, in cards: HeldCards) -> Bool {
+    matches(value: cards.text(field.key, of: id))
+  }
+
+  private func matches(value: String?) -> Bool {
+    guard let value else { return false }
     if isASCII, let equal = Self.asciiMatch(value, normalized) { return equal }
     return Self.normalize(value) == normalized
   }

@@ -8,21 +8,39 @@ import Synchronization
 /// filterable values, so a FILTER prunes inside the traversal (`CardFilter`).
 ///
 /// Beside the index, each card's summary (`CardSummary`), written as the card is placed: a hit
-/// reads that one small record, never the card (some hundreds of bytes, memory bound at a
-/// million cards) nor its owner (for the share URL).
+/// reads that one small record, never the card (memory bound at a million cards) nor its owner
+/// (for the share URL). The summaries lie end to end in one byte arena (an array each cost a
+/// header and an allocation beyond its bytes), and a search's reply is written from them under
+/// the map's lock, as GEOSEARCH writes member names (`withHits`).
 final class CardMap: Sendable {
   let index: GeoIndex
   /// Searchers reused across queries, as GEOSEARCH's are.
   let searchers: SearcherPool
-  private let summaries: Mutex<CardTable<[UInt8]>>
+  private let summaries: Mutex<Summaries>
 
-  /// The map of `placed` cards, all visible, with their summaries, in one bulk build.
-  init(placed: [(card: Card, summary: [UInt8])]) {
+  private struct Summaries {
+    var arena = ByteArena()
+    var slots = CardTable<ByteArena.Slot>()
+
+    mutating func set(_ id: Int64, _ summary: [UInt8]) {
+      slots[id] = slots[id].map { arena.replace($0, with: summary) } ?? arena.store(summary)
+    }
+
+    mutating func remove(_ id: Int64) {
+      guard let slot = slots[id] else { return }
+      arena.release(slot)
+      slots[id] = nil
+    }
+  }
+
+  /// The map of `placed` cards (`item(_:)`), all visible, with their summaries, in one bulk
+  /// build.
+  init(placed: [(item: Item, summary: [UInt8])]) {
     // Locations are validated when a card is written: none fails the index's checks.
-    index = try! GeoIndex(items: placed.compactMap { Self.item($0.card) })
+    index = try! GeoIndex(items: placed.map(\.item))
     searchers = SearcherPool(index: index)
-    var table = CardTable<[UInt8]>()
-    for (card, summary) in placed { table[card.id] = summary }
+    var table = Summaries()
+    for (item, summary) in placed { table.set(Int64(item.id), summary) }
     summaries = Mutex(table)
   }
 
@@ -30,11 +48,12 @@ final class CardMap: Sendable {
   func place(_ card: Card, summary: [UInt8]?) {
     guard let summary, let item = Self.item(card) else { return remove(card.id) }
     // The summary first: a query that finds the card in the index finds its summary.
-    summaries.withLock { $0[card.id] = summary }
+    summaries.withLock { $0.set(card.id, summary) }
     _ = try? index.upsert(item)
   }
 
-  private static func item(_ card: Card) -> Item? {
+  /// The card's entry in the index, if it has a location.
+  static func item(_ card: Card) -> Item? {
     guard let location = card.fields.location, let id = ItemID(exactly: card.id) else {
       return nil
     }
@@ -46,7 +65,7 @@ final class CardMap: Sendable {
   func remove(_ id: Int64) {
     guard let item = ItemID(exactly: id) else { return }
     index.remove(id: item)
-    summaries.withLock { $0[id] = nil }
+    summaries.withLock { $0.remove(id) }
   }
 
   func contains(_ id: Int64) -> Bool {
@@ -54,16 +73,19 @@ final class CardMap: Sendable {
     return index.item(id: id) != nil
   }
 
-  /// The index's hits with their summaries, under one lock, leaving out any card hidden
-  /// meanwhile.
-  func cardHits(_ hits: [Hit]) -> [CardHit] {
+  /// `body` given the index's hits with their summaries as held, under the map's lock,
+  /// leaving out any card hidden meanwhile.
+  func withHits<R: Sendable>(_ hits: [Hit], _ body: @Sendable ([CardHitView]) -> R) -> R {
     summaries.withLock { table in
-      hits.compactMap { hit in
-        table[Int64(hit.id)].map {
-          CardHit(
-            id: Int64(hit.id), summary: $0, longitude: hit.longitude, latitude: hit.latitude,
-            distance: hit.distance)
-        }
+      table.arena.withStorage { storage in
+        body(
+          hits.compactMap { hit in
+            table.slots[Int64(hit.id)].map {
+              CardHitView(
+                id: Int64(hit.id), summary: storage.bytes($0), longitude: hit.longitude,
+                latitude: hit.latitude, distance: hit.distance)
+            }
+          })
       }
     }
   }

@@ -46,6 +46,33 @@ public struct CardHit: Sendable {
   public let longitude: Double
   public let latitude: Double
   public let distance: Double
+
+  init(id: Int64, summary: [UInt8], longitude: Double, latitude: Double, distance: Double) {
+    self.id = id
+    self.summary = summary
+    self.longitude = longitude
+    self.latitude = latitude
+    self.distance = distance
+  }
+
+  /// The hit with a copy of its summary.
+  init(_ view: CardHitView) {
+    self.init(
+      id: view.id, summary: Array(view.summary), longitude: view.longitude,
+      latitude: view.latitude, distance: view.distance)
+  }
+}
+
+/// A card found, as the map holds it: its summary is the map's own bytes, valid only in the
+/// closure the hit is given to (`Cards.search(_:_:)`), so that a reply copies them once.
+/// Sendable as the closure's argument only: the bytes are read under the map's lock.
+public struct CardHitView: @unchecked Sendable {
+  public let id: Int64
+  /// The summary's JSON text (`CardSummary`).
+  public let summary: UnsafeRawBufferPointer
+  public let longitude: Double
+  public let latitude: Double
+  public let distance: Double
 }
 
 /// Where a page ended: the last hit's distance and id. Hits are ordered by (distance, id), so

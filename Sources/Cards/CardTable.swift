@@ -1,23 +1,39 @@
-/// Values by card id, in an array indexed by id: the cards themselves (`Cards.State`) and the
-/// map's summaries (`CardMap`), and other modules' records by id (pins). Ids are handed out in sequence from 1, so the array is dense,
-/// and a value costs its own size: a dictionary of cards cost over twice that, its table being
-/// at most three quarters full and doubling as it grows, every bucket touched. A deleted card
+/// Values by card id, in chunks of 4,096 slots indexed by id: the cards themselves
+/// (`HeldCards`), the map's summaries' slots (`CardMap`), and other modules' records by id
+/// (pins). Ids are handed out in sequence from 1, so the slots are dense, and a value costs its
+/// own size: a dictionary of cards cost over twice that, its table being at most three quarters
+/// full and doubling as it grows, every bucket touched. Chunks, not one array: an array grown by
+/// doubling left each of its old buffers to the allocator, resident and unused. A deleted card
 /// leaves an empty slot.
 public struct CardTable<Value> {
-  private var slots: [Value?] = []
+  private static var chunkShift: Int { 12 }
+  private var chunks: [[Value?]] = []
 
   public init() {}
 
   public subscript(id: Int64) -> Value? {
-    get { id > 0 && id <= slots.count ? slots[Int(id - 1)] : nil }
+    get {
+      guard id > 0 else { return nil }
+      let (chunk, slot) = Self.place(id)
+      guard chunk < chunks.count, slot < chunks[chunk].count else { return nil }
+      return chunks[chunk][slot]
+    }
     set {
       guard id > 0 else { return }
-      let i = Int(id - 1)
-      if i >= slots.count {
+      let (chunk, slot) = Self.place(id)
+      if chunk >= chunks.count || chunks[chunk].isEmpty {
         guard newValue != nil else { return }
-        slots.append(contentsOf: repeatElement(nil, count: i + 1 - slots.count))
+        if chunk >= chunks.count {
+          chunks.append(contentsOf: repeatElement([], count: chunk + 1 - chunks.count))
+        }
+        chunks[chunk] = Array(repeating: nil, count: 1 << Self.chunkShift)
       }
-      slots[i] = newValue
+      chunks[chunk][slot] = newValue
     }
+  }
+
+  private static func place(_ id: Int64) -> (chunk: Int, slot: Int) {
+    let i = Int(id - 1)
+    return (i >> chunkShift, i & (1 << chunkShift - 1))
   }
 }

@@ -76,8 +76,8 @@ extension Cards {
       for found in searcher.box(extent, filter: CardFilter.indexFilter(filters)) {
         let row = grid.row(latitude: found.latitude)
         let column = grid.column(longitude: found.longitude)
-        guard rows.contains(row), span.contains(column), let card = held(Int64(found.id)),
-          filters.allSatisfy({ $0.matches(card.fields) }),
+        guard rows.contains(row), span.contains(column),
+          state.withLock({ s in filters.allSatisfy { $0.matches(Int64(found.id), in: s.cards) } }),
           let hit = hit(found.id, found.longitude, found.latitude)
         else { continue }
         cells[row * grid.size + column, default: []].append(hit)
@@ -99,6 +99,8 @@ extension Cards {
   }
 
   private func hit(_ id: ItemID, _ longitude: Double, _ latitude: Double) -> CardHit? {
-    map.cardHits([Hit(id: id, longitude: longitude, latitude: latitude, distance: 0)]).first
+    map.withHits([Hit(id: id, longitude: longitude, latitude: latitude, distance: 0)]) {
+      $0.first.map(CardHit.init)
+    }
   }
 }

@@ -7,6 +7,16 @@ extension Cards {
   /// distance order (ties by id; descending when asked), with where the next page starts.
   public func search(_ query: CardSearch) -> Result<(hits: [CardHit], next: CardCursor?), CardError>
   {
+    search(query) { hits, next in (hits: hits.map(CardHit.init), next: next) }
+  }
+
+  /// The same search, its hits given to `body` as the map holds them, under the map's lock:
+  /// what a reply is written from (CARD.SEARCH), each summary copied once.
+  public func search<R: Sendable>(
+    _ query: CardSearch, _ body: @Sendable ([CardHitView], CardCursor?) -> R
+  )
+    -> Result<R, CardError>
+  {
     var center: (longitude: Double, latitude: Double)?
     switch query.center {
     case .point(let lon, let lat):
@@ -25,7 +35,7 @@ extension Cards {
     let admitted = map.searchers.withSearcher { searcher in
       matches(query, center, searcher)
     }
-    return admitted.map { page(of: $0, query) }
+    return admitted.map { page(of: $0, query, body) }
   }
 
   /// The hits that answer the query, filters and exclusions applied, in (distance, id) order
@@ -110,21 +120,22 @@ extension Cards {
       query.excluded.isEmpty ? hits : hits.filter { !query.excluded.contains(Int64($0.id)) }
     guard !query.filters.isEmpty else { return kept }
     return state.withLock { s in
-      kept.filter { hit in
-        guard let card = s.cards[Int64(hit.id)] else { return false }
-        return query.filters.allSatisfy { $0.matches(card.fields) }
-      }
+      kept.filter { hit in query.filters.allSatisfy { $0.matches(Int64(hit.id), in: s.cards) } }
     }
   }
 
   private func sorted(_ hits: [Hit]) -> [Hit] { MapPage.sorted(hits) }
 
-  /// The page the query asks for, from its hits in ascending order, and where the next starts.
-  private func page(of hits: [Hit], _ query: CardSearch) -> (hits: [CardHit], next: CardCursor?) {
+  /// `body` given the page the query asks for, from its hits in ascending order, and where the
+  /// next starts.
+  private func page<R: Sendable>(
+    of hits: [Hit], _ query: CardSearch, _ body: @Sendable ([CardHitView], CardCursor?) -> R
+  ) -> R {
     let (kept, more) = MapPage.page(
       hits, descending: query.descending, after: query.after, count: query.count)
-    let found = map.cardHits(kept)
-    guard more, let last = found.last else { return (found, nil) }
-    return (found, CardCursor(distance: last.distance, id: last.id))
+    return map.withHits(kept) { found in
+      guard more, let last = found.last else { return body(found, nil) }
+      return body(found, CardCursor(distance: last.distance, id: last.id))
+    }
   }
 }

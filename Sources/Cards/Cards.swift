@@ -24,12 +24,10 @@ public final class Cards: Sendable {
   }
 
   struct State {
-    var cards = CardTable<Card>()
-    var byCode: [String: Int64] = [:]
+    var cards = HeldCards()
     var byOwner: [Int64: [Int64]] = [:]
-    /// Each owner's slugs, and the owners with a primary card: what a new card is checked
-    /// against, without reading (copying) each of the owner's cards under the lock.
-    var slugs: [Int64: Set<String>] = [:]
+    /// The owners with a primary card: what a new card is checked against, without reading
+    /// (unpacking) each of the owner's cards under the lock.
     var withPrimary: Set<Int64> = []
     /// Accounts whose primary card was deleted: its URL shows a placeholder.
     var reserved: Set<Int64> = []
@@ -47,7 +45,7 @@ public final class Cards: Sendable {
   let store: Store
   let accounts: Accounts
   public let configuration: Configuration
-  let state = Mutex(State())
+  let state: Mutex<State>
   let map: CardMap
   private let observers = Mutex<[any CardObserver]>([])
   private let guards = Mutex<[any CardFieldsGuard]>([])
@@ -57,49 +55,44 @@ public final class Cards: Sendable {
     self.store = store
     self.accounts = accounts
     self.configuration = configuration
-    let (rows, reserved, sequence) = try store.read { db in
-      (
-        try Row.fetchAll(
-          db,
-          sql: """
-            SELECT id, owner_id, code, slug, is_primary, fields, created_at, updated_at,
-              external_id
-            FROM cards
-            """),
-        try Int64.fetchAll(db, sql: "SELECT account_id FROM card_reserved_urls"),
-        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'cards'")
-      )
-    }
-    var loaded: [Card] = []
-    var externalIds: [(card: Int64, owner: Int64, externalId: String)] = []
-    for row in rows {
-      if let externalId: String = row["external_id"] {
-        externalIds.append((row["id"], row["owner_id"], externalId))
-      }
-      let fields = try CardFields.parse(row["fields"], isPro: true)
-      loaded.append(
-        Card(
+    // Row by row, each card packed as it is read: never every card parsed at once.
+    let (loaded, placed) = try store.read { db in
+      var s = State()
+      s.nextCard =
+        try (Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'cards'") ?? 0)
+        + 1
+      s.reserved = Set(try Int64.fetchAll(db, sql: "SELECT account_id FROM card_reserved_urls"))
+      var placed: [(item: Item, summary: [UInt8])] = []
+      let rows = try Row.fetchCursor(
+        db,
+        sql: """
+          SELECT id, owner_id, code, slug, is_primary, fields, created_at, updated_at,
+            external_id
+          FROM cards
+          """)
+      while let row = try rows.next() {
+        let card = Card(
           id: row["id"], ownerId: row["owner_id"], code: row["code"], slug: row["slug"],
-          isPrimary: row["is_primary"], fields: fields,
+          isPrimary: row["is_primary"], fields: try CardFields.parse(row["fields"], isPro: true),
           createdAt: Date(timeIntervalSince1970: row["created_at"]),
-          updatedAt: Date(timeIntervalSince1970: row["updated_at"])))
-    }
-    state.withLock { s in
-      s.nextCard = (sequence ?? 0) + 1
-      s.reserved = Set(reserved)
-      for card in loaded { Self.add(card, to: &s) }
-      for (card, owner, externalId) in externalIds {
-        s.externalIds[card] = externalId
-        s.byExternalId[ExternalKey(owner: owner, externalId: externalId)] = card
+          updatedAt: Date(timeIntervalSince1970: row["updated_at"]))
+        Self.add(card, to: &s)
+        if let externalId: String = row["external_id"] {
+          s.externalIds[card.id] = externalId
+          s.byExternalId[ExternalKey(owner: card.ownerId, externalId: externalId)] = card.id
+        }
+        if let item = CardMap.item(card),
+          let summary = CardSummary.onMap(
+            card, owner: accounts.account(card.ownerId), publicURL: configuration.publicURL)
+        {
+          placed.append((item, summary))
+        }
       }
+      return (s, placed)
     }
+    state = Mutex(loaded)
     // One bulk build of the map, not an insert per card.
-    map = CardMap(
-      placed: loaded.compactMap { card in
-        CardSummary.onMap(
-          card, owner: accounts.account(card.ownerId), publicURL: configuration.publicURL
-        ).map { (card: card, summary: $0) }
-      })
+    map = CardMap(placed: placed)
     accounts.addObserver(Observer(cards: self))
   }
 
@@ -127,7 +120,8 @@ public final class Cards: Sendable {
   /// only while it is active.
   public func card(_ idOrCode: String, viewer: Int64) -> Card? {
     state.withLock { s in
-      let id = Int64(idOrCode).flatMap { s.cards[$0] != nil ? $0 : nil } ?? s.byCode[idOrCode]
+      let id =
+        Int64(idOrCode).flatMap { s.cards.contains($0) ? $0 : nil } ?? s.cards.id(code: idOrCode)
       return id.flatMap { s.cards[$0] }
     }.flatMap { card in card.ownerId == viewer || isActive(card) ? card : nil }
   }
@@ -173,7 +167,7 @@ public final class Cards: Sendable {
 
   /// A card by its share code, whoever may see it.
   func held(code: String) -> Card? {
-    state.withLock { s in s.byCode[code].flatMap { s.cards[$0] } }
+    state.withLock { s in s.cards.id(code: code).flatMap { s.cards[$0] } }
   }
 
   // MARK: Writing
@@ -209,9 +203,9 @@ public final class Cards: Sendable {
     let limit = isPro ? configuration.proCardLimit : configuration.freeCardLimit
     guard s.byOwner[owner]?.count ?? 0 < limit else { return .failure(.limit(limit, pro: isPro)) }
     var code = Self.code()
-    while s.byCode[code] != nil { code = Self.code() }
+    while s.cards.id(code: code) != nil { code = Self.code() }
     var slug = Self.slug()
-    while s.slugs[owner]?.contains(slug) == true { slug = Self.slug() }
+    while s.cards.hasSlug(slug, among: s.byOwner[owner] ?? []) { slug = Self.slug() }
     let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
     let card = Card(
       id: s.nextCard, ownerId: owner, code: code, slug: slug,
@@ -366,22 +360,17 @@ public final class Cards: Sendable {
 
   static func add(_ card: Card, to s: inout State) {
     s.cards[card.id] = card
-    s.byCode[card.code] = card.id
     s.byOwner[card.ownerId, default: []].append(card.id)
-    s.slugs[card.ownerId, default: []].insert(card.slug)
     if card.isPrimary { s.withPrimary.insert(card.ownerId) }
   }
 
   private static func remove(_ card: Card, from s: inout State) {
     s.cards[card.id] = nil
-    s.byCode[card.code] = nil
     s.byOwner[card.ownerId]?.removeAll { $0 == card.id }
     if let externalId = s.externalIds.removeValue(forKey: card.id) {
       s.byExternalId[ExternalKey(owner: card.ownerId, externalId: externalId)] = nil
     }
     if s.byOwner[card.ownerId]?.isEmpty == true { s.byOwner[card.ownerId] = nil }
-    s.slugs[card.ownerId]?.remove(card.slug)
-    if s.slugs[card.ownerId]?.isEmpty == true { s.slugs[card.ownerId] = nil }
     if card.isPrimary { s.withPrimary.remove(card.ownerId) }
   }
 

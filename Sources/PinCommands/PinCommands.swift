@@ -151,7 +151,11 @@ struct PinCommands {
   static let unitError = "unsupported unit provided. please use M, KM, FT, MI"
 }
 
-extension PinHit: MapSearchHit {}
+extension PinHit: MapSearchHit {
+  public func withSummary(_ body: (UnsafeRawBufferPointer) -> Void) {
+    summary.withUnsafeBytes(body)
+  }
+}
 
 extension Result where Failure == PinError {
   func reply(_ format: (Success) -> RESPValue) -> RESPValue {

@@ -8,7 +8,7 @@ public struct CardFields: Sendable, Equatable {
   /// The optional text fields the card has, and its address's parts: most cards set a handful
   /// of the 37, and holding each as an optional string (16 bytes whatever it holds) was most of
   /// a card's memory.
-  private var texts = SparseTexts()
+  private(set) var texts = SparseTexts()
 
   /// Required; never empty.
   public var firstName: String
@@ -226,6 +226,18 @@ public struct CardFields: Sendable, Equatable {
     self.imageUrl = imageUrl
     self.logoUrl = logoUrl
   }
+
+  /// The fields from their parts as held (`PackedFields`).
+  init(
+    firstName: String, texts: SparseTexts, location: CardLocation?, showOnMap: Bool,
+    webLinks: [CardWebLink]
+  ) {
+    self.firstName = firstName
+    self.texts = texts
+    self.location = location
+    self.showOnMap = showOnMap
+    self.webLinks = webLinks
+  }
 }
 
 /// A postal address; every part is optional. `street` may hold several lines.
@@ -325,8 +337,19 @@ struct SparseTexts: Sendable, Equatable {
       logoUrl, street, city, region, postcode, country
   }
 
-  private var present: UInt64 = 0
-  private var values: [String] = []
+  /// Bit `key.rawValue` set: the key has a value.
+  private(set) var present: UInt64 = 0
+  /// The values present, in key order.
+  private(set) var values: [String] = []
+
+  init() {}
+
+  /// `values` in key order, one for each bit of `present`.
+  init(present: UInt64, values: [String]) {
+    precondition(present.nonzeroBitCount == values.count)
+    self.present = present
+    self.values = values
+  }
 
   subscript(key: Key) -> String? {
     get {

@@ -1,0 +1,162 @@
+import Foundation
+
+/// The cards in memory (`Cards.State`), by id, as compact records: the ids, dates and flags in
+/// a 48-byte record, the code and slug packed into integers, the fields packed into a byte arena
+/// (`PackedFields`, `ByteArena`), and an index of the codes holding only card ids. A card is
+/// unpacked when read: held as `Card` values (a box of parsed fields each) and a dictionary of
+/// codes, a card cost some 400 bytes beyond its JSON at a million cards, the goal's whole share.
+struct HeldCards {
+  private struct Record {
+    let ownerId: Int64
+    /// `Date.timeIntervalSinceReferenceDate`, which a date gives back exactly.
+    let createdAt: Double
+    let updatedAt: Double
+    /// The code's ASCII bytes (`packed`).
+    let code: UInt64
+    let fields: ByteArena.Slot
+    let slug: UInt32
+    let isPrimary: Bool
+  }
+
+  private var records = CardTable<Record>()
+  private var fields = ByteArena()
+  /// Card ids by their code: open addressing with linear probing, in a table of a power of two
+  /// buckets at most three quarters full; 0 is an empty bucket.
+  private var byCode: [UInt32] = []
+  private var codes = 0
+
+  init() {}
+
+  subscript(id: Int64) -> Card? {
+    get { records[id].map { card(id, $0) } }
+    set {
+      let old = records[id]
+      guard let card = newValue else {
+        if let old {
+          fields.release(old.fields)
+          removeCode(old.code, id)
+          records[id] = nil
+        }
+        return
+      }
+      guard let code = Self.packed(card.code, bytes: 8),
+        let slug = Self.packed(card.slug, bytes: 4).map(UInt32.init), UInt32(exactly: id) != nil
+      else { preconditionFailure("codes and slugs are the server's: short ASCII") }
+      let packed = PackedFields.pack(card.fields)
+      let slot = old.map { fields.replace($0.fields, with: packed) } ?? fields.store(packed)
+      records[id] = Record(
+        ownerId: card.ownerId, createdAt: card.createdAt.timeIntervalSinceReferenceDate,
+        updatedAt: card.updatedAt.timeIntervalSinceReferenceDate, code: code, fields: slot,
+        slug: slug, isPrimary: card.isPrimary)
+      if old?.code != code {
+        if let old { removeCode(old.code, id) }
+        insertCode(code, id)
+      }
+    }
+  }
+
+  func contains(_ id: Int64) -> Bool { records[id] != nil }
+
+  /// The card holding `code`.
+  func id(code: String) -> Int64? {
+    guard let packed = Self.packed(code, bytes: 8), !byCode.isEmpty else { return nil }
+    var i = bucket(packed)
+    while byCode[i] != 0 {
+      let id = Int64(byCode[i])
+      if records[id]?.code == packed { return id }
+      i = (i + 1) & (byCode.count - 1)
+    }
+    return nil
+  }
+
+  /// Whether one of the cards `ids` has `slug`.
+  func hasSlug(_ slug: String, among ids: [Int64]) -> Bool {
+    guard let packed = Self.packed(slug, bytes: 4).map(UInt32.init) else { return false }
+    return ids.contains { records[$0]?.slug == packed }
+  }
+
+  /// One text of the card's fields, the rest left packed (what a filter compares).
+  func text(_ key: SparseTexts.Key, of id: Int64) -> String? {
+    records[id].flatMap { record in
+      fields.withBytes(record.fields) { PackedFields.text(key, in: $0) }
+    }
+  }
+
+  private func card(_ id: Int64, _ record: Record) -> Card {
+    Card(
+      id: id, ownerId: record.ownerId, code: Self.text(record.code),
+      slug: Self.text(UInt64(record.slug)), isPrimary: record.isPrimary,
+      fields: fields.withBytes(record.fields, PackedFields.unpack),
+      createdAt: Date(timeIntervalSinceReferenceDate: record.createdAt),
+      updatedAt: Date(timeIntervalSinceReferenceDate: record.updatedAt))
+  }
+
+  // MARK: Codes and slugs as integers
+
+  /// Up to `bytes` ASCII characters (no NUL) in an integer, the first in the lowest byte.
+  static func packed(_ text: String, bytes: Int) -> UInt64? {
+    let utf8 = text.utf8
+    guard utf8.count <= bytes, utf8.allSatisfy({ $0 != 0 && $0 < 0x80 }) else { return nil }
+    return utf8.reversed().reduce(0) { $0 << 8 | UInt64($1) }
+  }
+
+  static func text(_ packed: UInt64) -> String {
+    String(unsafeUninitializedCapacity: 8) { buffer in
+      var count = 0
+      var rest = packed
+      while rest != 0 {
+        buffer[count] = UInt8(truncatingIfNeeded: rest)
+        rest >>= 8
+        count += 1
+      }
+      return count
+    }
+  }
+
+  // MARK: The code index
+
+  private func bucket(_ code: UInt64) -> Int {
+    // Fibonacci hashing: codes are random, the multiplication spreads them over the high bits.
+    Int(truncatingIfNeeded: (code &* 0x9E37_79B9_7F4A_7C15) >> 32) & (byCode.count - 1)
+  }
+
+  private mutating func insertCode(_ code: UInt64, _ id: Int64) {
+    if (codes + 1) * 4 > byCode.count * 3 { grow() }
+    var i = bucket(code)
+    while byCode[i] != 0 { i = (i + 1) & (byCode.count - 1) }
+    byCode[i] = UInt32(id)
+    codes += 1
+  }
+
+  private mutating func grow() {
+    let ids = byCode.filter { $0 != 0 }
+    byCode = Array(repeating: 0, count: max(16, byCode.count * 2))
+    for id in ids {
+      var i = bucket(records[Int64(id)]!.code)
+      while byCode[i] != 0 { i = (i + 1) & (byCode.count - 1) }
+      byCode[i] = id
+    }
+  }
+
+  /// Removes `id` from its code's bucket, moving back the entries after it that may move (so
+  /// that no probe stops early at the hole).
+  private mutating func removeCode(_ code: UInt64, _ id: Int64) {
+    let mask = byCode.count - 1
+    var hole = bucket(code)
+    while byCode[hole] != UInt32(id) { hole = (hole + 1) & mask }
+    var j = hole
+    while true {
+      j = (j + 1) & mask
+      guard byCode[j] != 0 else { break }
+      let home = bucket(records[Int64(byCode[j])]!.code)
+      // The entry at j stays if its home lies cyclically in (hole, j].
+      let stays = hole < j ? (home > hole && home <= j) : (home > hole || home <= j)
+      if !stays {
+        byCode[hole] = byCode[j]
+        hole = j
+      }
+    }
+    byCode[hole] = 0
+    codes -= 1
+  }
+}
