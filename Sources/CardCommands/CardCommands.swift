@@ -151,8 +151,7 @@ struct CardCommands {
           if request.new, let account = call.session.account {
             request.query.excluded = wallets.seen(by: account)
           }
-          let (version, request) = (call.session.protocolVersion, request)
-          // The reply is written from the map's summaries under its lock.
+          let version = call.session.protocolVersion
           return cards.search(request.query) { hits, next in
             Self.searchReply(hits, next: next, request, protocol: version)
           }.reply { $0 }

@@ -10,11 +10,9 @@ extension Cards {
     search(query) { hits, next in (hits: hits.map(CardHit.init), next: next) }
   }
 
-  /// The same search, its hits given to `body` as the map holds them, under the map's lock:
-  /// what a reply is written from (CARD.SEARCH), each summary copied once.
-  public func search<R: Sendable>(
-    _ query: CardSearch, _ body: @Sendable ([CardHitView], CardCursor?) -> R
-  )
+  /// The same search, its hits given to `body` with their summaries in one buffer for the
+  /// page: what a reply is written from (CARD.SEARCH), without an array per hit.
+  public func search<R>(_ query: CardSearch, _ body: ([CardHitView], CardCursor?) -> R)
     -> Result<R, CardError>
   {
     var center: (longitude: Double, latitude: Double)?
@@ -128,8 +126,8 @@ extension Cards {
 
   /// `body` given the page the query asks for, from its hits in ascending order, and where the
   /// next starts.
-  private func page<R: Sendable>(
-    of hits: [Hit], _ query: CardSearch, _ body: @Sendable ([CardHitView], CardCursor?) -> R
+  private func page<R>(
+    of hits: [Hit], _ query: CardSearch, _ body: ([CardHitView], CardCursor?) -> R
   ) -> R {
     let (kept, more) = MapPage.page(
       hits, descending: query.descending, after: query.after, count: query.count)
