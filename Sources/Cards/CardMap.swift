@@ -1,6 +1,5 @@
 import Foundation
 import SpatialIndex
-import Synchronization
 
 /// The cards on the map: a `GeoIndex` of its own (its own lock, not the keyspace's) holding
 /// exactly the cards that may be shown (on the map by their owner's choice, active, located),
@@ -10,15 +9,30 @@ import Synchronization
 /// Beside the index, each card's summary (`CardSummary`), written as the card is placed: a hit
 /// reads that one small record, never the card (memory bound at a million cards) nor its owner
 /// (for the share URL). The summaries lie end to end in a byte arena (an array each cost a
-/// header and an allocation beyond its bytes); a search copies its page's into one buffer
-/// (`withHits`).
+/// header and an allocation beyond its bytes), and a search's reply is written from them under
+/// a readers' lock, as GEOSEARCH writes member names (`withHits`).
 final class CardMap: Sendable {
   let index: GeoIndex
   /// Searchers reused across queries, as GEOSEARCH's are.
   let searchers: SearcherPool
-  private let summaries: Mutex<Summaries>
+  private let summaries: Summaries
 
-  private struct Summaries {
+  /// The summaries and their lock, the index's kind (`SlottedRWLock`): searches read side by
+  /// side while their replies are written; placing a card writes. Under a mutex the event loops
+  /// waited for each other's replies (CARD.SEARCH over the wire at 0.31× GEOSEARCH, not 0.47×
+  /// with the page copied out and the reply written after).
+  private final class Summaries: @unchecked Sendable {
+    private let lock = SlottedRWLock()
+    private var table: Table
+
+    init(_ table: Table) { self.table = table }
+
+    func read<R>(_ body: (Table) -> R) -> R { lock.withReadLock { body(table) } }
+
+    func write(_ body: (inout Table) -> Void) { lock.withWriteLock { body(&table) } }
+  }
+
+  private struct Table {
     var arena = ByteArena()
     var slots = CardTable<ByteArena.Slot>()
 
@@ -39,16 +53,16 @@ final class CardMap: Sendable {
     // Locations are validated when a card is written: none fails the index's checks.
     index = try! GeoIndex(items: placed.map(\.item))
     searchers = SearcherPool(index: index)
-    var table = Summaries()
+    var table = Table()
     for (item, summary) in placed { table.set(Int64(item.id), summary) }
-    summaries = Mutex(table)
+    summaries = Summaries(table)
   }
 
   /// Shows the card with its summary, or hides it (`summary` nil).
   func place(_ card: Card, summary: [UInt8]?) {
     guard let summary, let item = Self.item(card) else { return remove(card.id) }
     // The summary first: a query that finds the card in the index finds its summary.
-    summaries.withLock { $0.set(card.id, summary) }
+    summaries.write { $0.set(card.id, summary) }
     _ = try? index.upsert(item)
   }
 
@@ -65,7 +79,7 @@ final class CardMap: Sendable {
   func remove(_ id: Int64) {
     guard let item = ItemID(exactly: id) else { return }
     index.remove(id: item)
-    summaries.withLock { $0.remove(id) }
+    summaries.write { $0.remove(id) }
   }
 
   func contains(_ id: Int64) -> Bool {
@@ -73,32 +87,20 @@ final class CardMap: Sendable {
     return index.item(id: id) != nil
   }
 
-  /// `body` given the index's hits with their summaries, leaving out any card hidden
-  /// meanwhile. The page's summaries are copied under the map's lock into one buffer, and
-  /// `body` runs after it: a reply written under the lock kept the other threads' searches
-  /// waiting (CARD.SEARCH over the wire at a third less).
+  /// `body` given the index's hits with their summaries as held, under the read lock, leaving
+  /// out any card hidden meanwhile.
   func withHits<R>(_ hits: [Hit], _ body: ([CardHitView]) -> R) -> R {
-    let (page, found) = summaries.withLock { table in
-      var page: [UInt8] = []
-      var found: [(hit: Hit, range: Range<Int>)] = []
-      found.reserveCapacity(hits.count)
+    summaries.read { table in
       table.arena.withStorage { storage in
-        for hit in hits {
-          guard let slot = table.slots[Int64(hit.id)] else { continue }
-          let start = page.count
-          page.append(contentsOf: storage.bytes(slot))
-          found.append((hit, start..<page.count))
-        }
+        body(
+          hits.compactMap { hit in
+            table.slots[Int64(hit.id)].map {
+              CardHitView(
+                id: Int64(hit.id), summary: storage.bytes($0), longitude: hit.longitude,
+                latitude: hit.latitude, distance: hit.distance)
+            }
+          })
       }
-      return (page, found)
-    }
-    return page.withUnsafeBytes { bytes in
-      body(
-        found.map { hit, range in
-          CardHitView(
-            id: Int64(hit.id), summary: UnsafeRawBufferPointer(rebasing: bytes[range]),
-            longitude: hit.longitude, latitude: hit.latitude, distance: hit.distance)
-        })
     }
   }
 }

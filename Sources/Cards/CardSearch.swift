@@ -63,9 +63,8 @@ public struct CardHit: Sendable {
   }
 }
 
-/// A card found, its summary's bytes valid only in the closure the hit is given to
-/// (`Cards.search(_:_:)`): a page's summaries in one buffer, copied into a reply as they are,
-/// not an array each.
+/// A card found, as the map holds it: its summary is the map's own bytes, valid only in the
+/// closure the hit is given to (`Cards.search(_:_:)`), so that a reply copies them once.
 public struct CardHitView {
   public let id: Int64
   /// The summary's JSON text (`CardSummary`).

@@ -10,8 +10,8 @@ extension Cards {
     search(query) { hits, next in (hits: hits.map(CardHit.init), next: next) }
   }
 
-  /// The same search, its hits given to `body` with their summaries in one buffer for the
-  /// page: what a reply is written from (CARD.SEARCH), without an array per hit.
+  /// The same search, its hits given to `body` as the map holds them, under its read lock:
+  /// what a reply is written from (CARD.SEARCH), each summary copied once.
   public func search<R>(_ query: CardSearch, _ body: ([CardHitView], CardCursor?) -> R)
     -> Result<R, CardError>
   {
