@@ -300,8 +300,10 @@ public final class Wallets: Sendable {
 
     func accountDeleted(_ id: Int64) -> [any DurableWrite] {
       wallets.state.withLock { s in
-        for card in s.wallets[id]?.added.keys.map({ $0 }) ?? [] {
-          wallets.forget(id, card, in: &s)
+        // The whole wallet at once: not card by card through its order and index.
+        for card in s.wallets.removeValue(forKey: id)?.added.keys.map({ $0 }) ?? [] {
+          s.holders[card]?.remove(id)
+          if s.holders[card]?.isEmpty == true { s.holders[card] = nil }
         }
       }
       return [
