@@ -7,8 +7,8 @@ import Synchronization
 /// The wallets: each account keeps other people's cards, added by share code or URL, listed
 /// newest first and searched by text (`WalletIndex`, in memory). Held in memory (loaded from
 /// the store at start, the search index rebuilt from the held cards), written through the
-/// store's group commit, answered once durable. A held card that
-/// changes is searched by its new text; one that is deleted, or whose owner's account is,
+/// store's group commit, answered once durable. A held card that changes is searched by its
+/// new text; one that is deleted, or whose owner's account is,
 /// leaves every wallet; a deleted account's wallet goes. A held card that turns inactive stays,
 /// shown as inactive and never found by a search. Every holder hears of a held card's change
 /// or removal on its `wallet:<id>` channel (`Notices`). Knows nothing of RESP.
@@ -74,7 +74,7 @@ public final class Wallets: Sendable {
       for row in rows {
         let (holder, card): (Int64, Int64) = (row["account_id"], row["card_id"])
         let added: Double = row["added_at"]
-        // The store deletes a deleted card's entries with it: each entry's card is held.
+        // The store deletes a card's entries with it; an entry without its card is skipped.
         guard let held = cards.held(card) else { continue }
         s.wallets[holder, default: Wallet()].insert(
           Key(micros: Int64((added * 1e6).rounded()), card: card), WalletText(held),
