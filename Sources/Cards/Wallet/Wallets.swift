@@ -269,18 +269,23 @@ public final class Wallets: Sendable {
           ON CONFLICT (account_id, card_id) DO UPDATE SET added_at = excluded.added_at
           """,
         arguments: [account, cardId, Double(micros) / 1e6])
-      let f = card.fields
-      let name = [f.prefix, f.firstName, f.middleName, f.lastName].compactMap { $0 }
-      try db.execute(
-        sql: """
-          INSERT INTO wallet_search (rowid, name, company, job_title, email, city, about_me)
-          VALUES (?, ?, ?, ?, ?, ?, ?)
-          """,
-        arguments: [
-          rowid, name.joined(separator: " "), f.company, f.jobTitle, f.email, f.address?.city,
-          f.aboutMe,
-        ])
+      try Self.insertSearchRow(rowid, card.fields, db)
     }
+  }
+
+  /// The search row of a held card's text (after its old one was deleted): what `sync` writes,
+  /// and a bulk import for the holders of a card it updates (`CardBulkImport`).
+  static func insertSearchRow(_ rowid: Int64, _ f: CardFields, _ db: GRDB.Database) throws {
+    let name = [f.prefix, f.firstName, f.middleName, f.lastName].compactMap { $0 }
+    try db.execute(
+      sql: """
+        INSERT INTO wallet_search (rowid, name, company, job_title, email, city, about_me)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """,
+      arguments: [
+        rowid, name.joined(separator: " "), f.company, f.jobTitle, f.email, f.address?.city,
+        f.aboutMe,
+      ])
   }
 
   private func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
