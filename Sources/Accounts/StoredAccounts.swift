@@ -10,6 +10,9 @@ import GRDB
 public struct StoredAccounts {
   private let db: Database
   private var nextAccount: Int64
+  /// The email key `account(email:)` last found no account for: `invite` then need not ask
+  /// again.
+  private var absent: String?
 
   public init(_ db: Database) throws {
     self.db = db
@@ -23,28 +26,34 @@ public struct StoredAccounts {
   }
 
   /// The account of an email, whatever its case.
-  public func account(email: String) throws -> Account? {
-    try Row.fetchOne(
+  public mutating func account(email: String) throws -> Account? {
+    let key = Account.key(email)
+    let found = try Row.fetchOne(
       db.cachedStatement(
         sql: """
           SELECT id, email, username, password_hash, is_pro, role, created_at
           FROM accounts WHERE email_key = ?
-          """), arguments: [Account.key(email)]
+          """), arguments: [key]
     ).map { row in
       Account(
         id: row[0], email: row[1], username: row[2], passwordHash: row[3], isPro: row[4],
         role: Account.Role(rawValue: row[5]) ?? .none,
         createdAt: Date(timeIntervalSince1970: row[6]))
     }
+    absent = found == nil ? key : nil
+    return found
   }
 
   /// `Accounts.invite`, written into the open transaction.
   public mutating func invite(email: String) throws -> Result<Account, AccountError> {
-    let invited = try Accounts.invite(email, registered: { try exists("email_key", $0) }) {
-      Account.new(
-        id: nextAccount, email: email, username: try Tokens.username { try exists("username", $0) },
-        passwordHash: nil, isPro: false)
-    }
+    let invited = try Accounts.invite(
+      email, registered: { try $0 != absent && exists("email_key", $0) },
+      register: {
+        Account.new(
+          id: nextAccount, email: email,
+          username: try Tokens.username { try exists("username", $0) }, passwordHash: nil,
+          isPro: false)
+      })
     if case .success(let account) = invited {
       try account.write(db)
       nextAccount += 1

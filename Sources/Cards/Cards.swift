@@ -416,11 +416,14 @@ public final class Cards: Sendable {
 
   /// A new card's row, with its point and an import's external id: one statement, not an
   /// insert and updates of the row just written.
-  static func insert(_ card: Card, externalId: String? = nil, _ db: GRDB.Database) throws {
+  /// `json`, when given, is `card.fields.json()` written beforehand (off the writer thread).
+  static func insert(
+    _ card: Card, externalId: String? = nil, json: String? = nil, _ db: GRDB.Database
+  ) throws {
     let columns =
       "id, owner_id, code, slug, is_primary, fields, created_at, updated_at, external_id"
     var arguments: StatementArguments = [
-      card.id, card.ownerId, card.code, card.slug, card.isPrimary, card.fields.json(),
+      card.id, card.ownerId, card.code, card.slug, card.isPrimary, json ?? card.fields.json(),
       card.createdAt.timeIntervalSince1970, card.updatedAt.timeIntervalSince1970, externalId,
     ]
     // Cached statements: compiling one each time (and GRDB's authorizer over it) cost more

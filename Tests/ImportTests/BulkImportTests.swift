@@ -55,6 +55,24 @@ struct BulkImportTests {
     return data
   }
 
+  /// Cards whose location is not in the spatial index GIS tools read (`idx_cards_geom`, kept
+  /// by cards-v3's triggers), plus entries of cards without one.
+  static func misindexed(_ data: String) throws -> Int {
+    try DatabaseQueue(path: data + "/cardatlas.sqlite").read { db in
+      let lon = "json_extract(c.fields, '$.location.lon')"
+      let lat = "json_extract(c.fields, '$.location.lat')"
+      return try Int.fetchOne(
+        db,
+        sql: """
+          SELECT (SELECT count(*) FROM cards c WHERE \(lon) IS NOT NULL AND NOT EXISTS (
+              SELECT 1 FROM idx_cards_geom i WHERE i.pkid = c.id
+                AND i.xmin <= \(lon) AND i.xmax >= \(lon) AND i.ymin <= \(lat) AND i.ymax >= \(lat)))
+            + (SELECT count(*) FROM idx_cards_geom i WHERE NOT EXISTS (
+              SELECT 1 FROM cards c WHERE c.id = i.pkid AND \(lon) IS NOT NULL))
+          """) ?? -1
+    }
+  }
+
   static func copy(_ from: String, _ to: String) throws -> String {
     try FileManager.default.copyItem(atPath: from, toPath: to)
     return to
@@ -122,6 +140,7 @@ struct BulkImportTests {
       )
     }
     #expect(badOwners == 0 && reserved == 0)
+    #expect(try Self.misindexed(direct) == 0)
     let resUsername = try queue.read { db in
       try String.fetchOne(db, sql: "SELECT username FROM accounts WHERE email = 'res@example.com'")
     }
@@ -151,6 +170,7 @@ struct BulkImportTests {
     let data = scratch.path("var")
     let first = try scratch.write(
       "v1.csv", "externalId,ownerEmail,firstName,company\nw1,wen@example.com,Wen,Oldfirm\n")
+    // The second import gives the card a location: the spatial index follows the update.
     #expect(try runImport([first, "--data", data], in: scratch).status == 0)
     let code = try DatabaseQueue(path: data + "/cardatlas.sqlite").read { db in
       try String.fetchOne(db, sql: "SELECT code FROM cards WHERE external_id = 'w1'")
@@ -163,11 +183,13 @@ struct BulkImportTests {
       #expect(try holder.command("WALLET.SEARCH", "Oldfirm").text.contains("Wen"))
     }
     let second = try scratch.write(
-      "v2.csv", "externalId,ownerEmail,firstName,company\nw1,wen@example.com,Wen,Newfirm\n")
+      "v2.csv",
+      "externalId,ownerEmail,firstName,company,lon,lat\nw1,wen@example.com,Wen,Newfirm,9.6,47.2\n")
     let run = try runImport(
       [second, "--data", data, "--report", scratch.path("r.csv")], in: scratch)
     #expect(run.status == 0, "\(run.err)")
     #expect(try reportRows(scratch.path("r.csv")).map { $0["status"] } == ["updated"])
+    #expect(try Self.misindexed(data) == 0)
     let daemon = try Daemon(data: data, in: scratch)
     defer { daemon.stop() }
     let holder = try RESPConnection(port: daemon.port)
