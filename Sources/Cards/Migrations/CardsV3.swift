@@ -6,10 +6,13 @@ extension Cards {
   /// compiled and ran a statement for every row written (`RTreeAlign` through `sqlite3_exec`:
   /// 15% of a bulk import's CPU), checked each point's type against `geometry_columns` and
   /// stamped `geometry_columns_time` on every row; the cards write only points in SRID 4326.
-  /// The entries are the points' exact boxes, as SpatiaLite's were. Shipped: frozen.
+  /// The entries are the points' exact boxes, as SpatiaLite's were. And `cards_by_owner`
+  /// goes: the unique `(owner_id, slug)` index serves every look-up by owner, and each card
+  /// written paid for both. Shipped: frozen.
   static let v3 = StoreMigration(
     "cards-v3",
     sql: """
+      DROP INDEX cards_by_owner;
       DROP TRIGGER IF EXISTS ggi_cards_geom;
       DROP TRIGGER IF EXISTS ggu_cards_geom;
       DROP TRIGGER IF EXISTS tmi_cards_geom;
