@@ -100,7 +100,7 @@ extension Accounts {
         done(result.map { account })
       }
     case .created(let account):
-      commit([TransactionWrite { db in try account.insert(db) }, link(account.id)]) {
+      commit([TransactionWrite { db in try account.write(db) }, link(account.id)]) {
         [self] result in
         if case .failure = result { forget(account.id) }
         done(result.map { account })

@@ -49,16 +49,14 @@ public final class Accounts: Sendable {
 
     /// A new account under the next id, with a username no other has.
     mutating func register(email: String, passwordHash: String?, isPro: Bool) -> Account {
-      var username = Tokens.username()
-      while byUsername[username] != nil { username = Tokens.username() }
-      let account = Account(
-        id: nextAccount, email: email, username: username, passwordHash: passwordHash,
-        isPro: isPro, role: .none,
-        createdAt: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded()))
+      let account = Account.new(
+        id: nextAccount, email: email,
+        username: Tokens.username { byUsername[$0] != nil }, passwordHash: passwordHash,
+        isPro: isPro)
       nextAccount += 1
       accounts[account.id] = account
       byEmail[account.emailKey] = account.id
-      byUsername[username] = account.id
+      byUsername[account.username] = account.id
       return account
     }
   }
@@ -162,7 +160,7 @@ public final class Accounts: Sendable {
         s.signingUp.remove(key)
         return s.register(email: email, passwordHash: hash, isPro: false)
       }
-      commit([TransactionWrite { db in try account.insert(db) }]) { result in
+      commit([TransactionWrite { db in try account.write(db) }]) { result in
         if case .failure = result { self.forget(account.id) }
         done(result.map { account })
       }
@@ -185,7 +183,7 @@ public final class Accounts: Sendable {
     guard let account else {
       return done(.failure(.invalid(field: "email", reason: "already registered")))
     }
-    commit([TransactionWrite { db in try account.insert(db) }]) { result in
+    commit([TransactionWrite { db in try account.write(db) }]) { result in
       if case .failure = result { self.forget(account.id) }
       done(result.map { account })
     }
@@ -195,19 +193,29 @@ public final class Accounts: Sendable {
   /// makes, but handed back at once so that the caller's own writes for it keep their order.
   /// Its durable write is queued now: a write queued after it commits with it or later.
   public func invite(email: String) -> Result<Account, AccountError> {
-    if let problem = Validation.problem(email: email) { return .failure(problem) }
-    let key = Account.key(email)
-    let account = state.withLock { s -> Account? in
-      guard s.byEmail[key] == nil, !s.signingUp.contains(key) else { return nil }
-      return s.register(email: email, passwordHash: nil, isPro: false)
+    let invited = state.withLock { s in
+      Self.invite(email, registered: { s.byEmail[$0] != nil || s.signingUp.contains($0) }) {
+        s.register(email: email, passwordHash: nil, isPro: false)
+      }
     }
-    guard let account else {
-      return .failure(.invalid(field: "email", reason: "already registered"))
-    }
-    commit([TransactionWrite { db in try account.insert(db) }]) { result in
+    guard case .success(let account) = invited else { return invited }
+    commit([TransactionWrite { db in try account.write(db) }]) { result in
       if case .failure = result { self.forget(account.id) }
     }
-    return .success(account)
+    return invited
+  }
+
+  /// The rule of an invitation, wherever the accounts are held (here, or `StoredAccounts`): a
+  /// valid email that no account has (`registered` is asked the email's key) gets one from
+  /// `register`, passwordless and not Pro.
+  static func invite(
+    _ email: String, registered: (String) throws -> Bool, register: () throws -> Account
+  ) rethrows -> Result<Account, AccountError> {
+    if let problem = Validation.problem(email: email) { return .failure(problem) }
+    guard try !registered(Account.key(email)) else {
+      return .failure(.invalid(field: "email", reason: "already registered"))
+    }
+    return .success(try register())
   }
 
   public var isEmpty: Bool { state.withLock { $0.accounts.isEmpty } }

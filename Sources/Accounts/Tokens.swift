@@ -18,10 +18,29 @@ enum Tokens {
     SHA256.hash(data: Array(token.utf8)).map { String(format: "%02x", $0) }.joined()
   }
 
-  /// A username: 6 random lowercase letters and digits.
-  static func username() -> String {
-    let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-    var generator = SystemRandomNumberGenerator()
-    return String((0..<6).map { _ in alphabet.randomElement(using: &generator)! })
+  /// A username: 6 random lowercase letters and digits, drawn again while `taken`.
+  static func username(unless taken: (String) throws -> Bool) rethrows -> String {
+    var username = RandomText.draw(6, from: usernameAlphabet)
+    while try taken(username) { username = RandomText.draw(6, from: usernameAlphabet) }
+    return username
+  }
+
+  private static let usernameAlphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+}
+
+/// Short random texts (usernames, share codes, slugs) from one system random number each: a
+/// draw per character cost a `getrandom` call each, a bulk import's largest single cost.
+public enum RandomText {
+  /// `count` characters of `alphabet`, uniformly (alphabet.count^count must fit in 64 bits).
+  public static func draw(_ count: Int, from alphabet: [Character]) -> String {
+    let base = UInt64(alphabet.count)
+    var value = UInt64.random(in: 0..<(0..<count).reduce(1) { n, _ in n * base })
+    var text = ""
+    text.reserveCapacity(count)
+    for _ in 0..<count {
+      text.append(alphabet[Int(value % base)])
+      value /= base
+    }
+    return text
   }
 }

@@ -17,9 +17,11 @@ enum Validation {
     else { return invalid }
     for scalar in email.unicodeScalars {
       // No spaces, controls, or characters that would end a header or a quoted string.
-      if scalar.value <= 32 || scalar.value == 127
-        || "\"(),:;<>[\\]".unicodeScalars.contains(scalar)
-      {
+      switch scalar {
+      case "\"", "(", ")", ",", ":", ";", "<", ">", "[", "\\", "]": return invalid
+      default: break
+      }
+      if scalar.value <= 32 || scalar.value == 127 {
         return invalid
       }
     }

@@ -76,9 +76,10 @@ struct WalletCommands {
           }
           count = min(n, Wallets.maxSearchCount)
         }
-        return wallets.search(account: account, text: args.string(1), count: count).reply {
-          .array($0.map { Self.reply($0, cards: cards) })
-        }
+        return .array(
+          wallets.search(account: account, text: args.string(1), count: count).map {
+            Self.reply($0, cards: cards)
+          })
       },
     ]
   }

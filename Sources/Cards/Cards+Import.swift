@@ -27,39 +27,63 @@ extension Cards {
     ownerEmail: String, externalId: String, json: String, read: CardFields? = nil,
     _ done: @escaping Done<(card: Card, outcome: ImportOutcome)>
   ) {
+    // Rows are applied in the order they come, an invited owner's included: its account is
+    // registered at once and written before its card.
+    let checked = Self.importRow(
+      externalId: externalId, json: json, read: read,
+      owner: { accounts.account(email: ownerEmail) },
+      invite: { accounts.invite(email: ownerEmail) })
+    switch checked {
+    case .failure(let error): done(.failure(error))
+    case .success(let row):
+      upsert(owner: row.owner, externalId: row.externalId, fields: row.fields, done)
+    }
+  }
+
+  /// The rules of an import's row before its card, wherever the accounts are held (here, or
+  /// the store itself: `CardBulkImport`): the external id is one line of at most 200 bytes
+  /// (trimmed); the fields are checked against the owner's plan (not Pro for an owner to
+  /// invite); an owner without an account (`owner` gives none) is invited. A row refused
+  /// invites no one.
+  static func importRow(
+    externalId: String, json: String, read: CardFields?, owner: () throws -> Account?,
+    invite: () throws -> Result<Account, AccountError>
+  ) rethrows -> Result<(owner: Account, externalId: String, fields: CardFields), CardError> {
     let trimmed = externalId.trimmingCharacters(in: .whitespaces)
     guard !trimmed.isEmpty, trimmed.utf8.count <= Self.maximumExternalIdBytes,
       !trimmed.contains(where: \.isNewline)
     else {
-      return done(
-        .failure(
-          .invalid(
-            CardFieldError(
-              field: "externalId",
-              reason: "required: one line of at most \(Self.maximumExternalIdBytes) bytes"))))
+      return .failure(
+        .invalid(
+          CardFieldError(
+            field: "externalId",
+            reason: "required: one line of at most \(Self.maximumExternalIdBytes) bytes")))
     }
-    // Rows are applied in the order they come, an invited owner's included: its account is
-    // registered at once and written before its card. A row refused invites no one.
-    let owner: Account
+    let known = try owner()
     let fields: CardFields
     do throws(CardFieldError) {
-      if let known = accounts.account(email: ownerEmail) {
-        owner = known
-        fields = try CardFields.parse(json, isPro: owner.isPro, readAs: read)
-      } else {
-        fields = try CardFields.parse(json, isPro: false, readAs: read)
-        switch accounts.invite(email: ownerEmail) {
-        case .success(let invited): owner = invited
-        case .failure(.invalid(_, let reason)):
-          return done(.failure(.invalid(CardFieldError(field: "ownerEmail", reason: reason))))
-        case .failure(let error):
-          return done(.failure(.notPersisted("cannot create the owner's account: \(error.code)")))
-        }
-      }
+      fields = try CardFields.parse(json, isPro: known?.isPro ?? false, readAs: read)
     } catch {
-      return done(.failure(.invalid(error)))
+      return .failure(.invalid(error))
     }
-    upsert(owner: owner, externalId: trimmed, fields: fields, done)
+    if let known { return .success((known, trimmed, fields)) }
+    switch try invite() {
+    case .success(let invited): return .success((invited, trimmed, fields))
+    case .failure(.invalid(_, let reason)):
+      return .failure(.invalid(CardFieldError(field: "ownerEmail", reason: reason)))
+    case .failure(let error):
+      return .failure(.notPersisted("cannot create the owner's account: \(error.code)"))
+    }
+  }
+
+  /// An imported card given a row's fields again: changed and touched now, or nil when it
+  /// already holds exactly these (nothing is written).
+  static func reimported(_ card: Card, with fields: CardFields) -> Card? {
+    guard card.fields != fields else { return nil }
+    var card = card
+    card.fields = fields
+    card.updatedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
+    return card
   }
 
   private func upsert(
@@ -68,11 +92,11 @@ extension Cards {
   ) {
     let key = ExternalKey(owner: owner.id, externalId: externalId)
     let made = state.withLock { s -> Result<(Card, ImportOutcome, Bool), CardError> in
-      if let id = s.byExternalId[key], var card = s.cards[id] {
-        guard card.fields != fields else { return .success((card, .unchanged, false)) }
-        card.fields = fields
+      if let id = s.byExternalId[key], let held = s.cards[id] {
+        guard let card = Self.reimported(held, with: fields) else {
+          return .success((held, .unchanged, false))
+        }
         if let refused = claim(card) { return .failure(refused) }
-        card.updatedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
         s.cards[id] = card
         return .success((card, .updated, false))
       }

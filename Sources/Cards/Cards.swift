@@ -200,22 +200,40 @@ public final class Cards: Sendable {
   func newCard(owner: Int64, _ isPro: Bool, _ fields: CardFields, _ s: inout State) -> Result<
     (Card, Bool), CardError
   > {
-    let limit = isPro ? configuration.proCardLimit : configuration.freeCardLimit
-    guard s.byOwner[owner]?.count ?? 0 < limit else { return .failure(.limit(limit, pro: isPro)) }
-    var code = Self.code()
-    while s.cards.id(code: code) != nil { code = Self.code() }
-    var slug = Self.slug()
-    while s.cards.hasSlug(slug, among: s.byOwner[owner] ?? []) { slug = Self.slug() }
-    let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
-    let card = Card(
-      id: s.nextCard, ownerId: owner, code: code, slug: slug,
-      isPrimary: !s.withPrimary.contains(owner), fields: fields, createdAt: now, updatedAt: now)
+    let drawn = Self.newCard(
+      id: s.nextCard, owner: owner, isPro: isPro, fields: fields, configuration,
+      count: s.byOwner[owner]?.count ?? 0, hasPrimary: s.withPrimary.contains(owner),
+      codeTaken: { s.cards.id(code: $0) != nil },
+      slugTaken: { s.cards.hasSlug($0, among: s.byOwner[owner] ?? []) })
+    guard case .success(let card) = drawn else { return drawn.map { ($0, false) } }
     if let refused = claim(card) { return .failure(refused) }
     s.nextCard += 1
     Self.add(card, to: &s)
     // A new primary card takes the reserved URL.
     let wasReserved = card.isPrimary && s.reserved.remove(owner) != nil
     return .success((card, wasReserved))
+  }
+
+  /// The rules of a new card, wherever the cards are held (here, or the store itself for a
+  /// bulk import, `CardBulkImport`): within the owner's plan limit (`count` cards already), a
+  /// share code no card has, a slug none of the owner's cards has, primary when the owner has
+  /// no primary card.
+  static func newCard(
+    id: Int64, owner: Int64, isPro: Bool, fields: CardFields, _ configuration: Configuration,
+    count: Int, hasPrimary: Bool, codeTaken: (String) throws -> Bool,
+    slugTaken: (String) throws -> Bool
+  ) rethrows -> Result<Card, CardError> {
+    let limit = isPro ? configuration.proCardLimit : configuration.freeCardLimit
+    guard count < limit else { return .failure(.limit(limit, pro: isPro)) }
+    var code = code()
+    while try codeTaken(code) { code = Self.code() }
+    var slug = slug()
+    while try slugTaken(slug) { slug = Self.slug() }
+    let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
+    return .success(
+      Card(
+        id: id, ownerId: owner, code: code, slug: slug, isPrimary: !hasPrimary, fields: fields,
+        createdAt: now, updatedAt: now))
   }
 
   /// Applies an RFC 7396 merge patch to the owner's card.
@@ -388,11 +406,14 @@ public final class Cards: Sendable {
 
   /// A new card's row, with its point and an import's external id: one statement, not an
   /// insert and updates of the row just written.
-  static func insert(_ card: Card, externalId: String? = nil, _ db: GRDB.Database) throws {
+  /// `json`, when given, is `card.fields.json()` written beforehand (off the writer thread).
+  static func insert(
+    _ card: Card, externalId: String? = nil, json: String? = nil, _ db: GRDB.Database
+  ) throws {
     let columns =
       "id, owner_id, code, slug, is_primary, fields, created_at, updated_at, external_id"
     var arguments: StatementArguments = [
-      card.id, card.ownerId, card.code, card.slug, card.isPrimary, card.fields.json(),
+      card.id, card.ownerId, card.code, card.slug, card.isPrimary, json ?? card.fields.json(),
       card.createdAt.timeIntervalSince1970, card.updatedAt.timeIntervalSince1970, externalId,
     ]
     // Cached statements: compiling one each time (and GRDB's authorizer over it) cost more
@@ -431,15 +452,12 @@ public final class Cards: Sendable {
   }
 
   /// 8 characters without look-alikes (no 0/o, 1/l/i): what a QR code or link carries.
-  static func code() -> String {
-    let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
-    return String((0..<8).map { _ in alphabet.randomElement()! })
-  }
+  static func code() -> String { RandomText.draw(8, from: codeAlphabet) }
 
-  static func slug() -> String {
-    let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-    return String((0..<3).map { _ in alphabet.randomElement()! })
-  }
+  static func slug() -> String { RandomText.draw(3, from: slugAlphabet) }
+
+  private static let codeAlphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
+  private static let slugAlphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
 
   /// Told by the accounts of deletions and Pro changes.
   private struct Observer: AccountObserver {

@@ -2,9 +2,7 @@ import Accounts
 import Cards
 import Foundation
 import Logging
-import Notifications
 import Store
-import Synchronization
 
 /// One row's write: the card `externalId` of `ownerEmail`, as CARD.IMPORT takes it.
 public struct CardWriteRequest: Sendable {
@@ -35,11 +33,13 @@ public struct RowFailure: Error, Sendable {
   public let message: String
 }
 
-/// Writes through the domain into a data directory the daemon is not running on: the store
-/// opened with the accounts' and cards' migrations, as `cardatlas serve` opens it.
+/// Writes into a data directory the daemon is not running on, each chunk in one transaction
+/// through `CardBulkImport`: the domain's rules, applied to what the store holds, without the
+/// cards and accounts in memory (a million rows would hold them all). The store is opened with
+/// every migration `cardatlas serve` runs on it.
 public final class StoreSink: CardSink {
   private let store: Store
-  private let cards: Cards
+  private let cards: CardBulkImport
 
   public init(directory: String) throws {
     var logger = Logger(label: "cardatlas.import")
@@ -48,38 +48,22 @@ public final class StoreSink: CardSink {
       directory: directory,
       migrations: Accounts.migrations + Cards.migrations + Wallets.migrations
         + CardViews.migrations, logger: logger)
-    let accounts = try Accounts(store: store)
-    cards = try Cards(store: store, accounts: accounts)
-    // Wallets hold copies of cards' text for search: they hear of updated cards.
-    let notices = try Notices(store: store, cards: cards, notifier: SilentNotifier())
-    _ = try Wallets(store: store, cards: cards, notices: notices)
+    cards = CardBulkImport(store: store)
   }
 
   public func write(_ requests: [CardWriteRequest]) async throws -> [Result<
     ImportOutcome, RowFailure
   >] {
-    let results = Mutex([Result<ImportOutcome, RowFailure>?](repeating: nil, count: requests.count))
-    let remaining = Atomic(requests.count)
-    await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-      guard !requests.isEmpty else { return finished.resume() }
-      for (i, request) in requests.enumerated() {
-        cards.importCard(
-          ownerEmail: request.ownerEmail, externalId: request.externalId, json: request.json,
-          read: request.read
-        ) { result in
-          let mapped = result.map(\.outcome).mapError { RowFailure(message: $0.message) }
-          results.withLock { $0[i] = mapped }
-          if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-            finished.resume()
-          }
-        }
+    try await cards.write(
+      requests.map {
+        CardBulkImport.Row(
+          ownerEmail: $0.ownerEmail, externalId: $0.externalId, json: $0.json, read: $0.read)
       }
-    }
-    return results.withLock { $0.map { $0! } }
+    ).map { $0.mapError { RowFailure(message: $0.message) } }
   }
 
   public func close() { store.close() }
 
-  // In-process, the domain takes the fields the importer read: no JSON written and read again.
+  // In-process, the rules take the fields the importer read: no JSON written and read again.
   public var readsFields: Bool { true }
 }

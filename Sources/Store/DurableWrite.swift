@@ -13,8 +13,14 @@ public protocol DurableWrite: Sendable {
   /// the command's completion: what may only happen after the change is safe (telling
   /// subscribers). Not run when the write or its transaction failed. Must be quick.
   func committed()
+  /// False for a write too large for a savepoint of its own (a bulk import's chunk of rows):
+  /// inside a savepoint, SQLite's statement journal makes each statement that ends walk all
+  /// the savepoint wrote before it, which made a 1,000-row chunk quadratic. Such a write's
+  /// error fails its whole transaction, the other commands in it included.
+  var inSavepoint: Bool { get }
 }
 
 extension DurableWrite {
   public func committed() {}
+  public var inSavepoint: Bool { true }
 }

@@ -102,6 +102,10 @@ final class GroupCommitter: Sendable {
           for (index, commit) in batch.enumerated() {
             if commit.writes.isEmpty {
               for change in commit.changes { try writer.apply(change) }
+            } else if commit.writes.contains(where: { !$0.inSavepoint }) {
+              // Its error fails the transaction (`DurableWrite.inSavepoint`).
+              for change in commit.changes { try writer.apply(change) }
+              for write in commit.writes { try write.apply(to: db) }
             } else {
               do {
                 try db.inSavepoint {

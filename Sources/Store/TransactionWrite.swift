@@ -5,11 +5,13 @@ import GRDB
 public struct TransactionWrite: DurableWrite {
   let body: @Sendable (GRDB.Database) throws -> Void
   let afterCommit: @Sendable () -> Void
+  public let inSavepoint: Bool
 
   public init(
-    body: @escaping @Sendable (GRDB.Database) throws -> Void,
+    inSavepoint: Bool = true, body: @escaping @Sendable (GRDB.Database) throws -> Void,
     afterCommit: @escaping @Sendable () -> Void = {}
   ) {
+    self.inSavepoint = inSavepoint
     self.body = body
     self.afterCommit = afterCommit
   }

@@ -47,14 +47,16 @@ struct CardPages: Sendable {
 
   /// The page of a share URL. Opening it counts as a view, once durable (the page is shown even
   /// if the view could not be stored, as CARD.GET does): a signed-in viewer's by CARD.GET's
-  /// rule, an anonymous visitor's by its client (docs/HTTP.md).
+  /// rule, an anonymous visitor's by its client (docs/HTTP.md); a HEAD is none.
   func page(_ request: Request, _ context: PageContext, _ username: String, _ slug: String?)
     async -> Response
   {
     let opened = cards.open(username: username, slug: slug)
     guard case .card(let card) = opened else { return notice(opened) }
     let record =
-      if let viewer = viewer(request) {
+      if context.headOnly {
+        nil as CardViews.Record?
+      } else if let viewer = viewer(request) {
         views.opened(card, by: viewer)
       } else {
         views.opened(card, byVisitor: Self.client(request, context))

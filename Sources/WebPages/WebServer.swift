@@ -42,10 +42,10 @@ public final class WebServer: Sendable {
   /// Binds and serves; returns the bound port (`port` 0 picks one).
   @discardableResult
   public func start() async throws -> Int {
-    let router = makeRouter()
+    let responder = HeadRequests(router: makeRouter().buildResponder())
     let (bound, boundSink) = AsyncStream<Result<Int, any Error>>.makeStream()
     let app = Application(
-      router: router,
+      responder: responder,
       configuration: .init(address: .hostname(host, port: port), serverName: "CardAtlas"),
       onServerRunning: { [port] channel in
         boundSink.yield(.success(channel.localAddress?.port ?? port))

@@ -137,7 +137,8 @@ func freePort() throws -> UInt16 {
 }
 
 /// Every card in a data directory, without what differs between runs (ids, codes, slugs,
-/// timestamps): owner email, external id, whether primary, fields JSON; and the owners.
+/// timestamps): owner email, external id (`-` for a card not imported), whether primary, fields
+/// JSON; and the owners.
 struct CardSet: Equatable {
   var cards: [String]
   var accounts: [String]
@@ -149,7 +150,7 @@ struct CardSet: Equatable {
         try String.fetchAll(
           db,
           sql: """
-            SELECT a.email || ' ' || c.external_id || ' ' || c.is_primary || ' ' || c.fields
+            SELECT a.email || ' ' || coalesce(c.external_id, '-') || ' ' || c.is_primary || ' ' || c.fields
             FROM cards c JOIN accounts a ON a.id = c.owner_id ORDER BY a.email, c.external_id
             """),
         try String.fetchAll(

@@ -1,6 +1,7 @@
 import Foundation
 import RESP
 import RedisTestSupport
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -20,6 +21,8 @@ struct VenueCrashTests {
     /// Visits acknowledged closed: by a CHECKOUT, or by a check-in elsewhere.
     var closed: Set<Int> = []
     var open: Int?
+    /// Visits acknowledged so far (`visits.count`), read while `run` goes on.
+    let checkIns = Atomic(0)
 
     init(email: String, codes: [String]) {
       self.email = email
@@ -43,7 +46,11 @@ struct VenueCrashTests {
         // A check-in at the venue already in keeps that visit open.
         if let open, open != id { closed.insert(open) }
         open = id
-        if let id, let venue = visit["venueId"] as? Int { visits[id] = venue }
+        if let id, let venue = visit["venueId"] as? Int,
+          visits.updateValue(venue, forKey: id) == nil
+        {
+          checkIns.add(1, ordering: .relaxed)
+        }
       }
     }
   }
@@ -84,7 +91,15 @@ struct VenueCrashTests {
       let port = server.port
       let threads = visitors.map { visitor in Thread { visitor.run(port: port) } }
       for thread in threads { thread.start() }
-      try await Task.sleep(nanoseconds: 800_000_000)
+      // The kill comes once the visitors have made 100 more visits (they make 4 × 2,400 at
+      // most), however slow the machine: while they are still writing.
+      let started = visitors.map { $0.checkIns.load(ordering: .relaxed) }.reduce(0, +)
+      let deadline = Date().addingTimeInterval(60)
+      while visitors.map({ $0.checkIns.load(ordering: .relaxed) }).reduce(0, +) <= started + 100,
+        Date() < deadline
+      {
+        try await Task.sleep(nanoseconds: 10_000_000)
+      }
       server.signal(SIGKILL)
       server.waitUntilExit()
       while threads.contains(where: { !$0.isFinished }) {

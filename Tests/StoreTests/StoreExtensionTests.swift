@@ -164,4 +164,46 @@ import Testing
       #expect(Set(ids) == Set((0..<200).filter { $0 != 50 && $0 != 120 }))
     }
   }
+
+  /// A write outside a savepoint of its own (`inSavepoint` false: a bulk import's chunk) commits
+  /// like any other, and its error fails the whole transaction: nothing of it, nor of the
+  /// commands that shared the transaction, is kept.
+  @Test func aWriteOutsideASavepointCommitsOrFailsItsTransaction() async throws {
+    try await withTemporaryDirectory { dir in
+      let store = try openStore(dir, migrations: [Self.notes])
+      defer { store.close() }
+      let chunk = TransactionWrite(inSavepoint: false) { db in
+        for i in 0..<100 {
+          try db.execute(
+            sql: "INSERT INTO notes (id, text) VALUES (?, ?)", arguments: [i, "c\(i)"])
+        }
+      }
+      try await store.commit([], writes: [chunk])
+      let results = Mutex<[Int: Result<Void, any Error>]>([:])
+      let done = DispatchGroup()
+      // Queued while the writer may be held by a slow first command: at least the other two
+      // share a transaction.
+      let hold = TransactionWrite { _ in usleep(200_000) }
+      let failing = TransactionWrite(inSavepoint: false) { db in
+        try db.execute(sql: "INSERT INTO notes (id, text) VALUES (500, 'kept?')")
+        throw Refused()
+      }
+      let commands: [[any DurableWrite]] = [[hold], [AddNote(id: 600, text: "other")], [failing]]
+      for (i, writes) in commands.enumerated() {
+        done.enter()
+        store.commit([], writes: writes) { result in
+          results.withLock { $0[i] = result }
+          done.leave()
+        }
+      }
+      done.wait()
+      let failed = results.withLock { r in r.filter { (try? $0.value.get()) == nil }.keys.sorted() }
+      let ids = try store.read { db in
+        try Int.fetchAll(db, sql: "SELECT id FROM notes ORDER BY id")
+      }
+      // The hold may have had a transaction alone, or shared the failed one.
+      #expect(failed == [1, 2] || failed == [0, 1, 2], "\(failed)")
+      #expect(ids == Array(0..<100))
+    }
+  }
 }

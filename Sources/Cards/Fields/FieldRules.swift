@@ -171,12 +171,19 @@ enum FieldRules {
       case "\n", "\r", "\u{2028}", "\u{2029}":
         if lines == .one { return "must be a single line" }
       default:
-        if scalar.properties.generalCategory == .control {
+        // ASCII's controls without asking Unicode's tables (most text is ASCII).
+        if scalar.isASCII
+          ? scalar.value < 0x20 || scalar.value == 0x7F
+          : scalar.properties.generalCategory == .control
+        {
           return "must not contain control characters"
         }
       }
     }
-    if value.count > maximum { return Reason("at most \(maximum) characters") }
+    // Characters are never more than UTF-8 bytes: most values need no counting.
+    if value.utf8.count > maximum, value.count > maximum {
+      return Reason("at most \(maximum) characters")
+    }
     return nil
   }
 
@@ -192,13 +199,21 @@ enum FieldRules {
     else { return "not an email address" }
     for scalar in email.unicodeScalars {
       // No spaces, controls, or characters that would end a header or a quoted string.
-      if scalar.value <= 32 || scalar.value == 127 || scalar.properties.generalCategory == .control
-        || "\"(),:;<>[\\]".unicodeScalars.contains(scalar)
+      if scalar.value <= 32 || scalar.value == 127 || Self.endsAnAddress(scalar)
+        || (!scalar.isASCII && scalar.properties.generalCategory == .control)
       {
         return "not an email address"
       }
     }
     return nil
+  }
+
+  /// Characters that would end a mail header's address or a quoted string.
+  static func endsAnAddress(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar {
+    case "\"", "(", ")", ",", ":", ";", "<", ">", "[", "\\", "]": true
+    default: false
+    }
   }
 
   /// An international number (`+`, a country code not starting with 0, 8 to 15 digits in all)

@@ -23,5 +23,5 @@ extension Wallets {
         """)
   }
 
-  public static let migrations = [v1]
+  public static let migrations = [v1, v2]
 }

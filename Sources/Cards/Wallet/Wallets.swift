@@ -5,9 +5,10 @@ import Store
 import Synchronization
 
 /// The wallets: each account keeps other people's cards, added by share code or URL, listed
-/// newest first and searched by text (SQLite FTS5). Held in memory (loaded from the store at
-/// start), written through the store's group commit, answered once durable. A held card that
-/// changes is searched by its new text; one that is deleted, or whose owner's account is,
+/// newest first and searched by text (`WalletIndex`, in memory). Held in memory (loaded from
+/// the store at start, the search index rebuilt from the held cards), written through the
+/// store's group commit, answered once durable. A held card that changes is searched by its
+/// new text; one that is deleted, or whose owner's account is,
 /// leaves every wallet; a deleted account's wallet goes. A held card that turns inactive stays,
 /// shown as inactive and never found by a search. Every holder hears of a held card's change
 /// or removal on its `wallet:<id>` channel (`Notices`). Knows nothing of RESP.
@@ -23,6 +24,7 @@ public final class Wallets: Sendable {
     /// Oldest first.
     var order: [Key] = []
     var added: [Int64: Int64] = [:]
+    var index = WalletIndex()
 
     /// How many keys sort before `key`.
     func rank(_ key: Key) -> Int {
@@ -34,14 +36,16 @@ public final class Wallets: Sendable {
       return low
     }
 
-    mutating func insert(_ key: Key) {
+    mutating func insert(_ key: Key, _ text: WalletText, loading: Bool = false) {
       order.insert(key, at: rank(key))
       added[key.card] = key.micros
+      index.insert(key, text, loading: loading)
     }
 
     mutating func remove(_ card: Int64) {
       guard let micros = added.removeValue(forKey: card) else { return }
       order.remove(at: rank(Key(micros: micros, card: card)))
+      index.remove(card)
     }
   }
 
@@ -70,10 +74,14 @@ public final class Wallets: Sendable {
       for row in rows {
         let (holder, card): (Int64, Int64) = (row["account_id"], row["card_id"])
         let added: Double = row["added_at"]
+        // The store deletes a card's entries with it; an entry without its card is skipped.
+        guard let held = cards.held(card) else { continue }
         s.wallets[holder, default: Wallet()].insert(
-          Key(micros: Int64((added * 1e6).rounded()), card: card))
+          Key(micros: Int64((added * 1e6).rounded()), card: card), WalletText(held),
+          loading: true)
         s.holders[card, default: []].insert(holder)
       }
+      for holder in Array(s.wallets.keys) { s.wallets[holder]?.index.finishLoading() }
     }
     let observer = Observer(wallets: self)
     cards.addObserver(observer)
@@ -105,34 +113,20 @@ public final class Wallets: Sendable {
     return held.union(cards.cards(of: account).map(\.id))
   }
 
-  /// The account's active cards whose text has every word of `text` as a word's prefix,
-  /// accents and case ignored; the best match first (bm25), at most `count`.
-  public func search(account: Int64, text: String, count: Int) -> Result<[WalletEntry], CardError> {
-    guard let match = Self.match(text) else { return .success([]) }
-    let range = Self.rowid(account, 0)...Self.rowid(account, 0xFFFF_FFFF)
-    do {
-      return .success(
-        try store.read { db in
-          var found: [WalletEntry] = []
-          // Cached: compiled once per connection, not for every search.
-          let rows = try Int64.fetchCursor(
-            db.cachedStatement(
-              sql: """
-                SELECT rowid FROM wallet_search
-                WHERE wallet_search MATCH ? AND rowid BETWEEN ? AND ?
-                ORDER BY bm25(wallet_search, 10, 5, 5, 3, 2, 1)
-                """),
-            arguments: [match, range.lowerBound, range.upperBound])
-          while found.count < count, let rowid = try rows.next() {
-            if let entry = entry(account, rowid & 0xFFFF_FFFF), entry.isActive {
-              found.append(entry)
-            }
-          }
-          return found
-        })
-    } catch {
-      return .failure(.notPersisted("\(error)"))
+  /// The account's active cards whose text has every word of `text` (at most 16) as a word's
+  /// prefix, accents and case ignored; the best match first (bm25 over the wallet, see
+  /// `WalletIndex.matches`), then the newest added; at most `count`.
+  public func search(account: Int64, text: String, count: Int) -> [WalletEntry] {
+    let words = WalletText.query(text)
+    guard !words.isEmpty else { return [] }
+    var ranked = state.withLock { $0.wallets[account]?.index.matches(words) ?? [] }
+    ranked.sort { ($0.score, $0.key) > ($1.score, $1.key) }
+    var found: [WalletEntry] = []
+    for match in ranked {
+      guard found.count < count else { break }
+      if let entry = entry(account, match.key.card), entry.isActive { found.append(entry) }
     }
+    return found
   }
 
   /// How many wallets hold the card.
@@ -158,16 +152,14 @@ public final class Wallets: Sendable {
       if case .failure(let error) = found { done(.failure(error)) }
       return
     }
-    guard account >= 0, account < 1 << 31, card.id < 1 << 32 else {
-      return done(.failure(.badQuery("the wallet cannot hold this card")))
-    }
     let now = Int64((Date().timeIntervalSince1970 * 1e6).rounded())
     // Under the lock, so that a deletion of the card (which takes it after the card is gone)
     // either sees the entry or prevents it.
     let added = state.withLock { s -> Bool? in
-      guard cards.held(card.id) != nil else { return nil }
+      guard let held = cards.held(card.id) else { return nil }
       if s.wallets[account]?.added[card.id] != nil { return false }
-      s.wallets[account, default: Wallet()].insert(Key(micros: now, card: card.id))
+      s.wallets[account, default: Wallet()].insert(
+        Key(micros: now, card: card.id), WalletText(held))
       s.holders[card.id, default: []].insert(account)
       return true
     }
@@ -186,15 +178,14 @@ public final class Wallets: Sendable {
   /// cards): memory now, and the writes for that change's transaction. A card already held,
   /// the account's own, or one no longer held gives no writes.
   public func adding(_ card: Card, to account: Int64, at date: Date) -> [any DurableWrite] {
-    guard card.ownerId != account, account >= 0, account < 1 << 31, card.id < 1 << 32 else {
-      return []
-    }
+    guard card.ownerId != account else { return [] }
     let micros = Int64((date.timeIntervalSince1970 * 1e6).rounded())
     let added = state.withLock { s -> Bool in
-      guard cards.held(card.id) != nil, s.wallets[account]?.added[card.id] == nil else {
+      guard let held = cards.held(card.id), s.wallets[account]?.added[card.id] == nil else {
         return false
       }
-      s.wallets[account, default: Wallet()].insert(Key(micros: micros, card: card.id))
+      s.wallets[account, default: Wallet()].insert(
+        Key(micros: micros, card: card.id), WalletText(held))
       s.holders[card.id, default: []].insert(account)
       return true
     }
@@ -249,15 +240,13 @@ public final class Wallets: Sendable {
     if s.holders[cardId]?.isEmpty == true { s.holders[cardId] = nil }
   }
 
-  /// A write that makes the store's entry and search row for (account, card) what memory holds
-  /// when it applies: writes racing for one entry (an add, the card's update or deletion) then
-  /// leave the latest state whatever order they commit in.
+  /// A write that makes the store's entry for (account, card) what memory holds when it
+  /// applies: writes racing for one entry (an add, the card's deletion) then leave the latest
+  /// state whatever order they commit in.
   private func sync(_ account: Int64, _ cardId: Int64) -> any DurableWrite {
     TransactionWrite { [self] db in
-      let rowid = Self.rowid(account, cardId)
       let micros = state.withLock { $0.wallets[account]?.added[cardId] }
-      try db.execute(sql: "DELETE FROM wallet_search WHERE rowid = ?", arguments: [rowid])
-      guard let micros, let card = cards.held(cardId) else {
+      guard let micros, cards.held(cardId) != nil else {
         try db.execute(
           sql: "DELETE FROM wallet_entries WHERE account_id = ? AND card_id = ?",
           arguments: [account, cardId])
@@ -269,17 +258,6 @@ public final class Wallets: Sendable {
           ON CONFLICT (account_id, card_id) DO UPDATE SET added_at = excluded.added_at
           """,
         arguments: [account, cardId, Double(micros) / 1e6])
-      let f = card.fields
-      let name = [f.prefix, f.firstName, f.middleName, f.lastName].compactMap { $0 }
-      try db.execute(
-        sql: """
-          INSERT INTO wallet_search (rowid, name, company, job_title, email, city, about_me)
-          VALUES (?, ?, ?, ?, ?, ?, ?)
-          """,
-        arguments: [
-          rowid, name.joined(separator: " "), f.company, f.jobTitle, f.email, f.address?.city,
-          f.aboutMe,
-        ])
     }
   }
 
@@ -287,25 +265,26 @@ public final class Wallets: Sendable {
     cards.commit(writes, done)
   }
 
-  static func rowid(_ account: Int64, _ card: Int64) -> Int64 { account << 32 | card }
-
-  /// An FTS5 query: each word of `text` (letters and digits) as a quoted prefix, all required;
-  /// nil when there is none. At most 16 words.
-  static func match(_ text: String) -> String? {
-    let words = text.split { !($0.isLetter || $0.isNumber) }.prefix(16)
-    guard !words.isEmpty else { return nil }
-    return words.map { "\"\($0)\"*" }.joined(separator: " ")
-  }
-
   /// Told of held cards' changes and deletions, and of deleted accounts.
   private struct Observer: CardObserver, AccountObserver {
     let wallets: Wallets
 
+    /// Every holder's index takes the card's text as held now (not `card`: of two racing
+    /// updates, the later told may be the earlier made).
     func cardChanged(_ card: Card) -> [any DurableWrite] {
-      let holders = wallets.state.withLock { $0.holders[card.id] ?? [] }
+      let holders = wallets.state.withLock { s -> Set<Int64> in
+        let holders = s.holders[card.id] ?? []
+        guard !holders.isEmpty, let held = wallets.cards.held(card.id) else { return holders }
+        let text = WalletText(held)
+        for holder in holders {
+          if let micros = s.wallets[holder]?.added[card.id] {
+            s.wallets[holder]?.index.insert(Key(micros: micros, card: card.id), text)
+          }
+        }
+        return holders
+      }
       guard !holders.isEmpty else { return [] }
-      return holders.map { wallets.sync($0, card.id) }
-        + [wallets.notices.changed(card, holders: holders)]
+      return [wallets.notices.changed(card, holders: holders)]
     }
 
     func cardDeleted(_ card: Card) -> [any DurableWrite] {
@@ -321,16 +300,15 @@ public final class Wallets: Sendable {
 
     func accountDeleted(_ id: Int64) -> [any DurableWrite] {
       wallets.state.withLock { s in
-        for card in s.wallets[id]?.added.keys.map({ $0 }) ?? [] {
-          wallets.forget(id, card, in: &s)
+        // The whole wallet at once: not card by card through its order and index.
+        for card in s.wallets.removeValue(forKey: id)?.added.keys.map({ $0 }) ?? [] {
+          s.holders[card]?.remove(id)
+          if s.holders[card]?.isEmpty == true { s.holders[card] = nil }
         }
       }
       return [
         TransactionWrite { db in
           try db.execute(sql: "DELETE FROM wallet_entries WHERE account_id = ?", arguments: [id])
-          try db.execute(
-            sql: "DELETE FROM wallet_search WHERE rowid BETWEEN ? AND ?",
-            arguments: [Wallets.rowid(id, 0), Wallets.rowid(id, 0xFFFF_FFFF)])
         }
       ]
     }

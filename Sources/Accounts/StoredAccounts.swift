@@ -1,0 +1,69 @@
+import Foundation
+import GRDB
+
+/// The accounts as the store holds them, read and invited inside one of the writer's
+/// transactions: for a writer that runs without `Accounts` in memory (a bulk import into a
+/// data directory the daemon is not running on), so that memory stays flat however many
+/// accounts it invites. The rules are `Accounts`' own (`Accounts.invite`, `Account.new`,
+/// `Tokens.username`); only where they read and write differs. Ids continue the table's
+/// sequence, as the daemon continues it when it loads them.
+public struct StoredAccounts {
+  private let db: Database
+  private var nextAccount: Int64
+  /// The email key `account(email:)` last found no account for: `invite` then need not ask
+  /// again.
+  private var absent: String?
+
+  public init(_ db: Database) throws {
+    self.db = db
+    let highest = try Int64.fetchOne(
+      db,
+      sql: """
+        SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'accounts'), 0),
+          coalesce((SELECT max(id) FROM accounts), 0))
+        """)
+    nextAccount = (highest ?? 0) + 1
+  }
+
+  /// The account of an email, whatever its case.
+  public mutating func account(email: String) throws -> Account? {
+    let key = Account.key(email)
+    let found = try Row.fetchOne(
+      db.cachedStatement(
+        sql: """
+          SELECT id, email, username, password_hash, is_pro, role, created_at
+          FROM accounts WHERE email_key = ?
+          """), arguments: [key]
+    ).map { row in
+      Account(
+        id: row[0], email: row[1], username: row[2], passwordHash: row[3], isPro: row[4],
+        role: Account.Role(rawValue: row[5]) ?? .none,
+        createdAt: Date(timeIntervalSince1970: row[6]))
+    }
+    absent = found == nil ? key : nil
+    return found
+  }
+
+  /// `Accounts.invite`, written into the open transaction.
+  public mutating func invite(email: String) throws -> Result<Account, AccountError> {
+    let invited = try Accounts.invite(
+      email, registered: { try $0 != absent && exists("email_key", $0) },
+      register: {
+        Account.new(
+          id: nextAccount, email: email,
+          username: try Tokens.username { try exists("username", $0) }, passwordHash: nil,
+          isPro: false)
+      })
+    if case .success(let account) = invited {
+      try account.write(db)
+      nextAccount += 1
+    }
+    return invited
+  }
+
+  private func exists(_ column: String, _ value: String) throws -> Bool {
+    try Bool.fetchOne(
+      db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM accounts WHERE \(column) = ?)"),
+      arguments: [value]) ?? false
+  }
+}

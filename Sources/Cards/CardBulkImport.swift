@@ -1,0 +1,162 @@
+import Accounts
+import Foundation
+import GRDB
+import Store
+import Synchronization
+
+/// `cardatlas import` into a data directory the daemon is not running on: each chunk of rows
+/// is one write in one of the store's transactions, and what the rules ask (the owner's
+/// account, the card of an external id, the owner's cards, codes and slugs taken, the reserved
+/// URL) is read from the store's indexes instead of held in memory, so that memory stays flat
+/// over any number of rows. The rules are the domain's own (`Cards.importRow`,
+/// `Cards.newCard`, `Cards.reimported`, `Accounts.invite`), and the rows are those
+/// `importCard` writes: a daemon started on the directory afterwards loads the same cards.
+public final class CardBulkImport: Sendable {
+  /// One row: the card `externalId` of `ownerEmail`, as `Cards.importCard` takes it.
+  public struct Row: Sendable {
+    public var ownerEmail: String
+    public var externalId: String
+    public var json: String
+    /// `CardFields.read(object:)` of what `json` holds, if done (nil: `json` is read).
+    public var read: CardFields?
+
+    public init(ownerEmail: String, externalId: String, json: String, read: CardFields? = nil) {
+      self.ownerEmail = ownerEmail
+      self.externalId = externalId
+      self.json = json
+      self.read = read
+    }
+  }
+
+  private let store: Store
+  private let configuration: Cards.Configuration
+
+  /// `store` must hold the accounts', cards' and wallets' tables, and no daemon may run on it
+  /// (it would not see these writes in its memory).
+  public init(store: Store, configuration: Cards.Configuration = .init()) {
+    self.store = store
+    self.configuration = configuration
+  }
+
+  /// Writes the rows in order, in one transaction, and answers once it is durable: each row's
+  /// outcome or its refusal (`INVALID`, `LIMIT`), which writes nothing of that row. A thrown
+  /// error means none of the rows was written.
+  public func write(_ rows: [Row]) async throws -> [Result<ImportOutcome, CardError>] {
+    guard !rows.isEmpty else { return [] }
+    let outcomes = Mutex<[Result<ImportOutcome, CardError>]>([])
+    let configuration = self.configuration
+    // The fields' stored JSON is written here, beside the next chunk's reading, not on the
+    // store's writer thread, which every row waits for. When `read` is given, the rules keep
+    // those very fields (`CardFields.parse(_:isPro:readAs:)`).
+    let texts = rows.map { $0.read?.json() }
+    try await store.commit(
+      [],
+      writes: [
+        // A chunk's thousand rows in a savepoint made it quadratic: a failure fails the
+        // import, which the checkpoint resumes.
+        TransactionWrite(inSavepoint: false) { db in
+          var chunk = try Chunk(db, configuration)
+          let written = try zip(rows, texts).map { try chunk.write($0, json: $1) }
+          outcomes.withLock { $0 = written }
+        }
+      ])
+    return outcomes.withLock { $0 }
+  }
+}
+
+/// One chunk's transaction: the store as the rules read it, through cached statements.
+private struct Chunk {
+  let db: Database
+  let configuration: Cards.Configuration
+  var accounts: StoredAccounts
+  var nextCard: Int64
+
+  init(_ db: Database, _ configuration: Cards.Configuration) throws {
+    self.db = db
+    self.configuration = configuration
+    accounts = try StoredAccounts(db)
+    // As `Cards` continues the ids when it loads: after the highest ever given.
+    let highest = try Int64.fetchOne(
+      db,
+      sql: """
+        SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'cards'), 0),
+          coalesce((SELECT max(id) FROM cards), 0))
+        """)
+    nextCard = (highest ?? 0) + 1
+  }
+
+  /// `json`: the stored JSON of `row.read`, if written already.
+  mutating func write(_ row: CardBulkImport.Row, json: String?) throws -> Result<
+    ImportOutcome, CardError
+  > {
+    var invited = false
+    let checked = try Cards.importRow(
+      externalId: row.externalId, json: row.json, read: row.read,
+      owner: { try accounts.account(email: row.ownerEmail) },
+      invite: {
+        invited = true
+        return try accounts.invite(email: row.ownerEmail)
+      })
+    guard case .success(let (owner, externalId, fields)) = checked else {
+      return checked.map { _ in .created }
+    }
+    // An owner invited just now has no cards, no primary card and no reserved URL.
+    if !invited, let held = try card(owner: owner.id, externalId: externalId) {
+      guard let card = Cards.reimported(held, with: fields) else { return .success(.unchanged) }
+      // Wallets holding it search its new text once the daemon starts: their indexes are built
+      // from the held cards then.
+      try Cards.save(card, db)
+      return .success(.updated)
+    }
+    let (count, hasPrimary) = invited ? (0, false) : try cards(of: owner.id)
+    let made = try Cards.newCard(
+      id: nextCard, owner: owner.id, isPro: owner.isPro, fields: fields, configuration,
+      count: count, hasPrimary: hasPrimary,
+      codeTaken: { try exists("SELECT EXISTS (SELECT 1 FROM cards WHERE code = ?)", [$0]) },
+      slugTaken: { slug in
+        try count > 0
+          && exists(
+            "SELECT EXISTS (SELECT 1 FROM cards WHERE owner_id = ? AND slug = ?)",
+            [owner.id, slug])
+      })
+    guard case .success(let card) = made else { return made.map { _ in .created } }
+    try Cards.insert(card, externalId: externalId, json: json, db)
+    nextCard += 1
+    // A new primary card takes the reserved URL.
+    if card.isPrimary && !invited {
+      try db.cachedStatement(sql: "DELETE FROM card_reserved_urls WHERE account_id = ?")
+        .execute(arguments: [owner.id])
+    }
+    return .success(.created)
+  }
+
+  /// The owner's card an import gave `externalId`, as `Cards` loads it.
+  private func card(owner: Int64, externalId: String) throws -> Card? {
+    guard
+      let row = try Row.fetchOne(
+        db.cachedStatement(
+          sql: """
+            SELECT id, code, slug, is_primary, fields, created_at, updated_at FROM cards
+            WHERE owner_id = ? AND external_id = ?
+            """), arguments: [owner, externalId])
+    else { return nil }
+    return Card(
+      id: row[0], ownerId: owner, code: row[1], slug: row[2], isPrimary: row[3],
+      fields: try CardFields.parse(row[4], isPro: true),
+      createdAt: Date(timeIntervalSince1970: row[5]),
+      updatedAt: Date(timeIntervalSince1970: row[6]))
+  }
+
+  /// How many cards the owner has, and whether one is primary.
+  private func cards(of owner: Int64) throws -> (Int, Bool) {
+    let row = try Row.fetchOne(
+      db.cachedStatement(
+        sql: "SELECT count(*), coalesce(max(is_primary), 0) FROM cards WHERE owner_id = ?"),
+      arguments: [owner])
+    return (row?[0] ?? 0, row?[1] ?? false)
+  }
+
+  private func exists(_ sql: String, _ arguments: StatementArguments) throws -> Bool {
+    try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) ?? false
+  }
+}
