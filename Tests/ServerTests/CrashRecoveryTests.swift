@@ -77,7 +77,9 @@ struct CrashRecoveryTests {
 
   /// Every expected member present, and members only in whole triples.
   static func check(_ expected: [String: (Double, Double)], port: UInt16) throws {
-    let connection = try RESPConnection(port: port)
+    // A restarted debug server reads the whole key back on a busy machine: a minute's bound,
+    // not the default 10 s (a full parallel suite beside two sanitizer builds took longer).
+    let connection = try RESPConnection(port: port, timeoutSeconds: 60)
     guard case .array(let all) = try connection.command("ZRANGE", "crash", "0", "-1").value else {
       Issue.record("ZRANGE did not answer an array")
       return
