@@ -1,4 +1,5 @@
 import Cards
+import Datasets
 import Foundation
 import Testing
 
@@ -118,7 +119,7 @@ import Testing
 
   /// Random valid fields survive json() -> parse.
   @Test func randomFieldsSurviveJSON() throws {
-    var generator = SplitMix64(seed: 20_261_125)
+    var generator = SeededGenerator(seed: 20_261_125)
     for _ in 0..<500 {
       let fields = RandomCard.fields(using: &generator)
       let json = fields.json()
@@ -131,7 +132,7 @@ import Testing
 
   /// Coordinates at full precision, made in code (CARD.LOCATE), survive too.
   @Test func randomLocationsSurviveJSON() throws {
-    var generator = SplitMix64(seed: 85_051_128)
+    var generator = SeededGenerator(seed: 85_051_128)
     for _ in 0..<5_000 {
       let location = CardLocation(
         longitude: .random(in: -180...180, using: &generator),
@@ -143,23 +144,12 @@ import Testing
   }
 }
 
-/// A seeded generator, so a failure can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// Random fields the rules accept, as `parse` keeps them (trimmed, none empty).
 enum RandomCard {
-  static func fields(using g: inout SplitMix64) -> CardFields {
-    func maybe<T>(_ make: (inout SplitMix64) -> T) -> T? { Bool.random(using: &g) ? make(&g) : nil }
+  static func fields(using g: inout SeededGenerator) -> CardFields {
+    func maybe<T>(_ make: (inout SeededGenerator) -> T) -> T? {
+      Bool.random(using: &g) ? make(&g) : nil
+    }
     var f = CardFields(firstName: text(100, using: &g))
     f.middleName = maybe { text(100, using: &$0) }
     f.lastName = maybe { text(100, using: &$0) }
@@ -220,7 +210,7 @@ enum RandomCard {
     ]
 
   /// Trimmed, non-empty text of at most `maximum` characters (and 40).
-  static func text(_ maximum: Int, lines: Bool = false, using g: inout SplitMix64) -> String {
+  static func text(_ maximum: Int, lines: Bool = false, using g: inout SeededGenerator) -> String {
     let pool = lines ? characters + ["\n", "\n", "\r\n"] : characters
     let count = Int.random(in: 1...min(maximum, 40), using: &g)
     let raw = (0..<count).map { _ in pool.randomElement(using: &g)! }.joined()
@@ -228,7 +218,7 @@ enum RandomCard {
     return trimmed.isEmpty ? "x" : trimmed
   }
 
-  static func handle(_ alphabet: String, _ length: ClosedRange<Int>, using g: inout SplitMix64)
+  static func handle(_ alphabet: String, _ length: ClosedRange<Int>, using g: inout SeededGenerator)
     -> String
   {
     let pool = Array(alphabet)
@@ -236,7 +226,7 @@ enum RandomCard {
       (0..<Int.random(in: length, using: &g)).map { _ in pool.randomElement(using: &g)! })
   }
 
-  static func url(using g: inout SplitMix64) -> String {
+  static func url(using g: inout SeededGenerator) -> String {
     let scheme = ["https", "http", "HTTPS"].randomElement(using: &g)!
     let labels = (0..<Int.random(in: 1...3, using: &g)).map { _ in
       Bool.random(using: &g)
@@ -251,12 +241,12 @@ enum RandomCard {
     return "\(scheme)://\(labels.joined(separator: "."))\(port)\(path)"
   }
 
-  static func email(using g: inout SplitMix64) -> String {
+  static func email(using g: inout SeededGenerator) -> String {
     handle("abcxyz019._+-", 1...20, using: &g) + "@" + handle("abcxyz019-", 1...10, using: &g) + "."
       + handle("abcxyz", 2...6, using: &g)
   }
 
-  static func phone(using g: inout SplitMix64) -> String {
+  static func phone(using g: inout SeededGenerator) -> String {
     let international = Bool.random(using: &g)
     let total = Int.random(in: international ? 8...15 : 7...15, using: &g)
     var digits = String((0..<total).map { _ in "0123456789".randomElement(using: &g)! })

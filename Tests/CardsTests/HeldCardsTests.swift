@@ -1,3 +1,4 @@
+import Datasets
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 @Suite struct HeldCardsTests {
   @Test("packed fields unpack to the same fields, and each text reads alone as it was set")
   func packedFields() {
-    var random = SeededRandom(seed: 24)
+    var random = SeededGenerator(seed: 24)
     for _ in 0..<2_000 {
       let fields = Self.fields(&random)
       let packed = PackedFields.pack(fields)
@@ -86,7 +87,7 @@ import Testing
 
   @Test("random stores, replaces and releases keep every string's bytes")
   func arenaAgainstDictionary() {
-    var random = SeededRandom(seed: 7)
+    var random = SeededGenerator(seed: 7)
     var arena = ByteArena()
     var held: [Int: (ByteArena.Slot, [UInt8])] = [:]
     for step in 0..<20_000 {
@@ -118,7 +119,7 @@ import Testing
   @Test(
     "held cards read back as written, by id and by code, through creations, edits and deletions")
   func heldCardsAgainstDictionary() {
-    var random = SeededRandom(seed: 11)
+    var random = SeededGenerator(seed: 11)
     var held = HeldCards()
     var expected: [Int64: Card] = [:]
     var nextId: Int64 = 1
@@ -175,7 +176,7 @@ import Testing
 
   static let keys: [SparseTexts.Key] = (0...36).map { SparseTexts.Key(rawValue: $0)! }
 
-  static func fields(_ random: inout SeededRandom) -> CardFields {
+  static func fields(_ random: inout SeededGenerator) -> CardFields {
     var fields = CardFields(firstName: text(&random))
     for field in FieldRules.stringFields where Int.random(in: 0..<4, using: &random) == 0 {
       fields[keyPath: field.path] = text(&random)
@@ -201,26 +202,11 @@ import Testing
   }
 
   /// Short and long texts (lengths over 127 bytes take two bytes), ASCII and not.
-  static func text(_ random: inout SeededRandom) -> String {
+  static func text(_ random: inout SeededGenerator) -> String {
     let alphabet = Array("abcXYZ 019.-é漢🙂\n\"\\")
     let count =
       Int.random(in: 0..<4, using: &random) == 0
       ? Int.random(in: 100...300, using: &random) : Int.random(in: 0...12, using: &random)
     return String((0..<count).map { _ in alphabet.randomElement(using: &random)! })
-  }
-}
-
-/// SplitMix64: the same sequence on every run.
-struct SeededRandom: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
