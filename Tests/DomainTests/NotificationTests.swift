@@ -248,6 +248,7 @@ struct NotificationTests {
     "A view counts once per viewer, card and UTC day (CARD.GET by id and code, CARD.OPEN); the owner's own opens do not; CARD.STATS is the owner's only; views survive a restart and go with accounts"
   )
   func views() async throws {
+    try await awayFromUTCMidnight()
     let server = try await AccountServer()
     let (ana, _, username) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")

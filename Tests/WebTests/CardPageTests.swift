@@ -235,6 +235,7 @@ struct CardPageTests {
     "opening a page counts a view once a day: a viewer signed in by Bearer token or session cookie by CARD.GET's rule (never the owner's), an anonymous visitor by its client's daily hash (CARD.STATS)"
   )
   func views() async throws {
+    try await awayFromUTCMidnight()
     let servers = try await WebServers()
     let (ana, _, username) = try servers.signedIn("ana@x.org")
     let card = try ana.object("CARD.CREATE", #"{"firstName":"Ana"}"#)
