@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Store
 
 /// The accounts as the store holds them, read and invited inside one of the writer's
 /// transactions: for a writer that runs without `Accounts` in memory (a bulk import into a
@@ -16,13 +17,7 @@ public struct StoredAccounts {
 
   public init(_ db: Database) throws {
     self.db = db
-    let highest = try Int64.fetchOne(
-      db,
-      sql: """
-        SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'accounts'), 0),
-          coalesce((SELECT max(id) FROM accounts), 0))
-        """)
-    nextAccount = (highest ?? 0) + 1
+    nextAccount = try RowIds.next(after: "accounts", db)
   }
 
   /// The account of an email, whatever its case.

@@ -76,13 +76,7 @@ private struct Chunk {
     self.configuration = configuration
     accounts = try StoredAccounts(db)
     // As `Cards` continues the ids when it loads: after the highest ever given.
-    let highest = try Int64.fetchOne(
-      db,
-      sql: """
-        SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'cards'), 0),
-          coalesce((SELECT max(id) FROM cards), 0))
-        """)
-    nextCard = (highest ?? 0) + 1
+    nextCard = try RowIds.next(after: "cards", db)
   }
 
   /// `json`: the stored JSON of `row.read`, if written already.
