@@ -16,8 +16,9 @@ public final class CardBulkImport: Sendable {
   public struct Row: Sendable {
     public var ownerEmail: String
     public var externalId: String
+    /// The card's JSON: when `read` is given, its stored text, `read.json()`.
     public var json: String
-    /// `CardFields.read(object:)` of what `json` holds, if done (nil: `json` is read).
+    /// `CardFields.read(object:)` of the row's JSON object, if done (nil: `json` is read).
     public var read: CardFields?
 
     public init(ownerEmail: String, externalId: String, json: String, read: CardFields? = nil) {
@@ -38,18 +39,21 @@ public final class CardBulkImport: Sendable {
     self.configuration = configuration
   }
 
-  /// Writes the rows in order, in one transaction, and answers once it is durable: each row's
-  /// outcome or its refusal (`INVALID`, `LIMIT`), which writes nothing of that row. A thrown
-  /// error means none of the rows was written.
-  public func write(_ rows: [Row]) async throws -> [Result<ImportOutcome, CardError>] {
-    guard !rows.isEmpty else { return [] }
+  /// Queues the rows' write behind any queued before (the store's writer applies them in that
+  /// order, in one transaction, which it may share with the next queued writes) and returns
+  /// the task that answers once they are durable: each row's outcome or its refusal (`INVALID`,
+  /// `LIMIT`), which writes nothing of that row. A thrown error means none of the rows was
+  /// written.
+  public func write(_ rows: [Row]) -> Task<[Result<ImportOutcome, CardError>], any Error> {
+    guard !rows.isEmpty else { return Task { [] } }
     let outcomes = Mutex<[Result<ImportOutcome, CardError>]>([])
     let configuration = self.configuration
-    // The fields' stored JSON is written here, beside the next chunk's reading, not on the
-    // store's writer thread, which every row waits for. When `read` is given, the rules keep
-    // those very fields (`CardFields.parse(_:isPro:readAs:)`).
-    let texts = rows.map { $0.read?.json() }
-    try await store.commit(
+    // The fields' stored JSON is written by the caller, not on the store's writer thread,
+    // which every row waits for. When `read` is given, the rules keep those very fields
+    // (`CardFields.parse(_:isPro:readAs:)`).
+    let texts = rows.map { $0.read == nil ? nil : $0.json }
+    let (durable, done) = AsyncThrowingStream<Void, any Error>.makeStream()
+    store.commit(
       [],
       writes: [
         // A chunk's thousand rows in a savepoint made it quadratic: a failure fails the
@@ -59,8 +63,14 @@ public final class CardBulkImport: Sendable {
           let written = try zip(rows, texts).map { try chunk.write($0, json: $1) }
           outcomes.withLock { $0 = written }
         }
-      ])
-    return outcomes.withLock { $0 }
+      ]
+    ) { result in
+      if case .failure(let error) = result { done.finish(throwing: error) } else { done.finish() }
+    }
+    return Task {
+      for try await _ in durable {}
+      return outcomes.withLock { $0 }
+    }
   }
 }
 

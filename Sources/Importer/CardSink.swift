@@ -8,18 +8,21 @@ import Store
 public struct CardWriteRequest: Sendable {
   public let ownerEmail: String
   public let externalId: String
+  /// The card's JSON; `read.json()` when `read` is given.
   public let json: String
-  /// `CardFields.read(object:)` of what `json` holds, for a sink that `readsFields` (nil when
-  /// the row's fields are refused: the domain then reads `json` and names the problem).
+  /// `CardFields.read(object:)` of the row's JSON object, for a sink that `readsFields` (nil
+  /// when the row's fields are refused: the domain then reads `json` and names the problem).
   public var read: CardFields? = nil
 }
 
 /// Where an import writes: a running daemon (`RESPSink`) or a data directory (`StoreSink`).
-/// Each request gets its outcome or the refusal's error line (`LIMIT ...`, `INVALID ...`), in
-/// order, once durable; a thrown error means the sink itself failed and nothing after the last
-/// checkpoint may be taken as written.
+/// `send` queues the requests behind those sent before, which are applied first, and returns
+/// at once: several chunks are then in flight, so the writer never waits for the importer.
+/// Its task answers each request's outcome or the refusal's error line (`LIMIT ...`,
+/// `INVALID ...`), in order, once durable; a thrown error means the sink itself failed and
+/// nothing after the last checkpoint may be taken as written.
 public protocol CardSink: Sendable {
-  func write(_ requests: [CardWriteRequest]) async throws -> [Result<ImportOutcome, RowFailure>]
+  func send(_ requests: [CardWriteRequest]) -> Task<[Result<ImportOutcome, RowFailure>], any Error>
   func close()
   /// Whether the requests should carry the fields already read (`CardWriteRequest.read`).
   var readsFields: Bool { get }
@@ -51,15 +54,17 @@ public final class StoreSink: CardSink {
     cards = CardBulkImport(store: store)
   }
 
-  public func write(_ requests: [CardWriteRequest]) async throws -> [Result<
-    ImportOutcome, RowFailure
-  >] {
-    try await cards.write(
+  public func send(_ requests: [CardWriteRequest]) -> Task<
+    [Result<ImportOutcome, RowFailure>], any Error
+  > {
+    let written = cards.write(
       requests.map {
         CardBulkImport.Row(
           ownerEmail: $0.ownerEmail, externalId: $0.externalId, json: $0.json, read: $0.read)
-      }
-    ).map { $0.mapError { RowFailure(message: $0.message) } }
+      })
+    return Task {
+      try await written.value.map { $0.mapError { RowFailure(message: $0.message) } }
+    }
   }
 
   public func close() { store.close() }

@@ -157,7 +157,6 @@ struct ImportRecord {
   }
 
   private static func present(_ value: Any) -> Any? {
-    if value is NSNull { return nil }
     if let text = value as? String {
       // Most cells have nothing to trim: Foundation's trimming is not asked.
       guard text.first?.isWhitespace == true || text.last?.isWhitespace == true else {
@@ -166,7 +165,8 @@ struct ImportRecord {
       let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
       return trimmed.isEmpty ? nil : trimmed
     }
-    return value
+    // Asked after the String: `is NSNull` bridges a Swift value to an object on Linux.
+    return value is NSNull ? nil : value
   }
 
   private static func text(_ value: Any) -> String {

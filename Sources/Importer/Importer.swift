@@ -16,6 +16,8 @@ public struct ImportOptions: Sendable {
   public var concurrency = 4
   /// Rows geocoded and written together; the checkpoint moves after each chunk.
   public var chunkSize = 1_000
+  /// Chunks queued at the sink at once: a kill replays at most these.
+  public var chunksInFlight = 6
   /// Seconds between progress lines when stderr is not a terminal.
   public var progressInterval = 5.0
 
@@ -52,11 +54,11 @@ public struct ImportSummary: Sendable {
 
 /// `cardatlas import`: streams rows from a CSV or JSON Lines file a chunk at a time, geocodes
 /// the chunk's addresses (at most `concurrency` at once), writes its cards through a
-/// `CardSink` (while the next chunk is read and geocoded), reports each row once the chunk is
-/// durable, then moves the checkpoint. A stop request (Ctrl-C) ends the
-/// run after the rows already geocoded are written, so a rerun geocodes and writes each row
-/// once; after a kill, a rerun replays at most one chunk, and upserts by `externalId` make
-/// that harmless.
+/// `CardSink` (while the next chunks are read and geocoded), reports each row once the chunk
+/// is durable, then moves the checkpoint. A stop request (Ctrl-C) ends the run after the rows
+/// already geocoded are written, so a rerun geocodes and writes each row once; after a kill, a
+/// rerun replays at most the chunks that were in flight, and upserts by `externalId` make that
+/// harmless.
 public final class Importer {
   let options: ImportOptions
   let geocoder: any Geocoder
@@ -95,13 +97,15 @@ public final class Importer {
     let started = Date()
     var chunk: [RawRow] = []
     var interrupted = false
-    // One chunk is written while the next is read and geocoded; writes keep their order.
-    var writing: (Prepared, Task<[Result<ImportOutcome, RowFailure>], any Error>)?
-    func finishWriting() async throws {
-      guard let (prepared, task) = writing else { return }
-      writing = nil
-      try self.complete(prepared, try await task.value, &checkpoint, report)
-      progress.update(row: checkpoint.row)
+    // Chunks are written while the next ones are read and geocoded, in order; up to
+    // `chunksInFlight` are queued at the sink, where a writer behind takes several at once.
+    var writing: [(Prepared, Task<[Result<ImportOutcome, RowFailure>], any Error>)] = []
+    func finishWriting(leaving inFlight: Int) async throws {
+      while writing.count > inFlight {
+        let (prepared, task) = writing.removeFirst()
+        try self.complete(prepared, try await task.value, &checkpoint, report)
+        progress.update(row: checkpoint.row)
+      }
     }
     while !interrupted {
       let raw = try source.next()
@@ -113,13 +117,12 @@ public final class Importer {
       if chunk.isEmpty { break }
       let prepared = await prepare(chunk)
       chunk.removeAll(keepingCapacity: true)
-      try await finishWriting()
-      let (sink, requests) = (self.sink, prepared.requests)
-      writing = (prepared, Task { try await sink.write(requests) })
+      writing.append((prepared, sink.send(prepared.requests)))
+      try await finishWriting(leaving: options.chunksInFlight - 1)
       interrupted = prepared.cut || stopRequested()
       if raw == nil { break }
     }
-    try await finishWriting()
+    try await finishWriting(leaving: 0)
     progress.finish()
     if !interrupted { try? FileManager.default.removeItem(atPath: options.checkpointPath) }
     return ImportSummary(
@@ -189,10 +192,13 @@ public final class Importer {
       }
       prepared.written.append(prepared.rows.count)
       prepared.rows.append(row)
+      // Fields read here are written as their stored JSON; fields refused go as the row's own
+      // JSON, which the domain reads to name the problem.
+      let read = readsFields ? try? CardFields.read(object: record.object) : nil
       prepared.requests.append(
         CardWriteRequest(
-          ownerEmail: record.ownerEmail, externalId: record.externalId, json: record.json(),
-          read: readsFields ? try? CardFields.read(object: record.object) : nil))
+          ownerEmail: record.ownerEmail, externalId: record.externalId,
+          json: read?.json() ?? record.json(), read: read))
     }
     return prepared
   }

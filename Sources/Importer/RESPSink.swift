@@ -12,6 +12,8 @@ import Synchronization
 /// connection, their replies read in order.
 public final class RESPSink: CardSink {
   private let connection: Mutex<RESPConnection>
+  /// The exchange of the chunk sent last, which the next one waits for.
+  private let last = Mutex<Task<[Result<ImportOutcome, RowFailure>], any Error>?>(nil)
 
   /// Connects to `host:port` and signs in with the admin password (`--requirepass`), if any.
   public init(server: String, password: String?) throws {
@@ -26,7 +28,22 @@ public final class RESPSink: CardSink {
     self.connection = Mutex(connection)
   }
 
-  public func write(_ requests: [CardWriteRequest]) async throws -> [Result<
+  public func send(_ requests: [CardWriteRequest]) -> Task<
+    [Result<ImportOutcome, RowFailure>], any Error
+  > {
+    last.withLock { last in
+      let previous = last
+      let task = Task {
+        // One chunk's commands and replies at a time, in the order they were sent.
+        _ = await previous?.result
+        return try exchange(requests)
+      }
+      last = task
+      return task
+    }
+  }
+
+  private func exchange(_ requests: [CardWriteRequest]) throws -> [Result<
     ImportOutcome, RowFailure
   >] {
     try connection.withLock { connection in

@@ -183,7 +183,7 @@ enum JSONInput {
       }
     }
     if let address = object["address"] as? [String: Any] {
-      try checkNames(address, known: Set(FieldRules.addressFields.map(\.name)), in: "address")
+      try checkNames(address, known: FieldRules.addressFieldNames, in: "address")
     }
     if let location = object["location"] as? [String: Any] {
       try checkNames(location, known: FieldRules.locationFields, in: "location")
@@ -212,7 +212,7 @@ enum JSONInput {
     guard let patch = patch as? [String: Any] else { return patch }
     var result = target as? [String: Any] ?? [:]
     for (name, value) in patch {
-      if value is NSNull {
+      if isNull(value) {
         result[name] = nil
       } else {
         result[name] = mergePatch(result[name], value)
@@ -228,7 +228,10 @@ enum JSONInput {
     }
     let firstName = try checked(rawFirstName, FieldRules.firstName, "firstName")
     var fields = CardFields(firstName: firstName)
-    for field in FieldRules.stringFields {
+    // Only the fields the object has (a card sets a few of the thirty), in the rules' order,
+    // so that an error names the same field whatever the object's order.
+    for index in object.keys.compactMap({ FieldRules.stringFieldIndex[$0] }).sorted() {
+      let field = FieldRules.stringFields[index]
       if let value = try string(object[field.name], field.name) {
         fields[keyPath: field.path] = try checked(value, field.kind, field.name)
       }
@@ -244,7 +247,7 @@ enum JSONInput {
 
   static func address(_ value: Any?) throws(CardFieldError) -> CardAddress? {
     guard let object = try self.object(value, "address") else { return nil }
-    try checkNames(object, known: Set(FieldRules.addressFields.map(\.name)), in: "address")
+    try checkNames(object, known: FieldRules.addressFieldNames, in: "address")
     var address = CardAddress()
     for part in FieldRules.addressFields {
       let name = "address.\(part.name)"
@@ -275,7 +278,7 @@ enum JSONInput {
   static func coordinate(_ value: Any?, _ field: String, maximum: Double) throws(CardFieldError)
     -> Double
   {
-    guard let value, !(value is NSNull) else {
+    guard let value, !isNull(value) else {
       throw CardFieldError(field: field, reason: "required")
     }
     guard let degrees = number(value) else {
@@ -288,7 +291,7 @@ enum JSONInput {
   }
 
   static func webLinks(_ value: Any?) throws(CardFieldError) -> [CardWebLink] {
-    guard let value, !(value is NSNull) else { return [] }
+    guard let value, !isNull(value) else { return [] }
     guard let items = value as? [Any] else {
       throw CardFieldError(field: "webLinks", reason: "must be an array")
     }
@@ -323,7 +326,7 @@ enum JSONInput {
 
   /// A string, trimmed of surrounding whitespace; nil if absent, null or left empty.
   static func string(_ value: Any?, _ field: String) throws(CardFieldError) -> String? {
-    guard let value, !(value is NSNull) else { return nil }
+    guard let value, !isNull(value) else { return nil }
     guard let text = value as? String else {
       throw CardFieldError(field: field, reason: "must be a string")
     }
@@ -349,7 +352,7 @@ enum JSONInput {
 
   /// An object; nil if absent or null.
   static func object(_ value: Any?, _ field: String) throws(CardFieldError) -> [String: Any]? {
-    guard let value, !(value is NSNull) else { return nil }
+    guard let value, !isNull(value) else { return nil }
     guard let object = value as? [String: Any] else {
       throw CardFieldError(field: field, reason: "must be an object")
     }
@@ -358,7 +361,7 @@ enum JSONInput {
 
   /// A boolean; nil if absent or null. Not a number: `1` is refused.
   static func boolean(_ value: Any?, _ field: String) throws(CardFieldError) -> Bool? {
-    guard let value, !(value is NSNull) else { return nil }
+    guard let value, !isNull(value) else { return nil }
     if type(of: value) == Bool.self, let flag = value as? Bool { return flag }
     if let number = value as? NSNumber, isBoolean(number) { return number.boolValue }
     throw CardFieldError(field: field, reason: "must be true or false")
@@ -370,6 +373,12 @@ enum JSONInput {
     if let number = value as? Double, type(of: value) == Double.self { return number }
     if let number = value as? NSNumber, !isBoolean(number) { return number.doubleValue }
     return nil
+  }
+
+  /// JSON's null (`NSNull`). Not `value is NSNull`: on Linux that bridges a Swift value (a
+  /// whole dictionary) to an object to ask, which was a tenth of an import's field reading.
+  static func isNull(_ value: Any) -> Bool {
+    ObjectIdentifier(type(of: value)) == ObjectIdentifier(NSNull.self)
   }
 
   /// JSON's `true` and `false` come as `NSNumber`s of a class of their own (CFBoolean's

@@ -120,6 +120,12 @@ enum FieldRules {
       ("country", \.country, .text(maximum: 100, lines: .one)),
     ]
 
+  static let addressFieldNames: Set<String> = Set(addressFields.map(\.name))
+
+  /// Each string field's place in `stringFields`, by name.
+  static let stringFieldIndex: [String: Int] = Dictionary(
+    uniqueKeysWithValues: stringFields.enumerated().map { ($1.name, $0) })
+
   static let webLinkText = Kind.text(maximum: 100, lines: .one)
 
   /// Fields a client may read but never set.
