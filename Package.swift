@@ -129,8 +129,8 @@ let package = Package(
     .target(
       name: "Cards",
       dependencies: [
-        "Accounts", "Store", "SpatialIndex", "Geodesy", "Notifications", "Geocoding",
-        "DispatchExecutor", .product(name: "GRDB", package: "GRDB.swift"),
+        "Accounts", "Store", "SpatialIndex", "IndexIntrinsics", "Geodesy", "Notifications",
+        "Geocoding", "DispatchExecutor", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Crypto", package: "swift-crypto"),
       ]),
     // The accounts' commands (ACCOUNT.*, SESSION.*, WHOAMI): arguments in, JSON replies out.

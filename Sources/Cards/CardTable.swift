@@ -1,3 +1,5 @@
+import IndexIntrinsics
+
 /// Values by card id, in chunks of 4,096 slots indexed by id: the cards themselves
 /// (`HeldCards`), the map's summaries' slots (`CardMap`), and other modules' records by id
 /// (pins). Ids are handed out in sequence from 1, so the slots are dense, and a value costs its
@@ -30,6 +32,14 @@ public struct CardTable<Value> {
       }
       chunks[chunk][slot] = newValue
     }
+  }
+
+  /// Starts loading `id`'s slot, for a caller about to read several slots at random.
+  func prefetch(_ id: Int64) {
+    guard id > 0 else { return }
+    let (chunk, slot) = Self.place(id)
+    guard chunk < chunks.count, slot < chunks[chunk].count else { return }
+    chunks[chunk].withUnsafeBufferPointer { cprefetch($0.baseAddress! + slot) }
   }
 
   private static func place(_ id: Int64) -> (chunk: Int, slot: Int) {

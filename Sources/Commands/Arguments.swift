@@ -28,7 +28,7 @@ public struct Arguments: ArgumentReading, Sendable {
 
   /// Runs `body` with every argument readable in place: a parser that reads many arguments
   /// reaches the received bytes once instead of once per argument.
-  func withView<R>(_ body: (ArgumentView) throws -> R) rethrows -> R {
+  public func withView<R>(_ body: (ArgumentView) throws -> R) rethrows -> R {
     try command.withUnsafeArguments { bytes, spans in
       try body(ArgumentView(bytes: bytes, spans: spans))
     }
@@ -36,14 +36,16 @@ public struct Arguments: ArgumentReading, Sendable {
 }
 
 /// The arguments in place, valid only inside `Arguments.withView`.
-struct ArgumentView: ArgumentReading {
+public struct ArgumentView: ArgumentReading {
   let bytes: UnsafeRawBufferPointer
   /// Per argument: its offset into `bytes`, then its length.
   let spans: UnsafeBufferPointer<Int>
 
-  var count: Int { spans.count / 2 }
+  public var count: Int { spans.count / 2 }
 
-  func withBytes<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+  public func withBytes<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows
+    -> R
+  {
     let offset = spans[2 * i]
     return try body(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + spans[2 * i + 1]]))
   }
