@@ -11,10 +11,12 @@ enum Validation {
       return .invalid(field: "email", reason: "longer than 254 bytes")
     }
     let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+    // The domain has two labels or more, none empty (no leading, trailing or double dot).
     guard parts.count == 2, let local = parts.first, let domain = parts.last,
-      !local.isEmpty, local.utf8.count <= 64, domain.contains("."),
-      !domain.hasPrefix("."), !domain.hasSuffix("."), !domain.contains("..")
+      !local.isEmpty, local.utf8.count <= 64
     else { return invalid }
+    let labels = domain.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+    guard labels.count >= 2, !labels.contains(where: \.isEmpty) else { return invalid }
     for scalar in email.unicodeScalars {
       // No spaces, controls, or characters that would end a header or a quoted string.
       switch scalar {

@@ -49,7 +49,11 @@ extension Cards {
     externalId: String, json: String, read: CardFields?, owner: () throws -> Account?,
     invite: () throws -> Result<Account, AccountError>
   ) rethrows -> Result<(owner: Account, externalId: String, fields: CardFields), CardError> {
-    let trimmed = externalId.trimmingCharacters(in: .whitespaces)
+    // Foundation's trimming only when an end is white space: most ids have none.
+    let ends = [externalId.unicodeScalars.first, externalId.unicodeScalars.last]
+    let trimmed =
+      ends.contains { $0?.properties.isWhitespace == true }
+      ? externalId.trimmingCharacters(in: .whitespaces) : externalId
     guard !trimmed.isEmpty, trimmed.utf8.count <= Self.maximumExternalIdBytes,
       !trimmed.contains(where: \.isNewline)
     else {

@@ -24,6 +24,10 @@ struct AccountTests {
         == "INVALID email: already registered")
     #expect(try c.text("ACCOUNT.CREATE", "not-an-email", "secret1").hasPrefix("INVALID email"))
     #expect(try c.text("ACCOUNT.CREATE", "a b@x.org", "secret1").hasPrefix("INVALID email"))
+    // The domain: two labels or more, none empty.
+    for email in ["a@x", "a@.x.org", "a@x.org.", "a@x..org", "a@@x.org", "@x.org"] {
+      #expect(try c.text("ACCOUNT.CREATE", email, "secret1").hasPrefix("INVALID email"), "\(email)")
+    }
     #expect(try c.text("ACCOUNT.CREATE", "bo@x.org", "12345").hasPrefix("INVALID password"))
     let second = try c.object("ACCOUNT.CREATE", "bo@x.org", "123456")
     #expect(second["id"] as? Int == 2 && second["username"] as? String != username)
