@@ -71,11 +71,11 @@ public struct GeocodeCache: Sendable {
     let time = now().timeIntervalSince1970
     let json = try await database.read { db in
       try String.fetchOne(
-        db,
-        sql: """
-          SELECT places FROM geocode_cache
-          WHERE provider = ? AND kind = ? AND request = ? AND expires_at > ?
-          """, arguments: [key.provider, key.kind, key.request, time])
+        db.cachedStatement(
+          sql: """
+            SELECT places FROM geocode_cache
+            WHERE provider = ? AND kind = ? AND request = ? AND expires_at > ?
+            """), arguments: [key.provider, key.kind, key.request, time])
     }
     guard let json else { return nil }
     // An unreadable entry (written by a future version) is a miss, overwritten on store.
@@ -115,7 +115,8 @@ public struct GeocodeCache: Sendable {
 
   /// Lower case, runs of spaces as one, no space before a comma and one after.
   static func fold(_ text: String) -> String {
-    text.lowercased().replacingOccurrences(of: ",", with: ", ")
+    guard !text.isEmpty else { return text }
+    return text.lowercased().replacingOccurrences(of: ",", with: ", ")
       .split(whereSeparator: \.isWhitespace).joined(separator: " ")
       .replacingOccurrences(of: " ,", with: ",")
   }

@@ -53,7 +53,14 @@ public struct StandaloneCacheDatabase: GeocodeCacheDatabase {
   public func read<T: Sendable>(_ body: @escaping @Sendable (GRDB.Database) throws -> T)
     async throws -> T
   {
-    try await writer.read(body)
+    // A look-up takes microseconds: read on this thread, as the store's variant does. GRDB's
+    // async read hopped to a queue of its own and back, which held a warm-cache import to a
+    // few thousand rows a second.
+    try readHere(body)
+  }
+
+  private func readHere<T>(_ body: (GRDB.Database) throws -> T) throws -> T {
+    try writer.read(body)
   }
 
   public func write(_ body: @escaping @Sendable (GRDB.Database) throws -> Void) async throws {
