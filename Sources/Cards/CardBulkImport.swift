@@ -48,10 +48,6 @@ public final class CardBulkImport: Sendable {
     guard !rows.isEmpty else { return Task { [] } }
     let outcomes = Mutex<[Result<ImportOutcome, CardError>]>([])
     let configuration = self.configuration
-    // The fields' stored JSON is written by the caller, not on the store's writer thread,
-    // which every row waits for. When `read` is given, the rules keep those very fields
-    // (`CardFields.parse(_:isPro:readAs:)`).
-    let texts = rows.map { $0.read == nil ? nil : $0.json }
     let (durable, done) = AsyncThrowingStream<Void, any Error>.makeStream()
     store.commit(
       [],
@@ -60,7 +56,7 @@ public final class CardBulkImport: Sendable {
         // import, which the checkpoint resumes.
         TransactionWrite(inSavepoint: false) { db in
           var chunk = try Chunk(db, configuration)
-          let written = try zip(rows, texts).map { try chunk.write($0, json: $1) }
+          let written = try rows.map { try chunk.write($0) }
           outcomes.withLock { $0 = written }
         }
       ]
@@ -89,8 +85,7 @@ private struct Chunk {
     nextCard = try RowIds.next(after: "cards", db)
   }
 
-  /// `json`: the stored JSON of `row.read`, if written already.
-  mutating func write(_ row: CardBulkImport.Row, json: String?) throws -> Result<
+  mutating func write(_ row: CardBulkImport.Row) throws -> Result<
     ImportOutcome, CardError
   > {
     var invited = false
@@ -124,7 +119,9 @@ private struct Chunk {
             [owner.id, slug])
       })
     guard case .success(let card) = made else { return made.map { _ in .created } }
-    try Cards.insert(card, externalId: externalId, json: json, db)
+    // With `read` given, the caller wrote the stored JSON (off this thread, which every row
+    // waits for), and the rules kept those very fields (`CardFields.parse(_:isPro:readAs:)`).
+    try Cards.insert(card, externalId: externalId, json: row.read == nil ? nil : row.json, db)
     nextCard += 1
     // A new primary card takes the reserved URL.
     if card.isPrimary && !invited {

@@ -49,11 +49,7 @@ extension Cards {
     externalId: String, json: String, read: CardFields?, owner: () throws -> Account?,
     invite: () throws -> Result<Account, AccountError>
   ) rethrows -> Result<(owner: Account, externalId: String, fields: CardFields), CardError> {
-    // Foundation's trimming only when an end is white space: most ids have none.
-    let ends = [externalId.unicodeScalars.first, externalId.unicodeScalars.last]
-    let trimmed =
-      ends.contains { $0?.properties.isWhitespace == true }
-      ? externalId.trimmingCharacters(in: .whitespaces) : externalId
+    let trimmed = externalId.trimmed(.whitespaces)
     guard !trimmed.isEmpty, trimmed.utf8.count <= Self.maximumExternalIdBytes,
       !trimmed.contains(where: \.isNewline)
     else {
