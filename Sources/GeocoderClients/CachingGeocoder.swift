@@ -2,7 +2,7 @@ import Geocoding
 
 /// Answers from `cache` when it can, else asks `inner` and keeps the answer (a miss too).
 /// Failures are not kept. Validation happens first, so a bad request is neither asked nor kept.
-public struct CachingGeocoder: StructuredGeocoder {
+public struct CachingGeocoder: StructuredGeocoder, KeepsAnswers {
   public let inner: any Geocoder
   public let cache: GeocodeCache
   /// The cache's provider key: the provider and its host ("nominatim@127.0.0.1:8088"), since
@@ -40,10 +40,21 @@ public struct CachingGeocoder: StructuredGeocoder {
     }.first
   }
 
+  public func keptAnswers(_ queries: [GeocodeQuery]) -> [[Place]?] {
+    var answers = [[Place]?](repeating: nil, count: queries.count)
+    let valid = queries.indices.compactMap { i in (try? queries[i].validated()).map { (i, $0) } }
+    // An unreadable cache keeps nothing: `search` asks, and reports what fails.
+    guard
+      let kept = try? cache.lookup(valid.map { cache.key(provider: cacheProvider, $0.1) })
+    else { return answers }
+    for ((i, _), places) in zip(valid, kept) { answers[i] = places }
+    return answers
+  }
+
   private func cached(_ key: GeocodeCache.Key, _ ask: () async throws -> [Place]) async throws
     -> [Place]
   {
-    if let places = try await cache.lookup(key) { return places }
+    if let places = try cache.lookup(key) { return places }
     let places = try await ask()
     try await cache.store(places, for: key)
     return places

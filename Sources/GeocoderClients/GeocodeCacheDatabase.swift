@@ -2,9 +2,10 @@ import GRDB
 import Store
 
 /// Where `GeocodeCache` keeps its table: the service's store (writes go through its group
-/// commit), or a database of its own for the command line.
+/// commit), or a database of its own for the command line. A read runs on the caller's thread:
+/// a look-up takes microseconds, and a hop to a queue and back cost more than that.
 public protocol GeocodeCacheDatabase: Sendable {
-  func read<T: Sendable>(_ body: @escaping @Sendable (GRDB.Database) throws -> T) async throws -> T
+  func read<T>(_ body: (GRDB.Database) throws -> T) throws -> T
   func write(_ body: @escaping @Sendable (GRDB.Database) throws -> Void) async throws
 }
 
@@ -14,11 +15,7 @@ public struct StoreCacheDatabase: GeocodeCacheDatabase {
 
   public init(_ store: Store) { self.store = store }
 
-  public func read<T: Sendable>(_ body: @escaping @Sendable (GRDB.Database) throws -> T)
-    async throws -> T
-  {
-    try store.read(body)
-  }
+  public func read<T>(_ body: (GRDB.Database) throws -> T) throws -> T { try store.read(body) }
 
   public func write(_ body: @escaping @Sendable (GRDB.Database) throws -> Void) async throws {
     try await store.commit([], writes: [CacheWrite(body: body)])
@@ -50,18 +47,7 @@ public struct StandaloneCacheDatabase: GeocodeCacheDatabase {
     try self.init(DatabasePool(path: path))
   }
 
-  public func read<T: Sendable>(_ body: @escaping @Sendable (GRDB.Database) throws -> T)
-    async throws -> T
-  {
-    // A look-up takes microseconds: read on this thread, as the store's variant does. GRDB's
-    // async read hopped to a queue of its own and back, which held a warm-cache import to a
-    // few thousand rows a second.
-    try readHere(body)
-  }
-
-  private func readHere<T>(_ body: (GRDB.Database) throws -> T) throws -> T {
-    try writer.read(body)
-  }
+  public func read<T>(_ body: (GRDB.Database) throws -> T) throws -> T { try writer.read(body) }
 
   public func write(_ body: @escaping @Sendable (GRDB.Database) throws -> Void) async throws {
     try await writer.write(body)

@@ -13,3 +13,11 @@ public protocol Geocoder: Sendable {
   /// `GeocodeError.badCoordinate` for a NaN or out-of-range coordinate.
   func reverse(lon: Double, lat: Double) async throws -> Place?
 }
+
+/// A geocoder that keeps answers (a cache) and gives those it holds without a request: an
+/// import takes a chunk's at once and asks only for the rest.
+public protocol KeepsAnswers: Geocoder {
+  /// Each query's kept answer, as `search` would give it; nil when none is kept (or the query
+  /// is invalid: `search` says why).
+  func keptAnswers(_ queries: [GeocodeQuery]) -> [[Place]?]
+}

@@ -45,7 +45,7 @@ public struct Place: Sendable, Hashable {
 }
 
 /// `[minLon, minLat, maxLon, maxLat]` in degrees; minLon > maxLon when it crosses the antimeridian.
-public struct BoundingBox: Sendable, Hashable, Codable {
+public struct BoundingBox: Sendable, Hashable, Encodable {
   public var minLon: Double
   public var minLat: Double
   public var maxLon: Double
@@ -58,13 +58,6 @@ public struct BoundingBox: Sendable, Hashable, Codable {
     self.maxLat = maxLat
   }
 
-  public init(from decoder: any Decoder) throws {
-    var values = try decoder.unkeyedContainer()
-    self.init(
-      minLon: try values.decode(Double.self), minLat: try values.decode(Double.self),
-      maxLon: try values.decode(Double.self), maxLat: try values.decode(Double.self))
-  }
-
   public func encode(to encoder: any Encoder) throws {
     var values = encoder.unkeyedContainer()
     try values.encode(contentsOf: [minLon, minLat, maxLon, maxLat])
@@ -73,27 +66,10 @@ public struct BoundingBox: Sendable, Hashable, Codable {
 
 /// The JSON shape clients see: `lon`, `lat`, `label`, `bbox` (null when unknown),
 /// `confidence`, `provider`, `ids`, then the parts that are known.
-extension Place: Codable {
+extension Place: Encodable {
   enum CodingKeys: String, CodingKey {
     case lon, lat, label, bbox, confidence, provider, ids, name, region, countryCode, country
     case postcode, distance
-  }
-
-  public init(from decoder: any Decoder) throws {
-    let c = try decoder.container(keyedBy: CodingKeys.self)
-    self.init(
-      lon: try c.decode(Double.self, forKey: .lon), lat: try c.decode(Double.self, forKey: .lat),
-      label: try c.decode(String.self, forKey: .label),
-      bbox: try c.decodeIfPresent(BoundingBox.self, forKey: .bbox),
-      confidence: try c.decode(Double.self, forKey: .confidence),
-      provider: try c.decode(String.self, forKey: .provider),
-      ids: try c.decodeIfPresent([String: String].self, forKey: .ids) ?? [:],
-      name: try c.decode(String.self, forKey: .name),
-      region: try c.decodeIfPresent(String.self, forKey: .region),
-      countryCode: try c.decodeIfPresent(String.self, forKey: .countryCode),
-      country: try c.decodeIfPresent(String.self, forKey: .country),
-      postcode: try c.decodeIfPresent(String.self, forKey: .postcode),
-      distance: try c.decodeIfPresent(Double.self, forKey: .distance))
   }
 
   public func encode(to encoder: any Encoder) throws {

@@ -12,7 +12,8 @@ enum Geocoded {
 
 extension Importer {
   /// Geocodes the records' queries, `concurrency` at a time, in row order; each distinct query
-  /// once (and once a run, through the cache). After a stop request no new query starts.
+  /// once (and once a run, through the cache), and none the geocoder keeps an answer for. After
+  /// a stop request no new query starts.
   func geocode(_ records: [ImportRecord]) async -> [Geocoded] {
     var found = [Geocoded](repeating: .notNeeded, count: records.count)
     var pending: [GeocodeQuery: [Int]] = [:]
@@ -26,6 +27,16 @@ extension Importer {
         pending[query, default: []].append(i)
         found[i] = .skipped
       }
+    }
+    // What the geocoder keeps (its cache) is taken at once; only the rest are asked.
+    if let keeper = geocoder as? any KeepsAnswers, !order.isEmpty {
+      let kept = keeper.keptAnswers(order)
+      for (query, places) in zip(order, kept) {
+        guard let places else { continue }
+        cache[query] = places.first
+        for row in pending[query]! { found[row] = .answer(.success(places.first)) }
+      }
+      order = zip(order, kept).compactMap { $1 == nil ? $0 : nil }
     }
     guard !order.isEmpty else { return found }
     let geocoder = self.geocoder

@@ -33,7 +33,8 @@ struct GeocodeCLITests {
 
   func places(_ json: String) throws -> [Place] {
     try json.split(separator: "\n").map {
-      try JSONDecoder().decode(Place.self, from: Data($0.utf8))
+      let object = try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+      return try #require(object.flatMap(Place.init(json:)), "not a place: \($0)")
     }
   }
 

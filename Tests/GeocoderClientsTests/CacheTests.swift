@@ -146,4 +146,51 @@ struct CacheTests {
       try await geocoder.search(AddressParts(city: "VADUZ", country: "LI")) == [Counting.vaduz])
     #expect(inner.calls == 1)
   }
+
+  @Test func keptAnswersAreWhatSearchGivesWithoutARequest() async throws {
+    let inner = Counting()
+    let geocoder = CachingGeocoder(inner, cache: try cache(Clock()))
+    let hit = GeocodeQuery(countryCode: "LI", street: "Städtle 1", city: "Vaduz")
+    let miss = GeocodeQuery("Nowhere")
+    #expect(try await geocoder.search(hit) == [Counting.vaduz])
+    #expect(try await geocoder.search(miss).isEmpty)
+    let kept = geocoder.keptAnswers([
+      GeocodeQuery(countryCode: "li", street: " städtle  1", city: "VADUZ"), miss,
+      GeocodeQuery("Schaan"), GeocodeQuery(" "),
+    ])
+    #expect(kept == [[Counting.vaduz], [], nil, nil])
+    #expect(inner.calls == 2)
+  }
+
+  @Test func everyPartOfAPlaceComesBackFromTheCache() async throws {
+    let cache = try cache(Clock())
+    let full = Place(
+      lon: -86.459, lat: 32.4640, label: "Prattville, Alabama, United States", bbox: nil,
+      confidence: 0.25, provider: "nominatim", ids: ["osm_type": "R", "osm_id": "1"],
+      name: "Prattville", region: "Alabama", countryCode: "US", country: "United States",
+      postcode: "36067", distance: 12.5)
+    let key = cache.key(provider: "nominatim", GeocodeQuery("Prattville"))
+    try await cache.store([full, Counting.vaduz], for: key)
+    #expect(try cache.lookup(key) == [full, Counting.vaduz])
+  }
+
+  /// The key's folding, against its first definition (Foundation's replacing, split, joined):
+  /// keys written by earlier versions are still found.
+  @Test func foldingKeepsItsFirstDefinition() {
+    func first(_ text: String) -> String {
+      text.lowercased().replacingOccurrences(of: ",", with: ", ")
+        .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        .replacingOccurrences(of: " ,", with: ",")
+    }
+    var random = SystemRandomNumberGenerator()
+    let pieces = [
+      "a", "B", "é", "Ü", " ", "  ", "\t", "\n", ",", " ,", ", ", "Straße", "9490", "ß",
+    ]
+    for _ in 0..<5_000 {
+      let text = (0..<Int.random(in: 0...8, using: &random)).map { _ in
+        pieces.randomElement(using: &random)!
+      }.joined()
+      #expect(GeocodeCache.fold(text) == first(text), "\(text.debugDescription)")
+    }
+  }
 }
