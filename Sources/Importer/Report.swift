@@ -34,7 +34,12 @@ struct RowReport {
   /// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
   static func quoted(_ text: String) -> String {
     guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
-    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    var quoted = "\""
+    for character in text {
+      quoted.append(character)
+      if character == "\"" { quoted.append("\"") }
+    }
+    return quoted + "\""
   }
 }
 
