@@ -33,8 +33,7 @@ public final class RESPSink: CardSink {
     var output = RESPConnection.Output(connection.fd)
     var input = RESPConnection.Input(connection.fd)
     if let password {
-      output.send([["AUTH", password]])
-      try output.flush()
+      try output.send([["AUTH", password]])
       if case .error(let message) = try input.reply() {
         connection.disconnect()
         throw ImportError.server(message)
@@ -54,10 +53,7 @@ public final class RESPSink: CardSink {
       let write = Task {
         _ = await previousWrite?.result
         _ = await answered?.result
-        try output.withLock { output in
-          output.send(commands)
-          try output.flush()
-        }
+        try output.withLock { try $0.send(commands) }
       }
       let read = Task {
         try await write.value
@@ -138,14 +134,14 @@ struct RESPConnection: Sendable {
     _ = close(fd)
   }
 
-  /// Commands buffered by `send`, written by `flush`.
+  /// Commands, each batch encoded in one buffer and written whole.
   struct Output {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
     init(_ fd: Int32) { self.fd = fd }
 
-    mutating func send(_ commands: [[String]]) {
+    mutating func send(_ commands: [[String]]) throws {
       for command in commands {
         buffer.append(contentsOf: "*\(command.count)\r\n".utf8)
         for argument in command {
@@ -154,9 +150,6 @@ struct RESPConnection: Sendable {
           buffer.append(contentsOf: "\r\n".utf8)
         }
       }
-    }
-
-    mutating func flush() throws {
       var sent = 0
       while sent < buffer.count {
         let n = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + sent, $0.count - sent) }
