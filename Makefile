@@ -105,9 +105,11 @@ fuzz-check: deps
 sanitize: sanitize-thread sanitize-address
 
 ## sanitize-thread, sanitize-address: one of them, in .build-tsan or .build-asan; fails on any
-## test failure and on any report, the `cardatlas` processes' that the tests start included
+## test failure and on any report, the `cardatlas` processes' that the tests start included (their
+## `cardatlas` on the system's malloc: the sanitizers replace it)
 sanitize-thread sanitize-address: sanitize-%: deps
 	@scratch=.build-$(if $(filter thread,$*),t,a)san; logs=$$PWD/$$scratch/sanitizer-logs; \
+	export CARDATLAS_SYSTEM_MALLOC=1; \
 	rm -rf "$$logs"; mkdir -p "$$logs"; \
 	$(SWIFT) build --scratch-path $$scratch --sanitize=$* --build-tests; \
 	set +e; \

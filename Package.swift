@@ -1,6 +1,13 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// The executable's allocator: jemalloc (Debian's libjemalloc), as Redis links it. glibc's malloc
+// made threads wait on each other's arena locks (the store's writer freeing what an event loop
+// allocated) and was 10 to 20% slower over the wire (docs/BENCHMARKS.md, "jemalloc"). The
+// sanitizer builds keep the system's, since they replace malloc themselves.
+let allocator: [LinkerSetting] =
+  Context.environment["CARDATLAS_SYSTEM_MALLOC"] == nil ? [.linkedLibrary("jemalloc")] : []
+
 let package = Package(
   name: "CardAtlas",
   platforms: [.macOS(.v15)],
@@ -40,6 +47,8 @@ let package = Package(
     // What the index needs from C: prefetch and spin-wait hints (Swift has no intrinsics for
     // them) and a vector test of 16 boxes (Swift's SIMD comparisons compile to lane loops).
     .target(name: "IndexIntrinsics"),
+    // jemalloc's options for the executable (see `allocator` above).
+    .target(name: "AllocatorOptions"),
     // The in-memory dynamic index: radius, kNN, box, circles, clusters.
     // Its hot loops work on raw buffers owned by final classes; the runtime exclusivity checks on
     // those classes' properties cost more than the queries themselves.
@@ -293,10 +302,11 @@ let package = Package(
         "AccountCommands", "CardCommands", "PinCommands", "Pins", "Geocoding", "Gazetteer",
         "IdentityTokens", "GeocoderClients", "GeocodeCommands", "Importer", "VenueCommands",
         "Venues", "VenueBench", "People", "PeopleCommands", "Documents", "DocumentCommands",
-        "WebPages", "Assets", "AssetCommands",
+        "WebPages", "Assets", "AssetCommands", "AllocatorOptions",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
-      ]),
+      ],
+      linkerSettings: allocator),
     // The request parser and the command layer under libFuzzer (`make fuzz`, docs/FUZZING.md);
     // built plainly, it replays saved inputs.
     .executableTarget(

