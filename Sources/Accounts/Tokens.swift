@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// Secrets handed to clients (session and reset tokens): 32 random bytes, base64url. Only their
 /// SHA-256 is stored, so a copy of the database signs nobody in.
@@ -28,13 +29,15 @@ enum Tokens {
   private static let usernameAlphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
 }
 
-/// Short random texts (usernames, share codes, slugs) from one system random number each: a
-/// draw per character cost a `getrandom` call each, a bulk import's largest single cost.
+/// Short random texts (usernames, share codes, slugs) from one random number each, taken from
+/// the system's random bytes a pool at a time: a `getrandom` call per character, then per draw,
+/// was a bulk import's largest single cost.
 public enum RandomText {
   /// `count` characters of `alphabet`, uniformly (alphabet.count^count must fit in 64 bits).
   public static func draw(_ count: Int, from alphabet: [Character]) -> String {
     let base = UInt64(alphabet.count)
-    var value = UInt64.random(in: 0..<(0..<count).reduce(1) { n, _ in n * base })
+    var pooled = PooledRandom()
+    var value = UInt64.random(in: 0..<(0..<count).reduce(1) { n, _ in n * base }, using: &pooled)
     var text = ""
     text.reserveCapacity(count)
     for _ in 0..<count {
@@ -42,5 +45,32 @@ public enum RandomText {
       value /= base
     }
     return text
+  }
+}
+
+/// The system's random numbers, fetched 512 at a time (one `getrandom` call) into a pool shared
+/// by every thread; each number is handed out once.
+struct PooledRandom: RandomNumberGenerator {
+  private static let pool = Mutex(Pool())
+
+  mutating func next() -> UInt64 { Self.pool.withLock { $0.next() } }
+
+  private struct Pool: ~Copyable {
+    var numbers = [UInt64](repeating: 0, count: 512)
+    var taken = 512
+
+    mutating func next() -> UInt64 {
+      if taken == numbers.count {
+        numbers.withUnsafeMutableBytes { Self.fill($0) }
+        taken = 0
+      }
+      defer { taken += 1 }
+      return numbers[taken]
+    }
+
+    /// glibc's (2.36 and later) asks the kernel for the whole buffer at once (`getrandom`).
+    private static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+      arc4random_buf(buffer.baseAddress!, buffer.count)
+    }
   }
 }

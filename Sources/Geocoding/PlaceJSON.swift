@@ -1,53 +1,67 @@
-import Foundation
-
 /// Places read back from the JSON `Place.encode` writes (the geocode cache's entries, the
-/// `--json` lines). Read through `JSONSerialization`: `JSONDecoder` took a fifth of a
-/// warm-cache import's time.
+/// `--json` lines), member by member (`JSONScanner`). Members it does not know are skipped, so
+/// that an entry a later version wrote with more of them still reads.
 extension Place {
-  /// A JSON array of places; nil when the text is not one.
+  /// A JSON array of places; nil when the text is not one, or a place lacks a required member
+  /// (`lon`, `lat`, `label`, `confidence`, `provider`, `name`) or has one of the wrong type.
   public static func list(json: String) -> [Place]? {
-    guard
-      let array = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any]
-    else { return nil }
-    var places: [Place] = []
-    places.reserveCapacity(array.count)
-    for element in array {
-      guard let object = element as? [String: Any], let place = Place(json: object) else {
-        return nil
-      }
-      places.append(place)
+    JSONScanner.read(json) { scanner in
+      var places: [Place] = []
+      try scanner.array { places.append(try Place(&$0)) }
+      return places
     }
-    return places
   }
 
-  /// One place's JSON object; nil when a required member is missing or of the wrong type.
-  public init?(json object: [String: Any]) {
-    guard let lon = Self.number(object["lon"]), let lat = Self.number(object["lat"]),
-      let label = object["label"] as? String,
-      let confidence = Self.number(object["confidence"]),
-      let provider = object["provider"] as? String, let name = object["name"] as? String
-    else { return nil }
+  /// One place's JSON object (a `--json` line), as `list(json:)` reads each.
+  public init?(json: String) {
+    guard let place = JSONScanner.read(json, { try Place(&$0) }) else { return nil }
+    self = place
+  }
+
+  private init(_ scanner: inout JSONScanner) throws {
+    var (lon, lat, confidence): (Double?, Double?, Double?)
+    var (label, provider, name): (String?, String?, String?)
+    var (region, countryCode, country, postcode): (String?, String?, String?, String?)
+    var distance: Double?
     var bbox: BoundingBox?
-    if let corners = object["bbox"] as? [Any] {
-      let numbers = corners.compactMap(Self.number)
-      guard numbers.count == 4, corners.count == 4 else { return nil }
-      bbox = BoundingBox(
-        minLon: numbers[0], minLat: numbers[1], maxLon: numbers[2], maxLat: numbers[3])
-    }
     var ids: [String: String] = [:]
-    if let members = object["ids"] as? [String: Any] {
-      for (key, value) in members {
-        guard let text = value as? String else { return nil }
-        ids[key] = text
+    try scanner.object { scanner, member in
+      switch member {
+      case "lon": lon = try scanner.number()
+      case "lat": lat = try scanner.number()
+      case "confidence": confidence = try scanner.number()
+      case "label": label = try scanner.string()
+      case "provider": provider = try scanner.string()
+      case "name": name = try scanner.string()
+      case "region": region = try scanner.optionalString()
+      case "countryCode": countryCode = try scanner.optionalString()
+      case "country": country = try scanner.optionalString()
+      case "postcode": postcode = try scanner.optionalString()
+      case "distance": distance = scanner.null() ? nil : try scanner.number()
+      case "bbox":
+        guard !scanner.null() else { break }
+        var corners: [Double] = []
+        try scanner.array { corners.append(try $0.number()) }
+        guard corners.count == 4 else { throw JSONScanner.Invalid() }
+        bbox = BoundingBox(
+          minLon: corners[0], minLat: corners[1], maxLon: corners[2], maxLat: corners[3])
+      case "ids":
+        guard !scanner.null() else { break }
+        try scanner.object { scanner, key in ids[key] = try scanner.string() }
+      default: try scanner.skip()
       }
+    }
+    guard let lon, let lat, let label, let confidence, let provider, let name else {
+      throw JSONScanner.Invalid()
     }
     self.init(
       lon: lon, lat: lat, label: label, bbox: bbox, confidence: confidence, provider: provider,
-      ids: ids, name: name, region: object["region"] as? String,
-      countryCode: object["countryCode"] as? String, country: object["country"] as? String,
-      postcode: object["postcode"] as? String, distance: Self.number(object["distance"]))
+      ids: ids, name: name, region: region, countryCode: countryCode, country: country,
+      postcode: postcode, distance: distance)
   }
+}
 
-  /// A JSON number, as `JSONSerialization` gives it.
-  private static func number(_ value: Any?) -> Double? { (value as? NSNumber)?.doubleValue }
+extension JSONScanner {
+  /// A string, or nil for `null`.
+  fileprivate mutating func optionalString() throws -> String? { null() ? nil : try string() }
 }
