@@ -179,7 +179,7 @@ import Testing
   static func fields(_ random: inout SeededGenerator) -> CardFields {
     var fields = CardFields(firstName: text(&random))
     for field in FieldRules.stringFields where Int.random(in: 0..<4, using: &random) == 0 {
-      fields[keyPath: field.path] = text(&random)
+      fields[field] = text(&random)
     }
     var address = CardAddress()
     for part in FieldRules.addressFields where Int.random(in: 0..<4, using: &random) == 0 {

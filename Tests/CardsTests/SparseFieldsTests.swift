@@ -9,27 +9,43 @@ import Testing
   func everyField() {
     var fields = CardFields(firstName: "Ana")
     for (i, field) in FieldRules.stringFields.enumerated().reversed() {
-      fields[keyPath: field.path] = "v\(i)"
+      fields[field] = "v\(i)"
     }
     fields.address = CardAddress(
       street: "s", city: "c", region: "r", postcode: "p", country: "n")
     for (i, field) in FieldRules.stringFields.enumerated() {
-      #expect(fields[keyPath: field.path] == "v\(i)", "\(field.name)")
+      #expect(fields[field] == "v\(i)", "\(field.name)")
     }
     #expect(
       fields.address
         == CardAddress(street: "s", city: "c", region: "r", postcode: "p", country: "n"))
     for (i, field) in FieldRules.stringFields.enumerated() where i % 2 == 0 {
-      fields[keyPath: field.path] = nil
+      fields[field] = nil
     }
     for (i, field) in FieldRules.stringFields.enumerated() {
-      #expect(fields[keyPath: field.path] == (i % 2 == 0 ? nil : "v\(i)"), "\(field.name)")
+      #expect(fields[field] == (i % 2 == 0 ? nil : "v\(i)"), "\(field.name)")
     }
     fields.address?.city = nil
     #expect(fields.address == CardAddress(street: "s", region: "r", postcode: "p", country: "n"))
     fields.address = nil
-    for field in FieldRules.stringFields { fields[keyPath: field.path] = nil }
+    for field in FieldRules.stringFields { fields[field] = nil }
     #expect(fields == CardFields(firstName: "Ana"))
+  }
+
+  @Test("each rule's field is held under the key of its name, which its property reads")
+  func rulesNameTheirKeys() {
+    #expect(FieldRules.stringFields.count == 32)
+    for field in FieldRules.stringFields {
+      #expect("\(field.key)" == field.name)
+    }
+    var fields = CardFields(firstName: "Ana")
+    for field in FieldRules.stringFields { fields[field] = field.name }
+    let object = fields.jsonObject()
+    for field in FieldRules.stringFields {
+      #expect(object[field.name] as? String == field.name)
+    }
+    #expect(fields.middleName == "middleName" && fields.logoUrl == "logoUrl")
+    #expect(fields.cvDisplayText == "cvDisplayText" && fields.twitter == "twitter")
   }
 
   @Test("fields set in another order, or set and unset, are equal")

@@ -12,6 +12,12 @@ public struct CardFields: Sendable, Equatable {
 
   /// Required; never empty.
   public var firstName: String
+
+  /// An optional text field, by its rules.
+  subscript(field: FieldRules.StringField) -> String? {
+    get { texts[field.key] }
+    set { texts[field.key] = newValue }
+  }
   public var middleName: String? {
     get { texts[.middleName] }
     set { texts[.middleName] = newValue }

@@ -77,7 +77,7 @@ extension CardFields {
         return item
       })
     for field in FieldRules.stringFields {
-      object.add(field.name, self[keyPath: field.path])
+      object.add(field.name, self[field])
     }
     if let address, !address.isEmpty {
       var item = JSONText()
@@ -111,7 +111,7 @@ extension CardFields {
       },
     ]
     for field in FieldRules.stringFields {
-      if let value = self[keyPath: field.path] { object[field.name] = value }
+      if let value = self[field] { object[field.name] = value }
     }
     if let address, !address.isEmpty {
       var item: [String: Any] = [:]
@@ -133,7 +133,7 @@ extension CardFields {
   fileprivate func checkPro(isPro: Bool, before: CardFields?) throws(CardFieldError) {
     guard !isPro else { return }
     for field in FieldRules.stringFields where field.proOnly {
-      if let value = self[keyPath: field.path], value != before?[keyPath: field.path] {
+      if let value = self[field], value != before?[field] {
         throw CardFieldError(field: field.name, reason: "Pro only")
       }
     }
@@ -233,7 +233,7 @@ enum JSONInput {
     for index in object.keys.compactMap({ FieldRules.stringFieldIndex[$0] }).sorted() {
       let field = FieldRules.stringFields[index]
       if let value = try string(object[field.name], field.name) {
-        fields[keyPath: field.path] = try checked(value, field.kind, field.name)
+        fields[field] = try checked(value, field.kind, field.name)
       }
     }
     fields.address = try address(object["address"])

@@ -59,7 +59,9 @@ enum FieldRules {
   /// An optional string field of `CardFields`.
   struct StringField: Sendable {
     let name: String
-    let path: WritableKeyPath<CardFields, String?> & Sendable
+    /// Where `CardFields` holds it (read and written through `CardFields[field]`: a key path
+    /// per field was a tenth of a bulk import's reading and writing of fields).
+    let key: SparseTexts.Key
     let kind: Kind
     /// Only a Pro account may set it.
     var proOnly = false
@@ -69,45 +71,45 @@ enum FieldRules {
 
   /// Every optional string field, in the order they are checked.
   static let stringFields: [StringField] = [
-    .init(name: "middleName", path: \.middleName, kind: .text(maximum: 100, lines: .one)),
-    .init(name: "lastName", path: \.lastName, kind: .text(maximum: 100, lines: .one)),
-    .init(name: "prefix", path: \.prefix, kind: .text(maximum: 100, lines: .one)),
-    .init(name: "credentials", path: \.credentials, kind: .text(maximum: 100, lines: .one)),
-    .init(name: "pronouns", path: \.pronouns, kind: .text(maximum: 100, lines: .one)),
-    .init(name: "description", path: \.description, kind: .text(maximum: 300, lines: .one)),
-    .init(name: "jobTitle", path: \.jobTitle, kind: .text(maximum: 150, lines: .one)),
-    .init(name: "company", path: \.company, kind: .text(maximum: 150, lines: .one)),
-    .init(name: "phoneNumber", path: \.phoneNumber, kind: .phone),
-    .init(name: "secondaryPhone", path: \.secondaryPhone, kind: .phone),
-    .init(name: "email", path: \.email, kind: .email),
-    .init(name: "aboutMe", path: \.aboutMe, kind: .text(maximum: 2_000, lines: .several)),
-    .init(name: "customMessage", path: \.customMessage, kind: .text(maximum: 500, lines: .several)),
+    .init(name: "middleName", key: .middleName, kind: .text(maximum: 100, lines: .one)),
+    .init(name: "lastName", key: .lastName, kind: .text(maximum: 100, lines: .one)),
+    .init(name: "prefix", key: .prefix, kind: .text(maximum: 100, lines: .one)),
+    .init(name: "credentials", key: .credentials, kind: .text(maximum: 100, lines: .one)),
+    .init(name: "pronouns", key: .pronouns, kind: .text(maximum: 100, lines: .one)),
+    .init(name: "description", key: .description, kind: .text(maximum: 300, lines: .one)),
+    .init(name: "jobTitle", key: .jobTitle, kind: .text(maximum: 150, lines: .one)),
+    .init(name: "company", key: .company, kind: .text(maximum: 150, lines: .one)),
+    .init(name: "phoneNumber", key: .phoneNumber, kind: .phone),
+    .init(name: "secondaryPhone", key: .secondaryPhone, kind: .phone),
+    .init(name: "email", key: .email, kind: .email),
+    .init(name: "aboutMe", key: .aboutMe, kind: .text(maximum: 2_000, lines: .several)),
+    .init(name: "customMessage", key: .customMessage, kind: .text(maximum: 500, lines: .several)),
     .init(
-      name: "customMessageHeader", path: \.customMessageHeader,
+      name: "customMessageHeader", key: .customMessageHeader,
       kind: .text(maximum: 100, lines: .one)),
-    .init(name: "linkedIn", path: \.linkedIn, kind: .urlOrHandle(.linkedIn)),
-    .init(name: "twitter", path: \.twitter, kind: .urlOrHandle(.twitter)),
-    .init(name: "facebookUrl", path: \.facebookUrl, kind: .url),
-    .init(name: "instagramUrl", path: \.instagramUrl, kind: .url),
-    .init(name: "tiktokUrl", path: \.tiktokUrl, kind: .url),
-    .init(name: "youtubeUrl", path: \.youtubeUrl, kind: .url),
-    .init(name: "discordUrl", path: \.discordUrl, kind: .url),
-    .init(name: "twitchUrl", path: \.twitchUrl, kind: .url),
-    .init(name: "snapchatUrl", path: \.snapchatUrl, kind: .url),
-    .init(name: "telegramUrl", path: \.telegramUrl, kind: .url),
-    .init(name: "whatsappUrl", path: \.whatsappUrl, kind: .url),
-    .init(name: "threadsUrl", path: \.threadsUrl, kind: .url),
-    .init(name: "cvUrl", path: \.cvUrl, kind: .url, proOnly: true),
+    .init(name: "linkedIn", key: .linkedIn, kind: .urlOrHandle(.linkedIn)),
+    .init(name: "twitter", key: .twitter, kind: .urlOrHandle(.twitter)),
+    .init(name: "facebookUrl", key: .facebookUrl, kind: .url),
+    .init(name: "instagramUrl", key: .instagramUrl, kind: .url),
+    .init(name: "tiktokUrl", key: .tiktokUrl, kind: .url),
+    .init(name: "youtubeUrl", key: .youtubeUrl, kind: .url),
+    .init(name: "discordUrl", key: .discordUrl, kind: .url),
+    .init(name: "twitchUrl", key: .twitchUrl, kind: .url),
+    .init(name: "snapchatUrl", key: .snapchatUrl, kind: .url),
+    .init(name: "telegramUrl", key: .telegramUrl, kind: .url),
+    .init(name: "whatsappUrl", key: .whatsappUrl, kind: .url),
+    .init(name: "threadsUrl", key: .threadsUrl, kind: .url),
+    .init(name: "cvUrl", key: .cvUrl, kind: .url, proOnly: true),
     .init(
-      name: "cvHeader", path: \.cvHeader, kind: .text(maximum: 100, lines: .one), proOnly: true),
+      name: "cvHeader", key: .cvHeader, kind: .text(maximum: 100, lines: .one), proOnly: true),
     .init(
-      name: "cvDescription", path: \.cvDescription, kind: .text(maximum: 2_000, lines: .several),
+      name: "cvDescription", key: .cvDescription, kind: .text(maximum: 2_000, lines: .several),
       proOnly: true),
     .init(
-      name: "cvDisplayText", path: \.cvDisplayText, kind: .text(maximum: 100, lines: .one),
+      name: "cvDisplayText", key: .cvDisplayText, kind: .text(maximum: 100, lines: .one),
       proOnly: true),
-    .init(name: "imageUrl", path: \.imageUrl, kind: .url),
-    .init(name: "logoUrl", path: \.logoUrl, kind: .url),
+    .init(name: "imageUrl", key: .imageUrl, kind: .url),
+    .init(name: "logoUrl", key: .logoUrl, kind: .url),
   ]
 
   /// The address's parts, in the order they are checked.
