@@ -349,7 +349,7 @@ let package = Package(
     .testTarget(
       name: "GeocoderClientsTests",
       dependencies: [
-        "GeocoderClients", "Geocoding", "Geodesy", "Store", "RedisTestSupport",
+        "GeocoderClients", "Geocoding", "Geodesy", "Store", "RedisTestSupport", "Datasets",
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       exclude: ["Fixtures"]),

@@ -1,3 +1,4 @@
+import Datasets
 import Foundation
 import Geocoding
 import Testing
@@ -6,18 +7,6 @@ import Testing
 /// cache's `JSONEncoder`, and `JSONSerialization`'s spacing and escapes.
 @Suite("Places read back from JSON")
 struct PlaceJSONTests {
-  /// SplitMix64: repeatable random places.
-  struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   /// Texts that need every kind of escape: quotes, backslashes, slashes, controls, non-ASCII,
   /// characters outside the BMP.
   static let pieces = [
@@ -25,12 +14,12 @@ struct PlaceJSONTests {
     "a\u{301}", "\u{7F}", "\u{2028}",
   ]
 
-  static func text(_ random: inout Seeded) -> String {
+  static func text(_ random: inout SeededGenerator) -> String {
     (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }
       .joined()
   }
 
-  static func number(_ random: inout Seeded) -> Double {
+  static func number(_ random: inout SeededGenerator) -> Double {
     switch Int.random(in: 0..<4, using: &random) {
     case 0: Double(Int.random(in: -180...180, using: &random))
     case 1: Double.random(in: -180...180, using: &random)
@@ -39,8 +28,8 @@ struct PlaceJSONTests {
     }
   }
 
-  static func place(_ random: inout Seeded) -> Place {
-    let maybe = { (random: inout Seeded) in Bool.random(using: &random) }
+  static func place(_ random: inout SeededGenerator) -> Place {
+    let maybe = { (random: inout SeededGenerator) in Bool.random(using: &random) }
     var ids: [String: String] = [:]
     for _ in 0..<Int.random(in: 0...3, using: &random) { ids[text(&random)] = text(&random) }
     return Place(
@@ -59,7 +48,7 @@ struct PlaceJSONTests {
 
   @Test("2,000 random lists written by JSONEncoder read back equal")
   func encoderRoundTrip() throws {
-    var random = Seeded(state: 25)
+    var random = SeededGenerator(seed: 25)
     for _ in 0..<2_000 {
       let places = (0..<Int.random(in: 0...3, using: &random)).map { _ in
         Self.place(&random)
@@ -71,7 +60,7 @@ struct PlaceJSONTests {
 
   @Test("JSONSerialization's spacing, escapes and nulls read the same; unknown members skipped")
   func serializationRoundTrip() throws {
-    var random = Seeded(state: 7)
+    var random = SeededGenerator(seed: 7)
     for _ in 0..<500 {
       let place = Self.place(&random)
       var object: [String: Any] = [
