@@ -47,14 +47,10 @@ public final class StoreSink: CardSink {
   public init(directory: String) throws {
     var logger = Logger(label: "cardatlas.import")
     logger.logLevel = .warning
-    // A 24 MiB writer cache, not the server's 32: past ~300,000 rows the random indexes
-    // outgrow either, and 1M rows ran as fast (16,069 against 16,008 to 16,551 rows/s) with the
-    // importer's RSS growing 24 MB instead of 51 to 54 (its pages are jemalloc's 1,536-byte
-    // class: docs/BENCHMARKS.md, "Imports").
     store = try Store(
       directory: directory,
       migrations: Accounts.migrations + Cards.migrations + Wallets.migrations
-        + CardViews.migrations, logger: logger, writerCacheKiB: 24 * 1024)
+        + CardViews.migrations, logger: logger)
     cards = CardBulkImport(store: store)
   }
 

@@ -21,16 +21,14 @@ public final class Store: Sendable {
   private let closed = Atomic<Bool>(false)
 
   /// Opens (creating if needed) `directory/cardatlas.sqlite` and runs the store's migrations,
-  /// then `migrations` (the domain modules'), oldest first. `writerCacheKiB` bounds the
-  /// writer's page cache (nil: the server's, sized for 1M members moving).
+  /// then `migrations` (the domain modules'), oldest first.
   public convenience init(
     directory: String, fsync: FsyncPolicy = .always, migrations: [StoreMigration] = [],
-    logger: Logger = Logger(label: "cardatlas.store"), writerCacheKiB: Int? = nil
+    logger: Logger = Logger(label: "cardatlas.store")
   ) throws {
-    var tuning = Tuning.default
-    if let writerCacheKiB { tuning.writerCacheKiB = writerCacheKiB }
     try self.init(
-      directory: directory, fsync: fsync, migrations: migrations, logger: logger, tuning: tuning)
+      directory: directory, fsync: fsync, migrations: migrations, logger: logger,
+      tuning: .default)
   }
 
   init(

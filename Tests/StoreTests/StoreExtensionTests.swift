@@ -206,22 +206,4 @@ import Testing
       #expect(ids == Array(0..<100))
     }
   }
-
-  /// `writerCacheKiB` is the writer's page cache (a bulk import asks less than the server's).
-  @Test func theWriterCacheIsWhatTheStoreWasOpenedWith() async throws {
-    try await withTemporaryDirectory { dir in
-      let store = try Store(directory: dir, writerCacheKiB: 3_000)
-      defer { store.close() }
-      let cache = Mutex<Int?>(nil)
-      try await store.commit(
-        [],
-        writes: [
-          TransactionWrite { db in
-            let kib = try Int.fetchOne(db, sql: "PRAGMA cache_size")
-            cache.withLock { $0 = kib }
-          }
-        ])
-      #expect(cache.withLock { $0 } == -3_000)
-    }
-  }
 }
