@@ -5,8 +5,12 @@
 struct JSONScanner {
   struct Invalid: Error {}
 
+  /// Arrays and objects nested deeper are refused: reading them recurses.
+  static let maximumDepth = 64
+
   private let bytes: UnsafeBufferPointer<UInt8>
   private var at = 0
+  private var depth = 0
 
   /// Runs `body` over `text`'s scanner; nil when `body` throws or leaves anything but white
   /// space unread.
@@ -24,6 +28,8 @@ struct JSONScanner {
   /// An array: `element` reads each of its values.
   mutating func array(_ element: (inout JSONScanner) throws -> Void) throws {
     try expect(UInt8(ascii: "["))
+    try enter()
+    defer { depth -= 1 }
     if next() == UInt8(ascii: "]") {
       at += 1
       return
@@ -34,6 +40,8 @@ struct JSONScanner {
   /// An object: `member` reads the value of each name, in the text's order.
   mutating func object(_ member: (inout JSONScanner, String) throws -> Void) throws {
     try expect(UInt8(ascii: "{"))
+    try enter()
+    defer { depth -= 1 }
     if next() == UInt8(ascii: "}") {
       at += 1
       return
@@ -115,6 +123,11 @@ struct JSONScanner {
   private mutating func next() -> UInt8? {
     while let byte, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { at += 1 }
     return byte
+  }
+
+  private mutating func enter() throws {
+    depth += 1
+    guard depth <= Self.maximumDepth else { throw Invalid() }
   }
 
   private mutating func expect(_ expected: UInt8) throws {

@@ -138,5 +138,14 @@ struct PlaceJSONTests {
     for text in badMembers {
       #expect(Place.list(json: member(text)) == nil, "\(text)")
     }
+    // Nesting: what a later version might add is skipped up to 64 levels deep, refused beyond
+    // (skipping recurses), never a crash.
+    let nested = { (depth: Int) in
+      member(
+        #""extra":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth))
+    }
+    #expect(Place.list(json: nested(62)) != nil)
+    #expect(Place.list(json: nested(63)) == nil)
+    #expect(Place.list(json: nested(100_000)) == nil)
   }
 }
