@@ -4,9 +4,10 @@ import PackageDescription
 // The executable's allocator: jemalloc (Debian's libjemalloc), as Redis links it. glibc's malloc
 // made threads wait on each other's arena locks (the store's writer freeing what an event loop
 // allocated) and was 10 to 20% slower over the wire (docs/BENCHMARKS.md, "jemalloc"). The
-// sanitizer builds keep the system's, since they replace malloc themselves.
+// sanitizer builds keep the system's, since they replace malloc themselves; so does macOS.
 let allocator: [LinkerSetting] =
-  Context.environment["CARDATLAS_SYSTEM_MALLOC"] == nil ? [.linkedLibrary("jemalloc")] : []
+  Context.environment["CARDATLAS_SYSTEM_MALLOC"] == nil
+  ? [.linkedLibrary("jemalloc", .when(platforms: [.linux]))] : []
 
 let package = Package(
   name: "CardAtlas",
