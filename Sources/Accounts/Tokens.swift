@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import Synchronization
 
 /// Secrets handed to clients (session and reset tokens): 32 random bytes, base64url. Only their
 /// SHA-256 is stored, so a copy of the database signs nobody in.
@@ -51,15 +50,20 @@ public enum RandomText {
 /// The system's random numbers, fetched 512 at a time (one `getrandom` call) into a pool shared
 /// by every thread; each number is handed out once.
 struct PooledRandom: RandomNumberGenerator {
-  private static let pool = Mutex(Pool())
+  private static let pool = Pool()
 
-  mutating func next() -> UInt64 { Self.pool.withLock { $0.next() } }
+  mutating func next() -> UInt64 { Self.pool.next() }
 
-  private struct Pool: ~Copyable {
-    var numbers = [UInt64](repeating: 0, count: 512)
-    var taken = 512
+  /// Behind `NSLock` (a pthread mutex), not the standard library's `Mutex`, whose futex
+  /// ThreadSanitizer cannot see: it would report two threads' draws as a race.
+  private final class Pool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var numbers = [UInt64](repeating: 0, count: 512)
+    private var taken = 512
 
-    mutating func next() -> UInt64 {
+    func next() -> UInt64 {
+      lock.lock()
+      defer { lock.unlock() }
       if taken == numbers.count {
         numbers.withUnsafeMutableBytes { Self.fill($0) }
         taken = 0
