@@ -27,30 +27,31 @@ struct JSONScanner {
 
   /// An array: `element` reads each of its values.
   mutating func array(_ element: (inout JSONScanner) throws -> Void) throws {
-    try expect(UInt8(ascii: "["))
-    try enter()
-    defer { depth -= 1 }
-    if next() == UInt8(ascii: "]") {
-      at += 1
-      return
-    }
-    repeat { try element(&self) } while try more(before: UInt8(ascii: "]"))
+    try container(UInt8(ascii: "["), UInt8(ascii: "]")) { try element(&$0) }
   }
 
   /// An object: `member` reads the value of each name, in the text's order.
   mutating func object(_ member: (inout JSONScanner, String) throws -> Void) throws {
-    try expect(UInt8(ascii: "{"))
-    try enter()
+    try container(UInt8(ascii: "{"), UInt8(ascii: "}")) { scanner in
+      let name = try scanner.string()
+      try scanner.expect(UInt8(ascii: ":"))
+      try member(&scanner, name)
+    }
+  }
+
+  /// Between `open` and `close`, `item` read for each comma-separated item; one level deeper.
+  private mutating func container(
+    _ open: UInt8, _ close: UInt8, _ item: (inout JSONScanner) throws -> Void
+  ) throws {
+    try expect(open)
+    depth += 1
     defer { depth -= 1 }
-    if next() == UInt8(ascii: "}") {
+    guard depth <= Self.maximumDepth else { throw Invalid() }
+    if next() == close {
       at += 1
       return
     }
-    repeat {
-      let name = try string()
-      try expect(UInt8(ascii: ":"))
-      try member(&self, name)
-    } while try more(before: UInt8(ascii: "}"))
+    repeat { try item(&self) } while try more(before: close)
   }
 
   /// Whether the next value is `null`, which is then read.
@@ -123,11 +124,6 @@ struct JSONScanner {
   private mutating func next() -> UInt8? {
     while let byte, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { at += 1 }
     return byte
-  }
-
-  private mutating func enter() throws {
-    depth += 1
-    guard depth <= Self.maximumDepth else { throw Invalid() }
   }
 
   private mutating func expect(_ expected: UInt8) throws {
