@@ -373,6 +373,8 @@ let package = Package(
         "Assets", "AssetCommands", "Venues", "VenueCommands", "MediaFiles",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
       ]),
     // `cardatlas import` through the built executable (it must be built: `swift build`).
     .testTarget(

@@ -19,14 +19,17 @@ public final class WebServer: Sendable {
   private let host: String
   private let port: Int
   private let logger: Logger
+  private let executor: (any TaskExecutor)?
   private let running = Mutex<(group: ServiceGroup, task: Task<Void, Never>)?>(nil)
 
   /// Compiles the templates and reads the map page's files; `start()` binds. Without `venues`
-  /// or `assets` (modules not started), their routes answer 404.
+  /// or `assets` (modules not started), their routes answer 404. The handlers run on `executor`
+  /// when one is given, else on Swift's global pool: a process whose pool other code blocks
+  /// (a test run's synchronous tests) gives the server threads of its own.
   public init(
     accounts: Accounts, cards: Cards, views: CardViews, venues: Venues? = nil,
     assets: Assets? = nil, wallets: Wallets, host: String, port: Int, logger: Logger,
-    map: WebMap.Options = .init()
+    map: WebMap.Options = .init(), executor: (any TaskExecutor)? = nil
   ) throws {
     self.map = try WebMap(options: map, logger: logger)
     api = CardAPI(accounts: accounts, cards: cards, views: views, wallets: wallets)
@@ -37,6 +40,7 @@ public final class WebServer: Sendable {
     self.host = host
     self.port = port
     self.logger = logger
+    self.executor = executor
   }
 
   /// Binds and serves; returns the bound port (`port` 0 picks one).
@@ -53,7 +57,8 @@ public final class WebServer: Sendable {
       logger: logger)
     let group = ServiceGroup(
       configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-    let task = Task { [logger] in
+    // Child tasks inherit the preference: every connection's and request's task runs there.
+    let task = Task(executorPreference: executor) { [logger] in
       do { try await group.run() } catch {
         logger.error("the HTTP server stopped", metadata: ["error": "\(error)"])
         boundSink.yield(.failure(error))

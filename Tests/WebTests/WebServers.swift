@@ -56,7 +56,8 @@ final class WebServers {
                 accounts: domain.accounts, cards: domain.cards, views: domain.views,
                 venues: domain.services.find(Venues.self),
                 assets: domain.services.find(Assets.self), wallets: domain.wallets,
-                host: "127.0.0.1", port: 0, logger: quiet, map: map)
+                host: "127.0.0.1", port: 0, logger: quiet, map: map,
+                executor: ServerThreads.shared)
               made.server.withLock { $0 = web }
             },
           ])
