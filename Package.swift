@@ -318,7 +318,12 @@ let package = Package(
     // A throwaway real redis-server: the oracle the Redis-compatibility tests compare with.
     // (and ChildProcess, which starts the programs the tests run: Foundation's Process crashes.)
     .target(
-      name: "RedisTestSupport", dependencies: ["RESP", "CSpawn"], path: "Tests/RedisTestSupport"),
+      name: "RedisTestSupport",
+      dependencies: [
+        "RESP", "CSpawn", .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      path: "Tests/RedisTestSupport"),
     .systemLibrary(name: "CSpawn", path: "Tests/CSpawn"),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
@@ -373,8 +378,6 @@ let package = Package(
         "Assets", "AssetCommands", "Venues", "VenueCommands", "MediaFiles",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
-        .product(name: "NIOCore", package: "swift-nio"),
-        .product(name: "NIOPosix", package: "swift-nio"),
       ]),
     // `cardatlas import` through the built executable (it must be built: `swift build`).
     .testTarget(

@@ -57,7 +57,7 @@ final class WebServers {
                 venues: domain.services.find(Venues.self),
                 assets: domain.services.find(Assets.self), wallets: domain.wallets,
                 host: "127.0.0.1", port: 0, logger: quiet, map: map,
-                executor: ServerThreads.shared)
+                executor: DedicatedThreads.shared)
               made.server.withLock { $0 = web }
             },
           ])

@@ -11,7 +11,7 @@ import Testing
 /// must answer anyway (a request once timed out after 60 s in CI while every pool thread was
 /// busy).
 @Suite("The web server's own threads")
-struct ServerThreadsTests {
+struct DedicatedThreadsTests {
   @Test("a page is served while every thread of Swift's global pool is blocked")
   func answersWhileThePoolIsBlocked() async throws {
     try await WebServers.with { servers in
