@@ -59,8 +59,7 @@ struct CrashRecoveryTests {
         Thread { writer.run(port: port, seed: UInt64(round * 100 + i)) }
       }
       for thread in threads { thread.start() }
-      try await Task.sleep(nanoseconds: 700_000_000)
-      server.signal(SIGKILL)
+      try await DedicatedThreads.after(.milliseconds(700)) { server.signal(SIGKILL) }
       server.waitUntilExit()
       while threads.contains(where: { !$0.isFinished }) {
         try await Task.sleep(nanoseconds: 10_000_000)
