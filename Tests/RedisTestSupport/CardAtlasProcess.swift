@@ -89,6 +89,17 @@ public final class CardAtlasProcess {
 
   public func waitUntilExit() { process.waitUntilExit() }
 
+  /// Sends SIGKILL once `delay` has passed and waits for the exit. The sleep resumes on
+  /// `DedicatedThreads`: on the full pool of a test run it came minutes late, and a crash
+  /// test's writers ran on unbounded.
+  public func crash(after delay: Duration) async throws {
+    try await withTaskExecutorPreference(DedicatedThreads.shared) {
+      try await Task.sleep(for: delay)
+      signal(SIGKILL)
+    }
+    waitUntilExit()
+  }
+
   deinit {
     if process.isRunning {
       kill(process.processIdentifier, SIGKILL)

@@ -13,14 +13,4 @@ public final class DedicatedThreads: TaskExecutor {
     let job = UnownedJob(job)
     loops.next().execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
   }
-
-  /// Runs `action` once `delay` has passed, resumed on these threads: on time even while the
-  /// pool is full (a kill -9 that came minutes late let a test's writers fill a key with
-  /// millions of members).
-  public static func after(_ delay: Duration, _ action: () -> Void) async throws {
-    try await withTaskExecutorPreference(shared) {
-      try await Task.sleep(for: delay)
-      action()
-    }
-  }
 }

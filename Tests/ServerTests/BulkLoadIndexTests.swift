@@ -104,10 +104,9 @@ struct BulkLoadIndexTests {
 
       // The rate per second of the server's own CPU time, which the other work on the machine
       // (other tests run meanwhile) barely changes, where it changed the rate per second of
-      // wall time by up to a third; the best of alternating rounds.
-      // Once both are idle, so that neither's rounds carry work left from the load or the start
-      // (a checkpoint, a rebuilt tree freed). The best of 40 rounds: a clean run's best of 20
-      // came out once at 0.69 (then 1.01 and 0.97) on this shared host.
+      // wall time by up to a third. Timed once both are idle, so that neither's rounds carry
+      // work left from the load or the start; the best of 40 alternating rounds (a clean run's
+      // best of 20 came out once at 0.69, then 1.01 and 0.97, on this shared host).
       let waiting = Date()
       loaded.waitUntilIdle()
       let settled = Date().timeIntervalSince(waiting)

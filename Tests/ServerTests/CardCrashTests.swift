@@ -79,8 +79,7 @@ struct CardCrashTests {
       let port = server.port
       let threads = writers.map { writer in Thread { writer.run(port: port) } }
       for thread in threads { thread.start() }
-      try await DedicatedThreads.after(.milliseconds(1500)) { server.signal(SIGKILL) }
-      server.waitUntilExit()
+      try await server.crash(after: .milliseconds(1500))
       while threads.contains(where: { !$0.isFinished }) {
         try await Task.sleep(nanoseconds: 10_000_000)
       }

@@ -59,8 +59,7 @@ struct CrashRecoveryTests {
         Thread { writer.run(port: port, seed: UInt64(round * 100 + i)) }
       }
       for thread in threads { thread.start() }
-      try await DedicatedThreads.after(.milliseconds(700)) { server.signal(SIGKILL) }
-      server.waitUntilExit()
+      try await server.crash(after: .milliseconds(700))
       while threads.contains(where: { !$0.isFinished }) {
         try await Task.sleep(nanoseconds: 10_000_000)
       }
