@@ -48,7 +48,9 @@ struct FF1Tests {
     #expect(seen.count == 10_000)
   }
 
-  @Test("share codes' and usernames' shapes: random values come back, another key differs")
+  @Test(
+    "share codes' and usernames' shapes: random values come back, as digits and as numbers; another key differs"
+  )
   func codeShapes() {
     var generator = SystemRandomNumberGenerator()
     for (radix, length) in [(31, 8), (36, 6)] {
@@ -61,6 +63,10 @@ struct FF1Tests {
         #expect(encrypted.count == length && encrypted.allSatisfy { (0..<radix).contains($0) })
         #expect(ff1.decrypt(encrypted) == digits)
         if other.encrypt(digits) != encrypted { differs += 1 }
+        // The number form is the digits' value.
+        let value = digits.reduce(UInt64(0)) { $0 * UInt64(radix) + UInt64($1) }
+        let number = encrypted.reduce(UInt64(0)) { $0 * UInt64(radix) + UInt64($1) }
+        #expect(ff1.encrypt(value) == number && ff1.decrypt(number) == value)
       }
       #expect(differs >= 999)
     }
