@@ -346,7 +346,7 @@ let package = Package(
         "PinCommands", "VenueCommands", "Venues", "People", "PeopleCommands",
         .product(name: "Logging", package: "swift-log"),
       ]),
-    .testTarget(name: "CardsTests", dependencies: ["Cards", "Datasets"]),
+    .testTarget(name: "CardsTests", dependencies: ["Accounts", "Cards", "Datasets"]),
     .testTarget(name: "QRCodesTests", dependencies: ["QRCodes", "RedisTestSupport"]),
     .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "RedisTestSupport"]),
     .testTarget(

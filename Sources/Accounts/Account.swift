@@ -3,8 +3,8 @@ import GRDB
 
 /// A person's account: signs in with an email and a password (or a Google or Apple ID token),
 /// owns cards, and is Pro or not.
-public struct Account: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord {
-  public enum Role: String, Sendable, Codable, CaseIterable {
+public struct Account: Sendable, Equatable {
+  public enum Role: String, Sendable, CaseIterable {
     case none
     /// A health authority: may run EXPOSURE.
     case health
@@ -13,7 +13,8 @@ public struct Account: Sendable, Equatable, Codable, FetchableRecord, Persistabl
   public var id: Int64
   /// As given at sign-up; unique regardless of case (`emailKey`).
   public var email: String
-  /// 6 lowercase letters and digits, unique: the account's share URLs start with it.
+  /// 6 lowercase letters and digits, unique: the account's share URLs start with it. Made from
+  /// the id (`IdText`), or drawn at random for an account made before accounts-v3.
   public var username: String
   /// `PasswordHasher`'s form; nil for an account that signs in only with an ID token.
   var passwordHash: String?
@@ -22,17 +23,13 @@ public struct Account: Sendable, Equatable, Codable, FetchableRecord, Persistabl
   public var createdAt: Date
 
   public static let databaseTableName = "accounts"
-  public static let databaseColumnDecodingStrategy =
-    DatabaseColumnDecodingStrategy.convertFromSnakeCase
-  public static let databaseDateDecodingStrategy =
-    DatabaseDateDecodingStrategy.timeIntervalSince1970
 
   /// The email as compared: case is ignored.
   public var emailKey: String { Self.key(email) }
 
   static func key(_ email: String) -> String { email.lowercased() }
 
-  /// A new account (the username drawn unique by the caller), created now.
+  /// A new account (its id and username from `IdText.firstFree`), created now.
   static func new(
     id: Int64, email: String, username: String, passwordHash: String?, isPro: Bool
   ) -> Account {
@@ -41,32 +38,40 @@ public struct Account: Sendable, Equatable, Codable, FetchableRecord, Persistabl
       role: .none, createdAt: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded()))
   }
 
-  /// Inserts the new account's row: the columns `encode(to:)` names, through a cached
-  /// statement (GRDB's `Codable` insert was a bulk import's second-largest write cost).
+  /// Inserts the new account's row through a cached statement (GRDB's `Codable` insert was a
+  /// bulk import's second-largest write cost); a new account's username is its id's, not stored.
   func write(_ db: Database) throws {
     try db.cachedStatement(
       sql: """
-        INSERT INTO accounts
-          (id, email, email_key, username, password_hash, is_pro, role, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO accounts (id, email, email_key, password_hash, is_pro, role, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
         """
     ).execute(
       arguments: [
-        id, email, emailKey, username, passwordHash, isPro, role.rawValue,
-        createdAt.timeIntervalSince1970,
+        id, email, emailKey, passwordHash, isPro, role.rawValue, createdAt.timeIntervalSince1970,
       ])
   }
+}
 
-  /// The stored columns: the email key too, which the table keeps unique.
-  public func encode(to container: inout PersistenceContainer) throws {
-    container["id"] = id
-    container["email"] = email
-    container["email_key"] = emailKey
-    container["username"] = username
-    container["password_hash"] = passwordHash
-    container["is_pro"] = isPro
-    container["role"] = role.rawValue
-    container["created_at"] = createdAt.timeIntervalSince1970
+extension Accounts {
+  /// Usernames: 6 lowercase letters and digits made from the account's id.
+  public static func usernames(_ db: Database) throws -> IdText {
+    try IdText(
+      purpose: "usernames", alphabet: "abcdefghijklmnopqrstuvwxyz0123456789", length: 6, db)
+  }
+}
+
+extension Account {
+  /// The columns `init(_:usernames:)` reads, in its order.
+  static let columns = "id, email, username, password_hash, is_pro, role, created_at"
+
+  /// An account's row (`columns`): its username the one it was given, else its id's.
+  init(_ row: Row, usernames: IdText) {
+    let id: Int64 = row[0]
+    self.init(
+      id: id, email: row[1], username: row[2] ?? usernames.text(id), passwordHash: row[3],
+      isPro: row[4], role: Role(rawValue: row[5]) ?? .none,
+      createdAt: Date(timeIntervalSince1970: row[6]))
   }
 }
 

@@ -33,6 +33,7 @@ public final class Accounts: Sendable {
   }
 
   struct State {
+    let usernames: IdText
     var accounts: [Int64: Account] = [:]
     var byEmail: [String: Int64] = [:]
     /// Account ids by username: share URLs name the account by it.
@@ -47,13 +48,12 @@ public final class Accounts: Sendable {
     var nextSession: Int64 = 1
     var observers: [any AccountObserver] = []
 
-    /// A new account under the next id, with a username no other has.
+    /// A new account under the next free id (`IdText.firstFree`), named by it.
     mutating func register(email: String, passwordHash: String?, isPro: Bool) -> Account {
+      let (id, username) = usernames.firstFree(from: nextAccount) { byUsername[$0] != nil }
       let account = Account.new(
-        id: nextAccount, email: email,
-        username: Tokens.username { byUsername[$0] != nil }, passwordHash: passwordHash,
-        isPro: isPro)
-      nextAccount += 1
+        id: id, email: email, username: username, passwordHash: passwordHash, isPro: isPro)
+      nextAccount = id + 1
       accounts[account.id] = account
       byEmail[account.emailKey] = account.id
       byUsername[account.username] = account.id
@@ -64,7 +64,7 @@ public final class Accounts: Sendable {
   let store: Store
   let configuration: Configuration
   private let mailer: any Mailer
-  let state = Mutex(State())
+  let state: Mutex<State>
   let slow = SlowWork()
   /// Mail is handed over here, one message at a time: an SMTP server may be slow or away, and
   /// must hold up neither the event loops nor the store's commits.
@@ -83,14 +83,20 @@ public final class Accounts: Sendable {
       configuration.mailer.map {
         FallbackMailer(primary: $0, fallback: outbox, logger: configuration.logger)
       } ?? outbox
-    let (accounts, sessions, resets, identities, used) = try store.read { db in
-      (
-        try Account.fetchAll(db), try StoredSession.fetchAll(db),
+    let (usernames, accounts, sessions, resets, identities, used) = try store.read { db in
+      let usernames = try Self.usernames(db)
+      return (
+        usernames,
+        try Row.fetchAll(db, sql: "SELECT \(Account.columns) FROM accounts").map {
+          Account($0, usernames: usernames)
+        },
+        try StoredSession.fetchAll(db),
         try PasswordReset.fetchAll(db),
         try Row.fetchAll(db, sql: "SELECT provider, subject, account_id FROM account_identities"),
         try Row.fetchAll(db, sql: "SELECT name, seq FROM sqlite_sequence")
       )
     }
+    state = Mutex(State(usernames: usernames))
     state.withLock { s in
       // Ids are given in memory, after the highest ever used (deleted ones included).
       for row in used {
@@ -434,7 +440,7 @@ public final class Accounts: Sendable {
           try db.execute(sql: "DELETE FROM password_resets WHERE account_id = ?", arguments: [id])
           try db.execute(
             sql: "DELETE FROM account_identities WHERE account_id = ?", arguments: [id])
-          _ = try Account.deleteOne(db, key: id)
+          try db.execute(sql: "DELETE FROM accounts WHERE id = ?", arguments: [id])
         }
       ], done)
   }

@@ -6,11 +6,12 @@ import Store
 /// transactions: for a writer that runs without `Accounts` in memory (a bulk import into a
 /// data directory the daemon is not running on), so that memory stays flat however many
 /// accounts it invites. The rules are `Accounts`' own (`Accounts.invite`, `Account.new`,
-/// `Tokens.username`); only where they read and write differs. Ids continue the table's
+/// `IdText.firstFree`); only where they read and write differs. Ids continue the table's
 /// sequence, as the daemon continues it when it loads them.
 public struct StoredAccounts {
   private let db: Database
   private var nextAccount: Int64
+  private let usernames: IdText
   /// The email key `account(email:)` last found no account for: `invite` then need not ask
   /// again.
   private var absent: String?
@@ -18,23 +19,16 @@ public struct StoredAccounts {
   public init(_ db: Database) throws {
     self.db = db
     nextAccount = try RowIds.next(after: "accounts", db)
+    usernames = try Accounts.usernames(db)
   }
 
   /// The account of an email, whatever its case.
   public mutating func account(email: String) throws -> Account? {
     let key = Account.key(email)
     let found = try Row.fetchOne(
-      db.cachedStatement(
-        sql: """
-          SELECT id, email, username, password_hash, is_pro, role, created_at
-          FROM accounts WHERE email_key = ?
-          """), arguments: [key]
-    ).map { row in
-      Account(
-        id: row[0], email: row[1], username: row[2], passwordHash: row[3], isPro: row[4],
-        role: Account.Role(rawValue: row[5]) ?? .none,
-        createdAt: Date(timeIntervalSince1970: row[6]))
-    }
+      db.cachedStatement(sql: "SELECT \(Account.columns) FROM accounts WHERE email_key = ?"),
+      arguments: [key]
+    ).map { Account($0, usernames: usernames) }
     absent = found == nil ? key : nil
     return found
   }
@@ -44,14 +38,15 @@ public struct StoredAccounts {
     let invited = try Accounts.invite(
       email, registered: { try $0 != absent && exists("email_key", $0) },
       register: {
-        Account.new(
-          id: nextAccount, email: email,
-          username: try Tokens.username { try exists("username", $0) }, passwordHash: nil,
-          isPro: false)
+        let (id, username) = try usernames.firstFree(from: nextAccount) {
+          try exists("username", $0)
+        }
+        return Account.new(
+          id: id, email: email, username: username, passwordHash: nil, isPro: false)
       })
     if case .success(let account) = invited {
       try account.write(db)
-      nextAccount += 1
+      nextAccount = account.id + 1
     }
     return invited
   }

@@ -17,20 +17,11 @@ enum Tokens {
   static func digest(_ token: String) -> String {
     SHA256.hash(data: Array(token.utf8)).map { String(format: "%02x", $0) }.joined()
   }
-
-  /// A username: 6 random lowercase letters and digits, drawn again while `taken`.
-  static func username(unless taken: (String) throws -> Bool) rethrows -> String {
-    var username = RandomText.draw(6, from: usernameAlphabet)
-    while try taken(username) { username = RandomText.draw(6, from: usernameAlphabet) }
-    return username
-  }
-
-  private static let usernameAlphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
 }
 
-/// Short random texts (usernames, share codes, slugs) from one random number each, taken from
-/// the system's random bytes a pool at a time: a `getrandom` call per character, then per draw,
-/// was a bulk import's largest single cost.
+/// Short random texts (slugs) from one random number each, taken from the system's random bytes
+/// a pool at a time: a `getrandom` call per character, then per draw, was a bulk import's
+/// largest single cost.
 public enum RandomText {
   /// `count` characters of `alphabet`, uniformly (alphabet.count^count must fit in 64 bits).
   public static func draw(_ count: Int, from alphabet: [Character]) -> String {

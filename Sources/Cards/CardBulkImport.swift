@@ -76,6 +76,7 @@ private struct Chunk {
   let configuration: Cards.Configuration
   var accounts: StoredAccounts
   var nextCard: Int64
+  let codes: IdText
 
   init(_ db: Database, _ configuration: Cards.Configuration) throws {
     self.db = db
@@ -83,6 +84,7 @@ private struct Chunk {
     accounts = try StoredAccounts(db)
     // As `Cards` continues the ids when it loads: after the highest ever given.
     nextCard = try RowIds.next(after: "cards", db)
+    codes = try Cards.codes(db)
   }
 
   mutating func write(_ row: CardBulkImport.Row) throws -> Result<
@@ -109,7 +111,7 @@ private struct Chunk {
     }
     let (count, hasPrimary) = invited ? (0, false) : try cards(of: owner.id)
     let made = try Cards.newCard(
-      id: nextCard, owner: owner.id, isPro: owner.isPro, fields: fields, configuration,
+      after: nextCard, codes, owner: owner.id, isPro: owner.isPro, fields: fields, configuration,
       count: count, hasPrimary: hasPrimary,
       codeTaken: { try exists("SELECT EXISTS (SELECT 1 FROM cards WHERE code = ?)", [$0]) },
       slugTaken: { slug in
@@ -122,7 +124,7 @@ private struct Chunk {
     // With `read` given, the caller wrote the stored JSON (off this thread, which every row
     // waits for), and the rules kept those very fields (`CardFields.parse(_:isPro:readAs:)`).
     try Cards.insert(card, externalId: externalId, json: row.read == nil ? nil : row.json, db)
-    nextCard += 1
+    nextCard = card.id + 1
     // A new primary card takes the reserved URL.
     if card.isPrimary && !invited {
       try db.cachedStatement(sql: "DELETE FROM card_reserved_urls WHERE account_id = ?")
@@ -142,7 +144,7 @@ private struct Chunk {
             """), arguments: [owner, externalId])
     else { return nil }
     return Card(
-      id: row[0], ownerId: owner, code: row[1], slug: row[2], isPrimary: row[3],
+      id: row[0], ownerId: owner, code: row[1] ?? codes.text(row[0]), slug: row[2], isPrimary: row[3],
       fields: try CardFields.parse(row[4], isPro: true),
       createdAt: Date(timeIntervalSince1970: row[5]),
       updatedAt: Date(timeIntervalSince1970: row[6]))

@@ -44,6 +44,8 @@ public final class Cards: Sendable {
 
   let store: Store
   let accounts: Accounts
+  /// The cards' share codes, made from their ids.
+  let codes: IdText
   public let configuration: Configuration
   let state: Mutex<State>
   let map: CardMap
@@ -56,7 +58,8 @@ public final class Cards: Sendable {
     self.accounts = accounts
     self.configuration = configuration
     // Row by row, each card packed as it is read: never every card parsed at once.
-    let (loaded, placed) = try store.read { db in
+    let (codes, loaded, placed) = try store.read { db in
+      let codes = try Self.codes(db)
       var s = State()
       s.nextCard =
         try (Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'cards'") ?? 0)
@@ -71,8 +74,9 @@ public final class Cards: Sendable {
           FROM cards
           """)
       while let row = try rows.next() {
+        let id: Int64 = row["id"]
         let card = Card(
-          id: row["id"], ownerId: row["owner_id"], code: row["code"], slug: row["slug"],
+          id: id, ownerId: row["owner_id"], code: row["code"] ?? codes.text(id), slug: row["slug"],
           isPrimary: row["is_primary"], fields: try CardFields.parse(row["fields"], isPro: true),
           createdAt: Date(timeIntervalSince1970: row["created_at"]),
           updatedAt: Date(timeIntervalSince1970: row["updated_at"]))
@@ -88,8 +92,9 @@ public final class Cards: Sendable {
           placed.append((item, summary))
         }
       }
-      return (s, placed)
+      return (codes, s, placed)
     }
+    self.codes = codes
     state = Mutex(loaded)
     // One bulk build of the map, not an insert per card.
     map = CardMap(placed: placed)
@@ -201,13 +206,13 @@ public final class Cards: Sendable {
     (Card, Bool), CardError
   > {
     let drawn = Self.newCard(
-      id: s.nextCard, owner: owner, isPro: isPro, fields: fields, configuration,
+      after: s.nextCard, codes, owner: owner, isPro: isPro, fields: fields, configuration,
       count: s.byOwner[owner]?.count ?? 0, hasPrimary: s.withPrimary.contains(owner),
       codeTaken: { s.cards.id(code: $0) != nil },
       slugTaken: { s.cards.hasSlug($0, among: s.byOwner[owner] ?? []) })
     guard case .success(let card) = drawn else { return drawn.map { ($0, false) } }
     if let refused = claim(card) { return .failure(refused) }
-    s.nextCard += 1
+    s.nextCard = card.id + 1
     Self.add(card, to: &s)
     // A new primary card takes the reserved URL.
     let wasReserved = card.isPrimary && s.reserved.remove(owner) != nil
@@ -215,18 +220,18 @@ public final class Cards: Sendable {
   }
 
   /// The rules of a new card, wherever the cards are held (here, or the store itself for a
-  /// bulk import, `CardBulkImport`): within the owner's plan limit (`count` cards already), a
-  /// share code no card has, a slug none of the owner's cards has, primary when the owner has
-  /// no primary card.
+  /// bulk import, `CardBulkImport`): within the owner's plan limit (`count` cards already),
+  /// the first id from `next` whose share code no card made before cards-v4 has
+  /// (`IdText.firstFree`), a slug none of the owner's cards has, primary when the owner has no
+  /// primary card.
   static func newCard(
-    id: Int64, owner: Int64, isPro: Bool, fields: CardFields, _ configuration: Configuration,
-    count: Int, hasPrimary: Bool, codeTaken: (String) throws -> Bool,
-    slugTaken: (String) throws -> Bool
+    after next: Int64, _ codes: IdText, owner: Int64, isPro: Bool, fields: CardFields,
+    _ configuration: Configuration, count: Int, hasPrimary: Bool,
+    codeTaken: (String) throws -> Bool, slugTaken: (String) throws -> Bool
   ) rethrows -> Result<Card, CardError> {
     let limit = isPro ? configuration.proCardLimit : configuration.freeCardLimit
     guard count < limit else { return .failure(.limit(limit, pro: isPro)) }
-    var code = code()
-    while try codeTaken(code) { code = Self.code() }
+    let (id, code) = try codes.firstFree(from: next, taken: codeTaken)
     var slug = slug()
     while try slugTaken(slug) { slug = Self.slug() }
     let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
@@ -405,15 +410,15 @@ public final class Cards: Sendable {
   }
 
   /// A new card's row, with its point and an import's external id: one statement, not an
-  /// insert and updates of the row just written.
+  /// insert and updates of the row just written. Its share code is its id's, not stored.
   /// `json`, when given, is `card.fields.json()` written beforehand (off the writer thread).
   static func insert(
     _ card: Card, externalId: String? = nil, json: String? = nil, _ db: GRDB.Database
   ) throws {
     let columns =
-      "id, owner_id, code, slug, is_primary, fields, created_at, updated_at, external_id"
+      "id, owner_id, slug, is_primary, fields, created_at, updated_at, external_id"
     var arguments: StatementArguments = [
-      card.id, card.ownerId, card.code, card.slug, card.isPrimary, json ?? card.fields.json(),
+      card.id, card.ownerId, card.slug, card.isPrimary, json ?? card.fields.json(),
       card.createdAt.timeIntervalSince1970, card.updatedAt.timeIntervalSince1970, externalId,
     ]
     // Cached statements: compiling one each time (and GRDB's authorizer over it) cost more
@@ -422,11 +427,11 @@ public final class Cards: Sendable {
       arguments += [location.longitude, location.latitude]
       try db.cachedStatement(
         sql:
-          "INSERT INTO cards (\(columns), geom) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, MakePoint(?, ?, 4326))"
+          "INSERT INTO cards (\(columns), geom) VALUES (?, ?, ?, ?, ?, ?, ?, ?, MakePoint(?, ?, 4326))"
       ).execute(arguments: arguments)
     } else {
       try db.cachedStatement(
-        sql: "INSERT INTO cards (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        sql: "INSERT INTO cards (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
       ).execute(arguments: arguments)
     }
   }
@@ -451,12 +456,14 @@ public final class Cards: Sendable {
     }
   }
 
-  /// 8 characters without look-alikes (no 0/o, 1/l/i): what a QR code or link carries.
-  static func code() -> String { RandomText.draw(8, from: codeAlphabet) }
+  /// Share codes: 8 characters without look-alikes (no 0/o, 1/l/i), what a QR code or link
+  /// carries, made from the card's id.
+  public static func codes(_ db: GRDB.Database) throws -> IdText {
+    try IdText(purpose: "codes", alphabet: "abcdefghjkmnpqrstuvwxyz23456789", length: 8, db)
+  }
 
   static func slug() -> String { RandomText.draw(3, from: slugAlphabet) }
 
-  private static let codeAlphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
   private static let slugAlphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
 
   /// Told by the accounts of deletions and Pro changes.

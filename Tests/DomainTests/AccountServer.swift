@@ -7,7 +7,8 @@ import RESP
 import RedisTestSupport
 import Server
 
-/// A server in this process with the accounts and cards, over a store in a temporary directory.
+/// A server in this process with the accounts and cards, over a store in a temporary directory
+/// (or one given).
 /// Its scrypt cost is lowered (2^10) so a test can make many accounts; one test checks the
 /// default's.
 final class AccountServer {
@@ -26,12 +27,14 @@ final class AccountServer {
     cards configureCards: (inout Cards.Configuration) -> Void = { _ in },
     server serverSettings: (inout ServerConfiguration) -> Void = { _ in },
     modules: [CardDomainModule] = [],
-    extra: [ServerExtension] = []
+    extra: [ServerExtension] = [],
+    directory: String? = nil
   ) async throws {
     self.modules = modules
     self.extra = extra
-    directory =
-      FileManager.default.temporaryDirectory
+    self.directory =
+      directory
+      ?? FileManager.default.temporaryDirectory
       .appendingPathComponent("cardatlas-accounts-\(UUID().uuidString)").path
     var accounts = Accounts.Configuration()
     accounts.hasher = PasswordHasher(costLog2: 10)
@@ -43,7 +46,7 @@ final class AccountServer {
     self.cards = cards
     var configuration = ServerConfiguration()
     configuration.port = 0
-    configuration.dataDirectory = directory
+    configuration.dataDirectory = self.directory
     configuration.threads = 2
     serverSettings(&configuration)
     (server, port) = try await Self.start(configuration, accounts, cards, modules, extra)

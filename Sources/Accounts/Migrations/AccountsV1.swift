@@ -43,5 +43,5 @@ extension Accounts {
       """)
 
   /// The accounts module's migrations, oldest first.
-  public static let migrations = [v1, v2]
+  public static let migrations = [v1, v2, v3]
 }

@@ -34,5 +34,5 @@ extension Cards {
     else { throw StoreError.sqlite(code: 1, message: "SpatiaLite could not add cards.geom") }
   }
 
-  public static let migrations = [v1, v2, v3]
+  public static let migrations = [v1, v2, v3, v4]
 }

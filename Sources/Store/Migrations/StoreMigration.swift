@@ -42,3 +42,31 @@ extension StoreMigration {
     for name in names { try db.execute(sql: "DROP TRIGGER \(name.quotedDatabaseIdentifier)") }
   }
 }
+
+extension StoreMigration {
+  /// Rebuilds `table` as `definition` with its rows, SQLite's way to drop a constraint: a new
+  /// table, the rows copied column by column, the old one dropped and the new one renamed. Its
+  /// AUTOINCREMENT sequence is kept (it remembers deleted rows' ids, which the copy does not).
+  /// The old table's indexes and triggers go with it: the caller makes them again. Foreign keys
+  /// elsewhere name the table and so find the new one; GRDB runs a migration with them off and
+  /// checks them all at its end.
+  public static func rebuild(_ table: String, as definition: String, _ db: GRDB.Database) throws
+  {
+    let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table))")
+      .map { ($0["name"] as String).quotedDatabaseIdentifier }.joined(separator: ", ")
+    let sequence = try Int64.fetchOne(
+      db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table])
+    try db.execute(
+      sql: """
+        CREATE TABLE \(table)_rebuilt (\(definition));
+        INSERT INTO \(table)_rebuilt (\(columns)) SELECT \(columns) FROM \(table);
+        DROP TABLE \(table);
+        ALTER TABLE \(table)_rebuilt RENAME TO \(table);
+        DELETE FROM sqlite_sequence WHERE name = '\(table)';
+        """)
+    if let sequence {
+      try db.execute(
+        sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [table, sequence])
+    }
+  }
+}

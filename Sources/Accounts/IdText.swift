@@ -1,0 +1,52 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// A public text made from a row's id (a username from an account's, a share code from a
+/// card's): FF1 under a key the store keeps, written in `alphabet`. Unique by construction and,
+/// without the key, as hard to guess as a random text; so the store keeps no index of these
+/// texts and a new row checks none (a random text's index cost a bulk import a third of its
+/// rate: docs/BENCHMARKS.md). Rows made before keep the random text they were given (a nullable
+/// column with a partial unique index); a new row whose text one of those already has skips
+/// that id.
+public struct IdText: Sendable {
+  private let cipher: FF1
+  private let alphabet: [Character]
+  /// How many texts there are: ids from 0 below it have one.
+  private let count: UInt64
+
+  /// The texts of `purpose` (a row of `id_keys`, written by the migration that made them).
+  public init(purpose: String, alphabet: String, length: Int, _ db: Database) throws {
+    guard
+      let key = try Data.fetchOne(
+        db, sql: "SELECT key FROM id_keys WHERE purpose = ?", arguments: [purpose])
+    else { throw DatabaseError(message: "id_keys has no key for \(purpose)") }
+    let characters = Array(alphabet)
+    self.alphabet = characters
+    cipher = FF1(key: SymmetricKey(data: key), radix: characters.count, length: length)
+    count = (0..<length).reduce(1) { n, _ in n * UInt64(characters.count) }
+  }
+
+  /// The id's text: `length` characters, most significant first.
+  public func text(_ id: Int64) -> String {
+    let radix = UInt64(alphabet.count)
+    precondition(id >= 0 && UInt64(id) < count, "no text for id \(id)")
+    var value = cipher.encrypt(UInt64(id))
+    var characters = [Character](repeating: " ", count: cipher.length)
+    for i in characters.indices.reversed() {
+      characters[i] = alphabet[Int(value % radix)]
+      value /= radix
+    }
+    return String(characters)
+  }
+
+  /// The first id from `next` whose text no older row has (`taken`: a random text given before
+  /// these texts were made from ids; never one of an id's, which are all distinct), and its text.
+  public func firstFree(from next: Int64, taken: (String) throws -> Bool) rethrows -> (
+    id: Int64, text: String
+  ) {
+    var id = next
+    while try taken(text(id)) { id += 1 }
+    return (id, text(id))
+  }
+}
