@@ -383,7 +383,7 @@ let package = Package(
     .testTarget(
       name: "ImportTests",
       dependencies: [
-        "RESP", "RedisTestSupport", "Geodesy", .product(name: "GRDB", package: "GRDB.swift"),
+        "Accounts", "Cards", "RESP", "RedisTestSupport", "Geodesy", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
       name: "ServerTests",

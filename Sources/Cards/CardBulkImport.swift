@@ -144,7 +144,8 @@ private struct Chunk {
             """), arguments: [owner, externalId])
     else { return nil }
     return Card(
-      id: row[0], ownerId: owner, code: row[1] ?? codes.text(row[0]), slug: row[2], isPrimary: row[3],
+      id: row[0], ownerId: owner, code: row[1] ?? codes.text(row[0]), slug: row[2],
+      isPrimary: row[3],
       fields: try CardFields.parse(row[4], isPro: true),
       createdAt: Date(timeIntervalSince1970: row[5]),
       updatedAt: Date(timeIntervalSince1970: row[6]))

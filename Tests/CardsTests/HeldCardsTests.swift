@@ -139,7 +139,8 @@ import Testing
         expected[id] = card
       default:
         let card = Card(
-          id: nextId, ownerId: Int64.random(in: 1...50, using: &random), code: RandomText.draw(8, from: Array("abcdefghjkmnpqrstuvwxyz23456789")),
+          id: nextId, ownerId: Int64.random(in: 1...50, using: &random),
+          code: RandomText.draw(8, from: Array("abcdefghjkmnpqrstuvwxyz23456789")),
           slug: Cards.slug(), isPrimary: Bool.random(using: &random),
           fields: Self.fields(&random),
           createdAt: Date(timeIntervalSince1970: Double.random(in: 0...2e9, using: &random)),

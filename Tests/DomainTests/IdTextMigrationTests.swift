@@ -16,7 +16,8 @@ struct IdTextMigrationTests {
   static let before =
     Array(Accounts.migrations.prefix(2)) + Array(Cards.migrations.prefix(3)) + Wallets.migrations
     + CardViews.migrations
-  static let after = Accounts.migrations + Cards.migrations + Wallets.migrations
+  static let after =
+    Accounts.migrations + Cards.migrations + Wallets.migrations
     + CardViews.migrations
 
   /// Accounts 1 and 2 and cards 1 and 2 as the older build wrote them (random texts), account
@@ -67,7 +68,8 @@ struct IdTextMigrationTests {
     #expect(id == 5)
     #expect(username == usernames.text(5))
     #expect(username.wholeMatch(of: /[a-z0-9]{6}/) != nil)
-    let card = try c.object("CARD.CREATE", #"{"firstName":"New","location":{"lon":9.5,"lat":47.1}}"#)
+    let card = try c.object(
+      "CARD.CREATE", #"{"firstName":"New","location":{"lon":9.5,"lat":47.1}}"#)
     #expect(card["id"] as? Int == 5)
     #expect(card["code"] as? String == codes.text(5))
     #expect((card["code"] as? String)?.wholeMatch(of: /[a-hjkmnp-z2-9]{8}/) != nil)
@@ -104,7 +106,8 @@ struct IdTextMigrationTests {
       #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
       // The point index kept the old card's entry and indexes the new one (its triggers are
       // back); GIS tools still find the geometry column.
-      #expect(try Int64.fetchAll(db, sql: "SELECT pkid FROM idx_cards_geom ORDER BY pkid") == [1, 5])
+      #expect(
+        try Int64.fetchAll(db, sql: "SELECT pkid FROM idx_cards_geom ORDER BY pkid") == [1, 5])
       #expect(
         try Int.fetchOne(
           db, sql: "SELECT count(*) FROM geometry_columns WHERE f_table_name = 'cards'") == 1)
@@ -113,7 +116,8 @@ struct IdTextMigrationTests {
       try db.execute(sql: "PRAGMA foreign_keys = ON")
       try db.execute(sql: "DELETE FROM accounts WHERE id = 1")
       #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM cards WHERE owner_id = 1") == 0)
-      #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM wallet_entries WHERE card_id = 1") == 0)
+      #expect(
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM wallet_entries WHERE card_id = 1") == 0)
       #expect(try Int64.fetchAll(db, sql: "SELECT pkid FROM idx_cards_geom") == [5])
     }
   }

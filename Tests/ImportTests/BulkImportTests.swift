@@ -1,3 +1,5 @@
+import Accounts
+import Cards
 import Foundation
 import GRDB
 import RESP
@@ -142,7 +144,8 @@ struct BulkImportTests {
     #expect(badOwners == 0 && reserved == 0)
     #expect(try Self.misindexed(direct) == 0)
     let resUsername = try queue.read { db in
-      try String.fetchOne(db, sql: "SELECT username FROM accounts WHERE email = 'res@example.com'")
+      try Int64.fetchOne(db, sql: "SELECT id FROM accounts WHERE email = 'res@example.com'")
+        .map(try Accounts.usernames(db).text)
     }
 
     let started = try Daemon(data: direct, in: scratch)
@@ -173,7 +176,8 @@ struct BulkImportTests {
     // The second import gives the card a location: the spatial index follows the update.
     #expect(try runImport([first, "--data", data], in: scratch).status == 0)
     let code = try DatabaseQueue(path: data + "/cardatlas.sqlite").read { db in
-      try String.fetchOne(db, sql: "SELECT code FROM cards WHERE external_id = 'w1'")
+      try Int64.fetchOne(db, sql: "SELECT id FROM cards WHERE external_id = 'w1'")
+        .map(try Cards.codes(db).text)
     }
     do {
       let daemon = try Daemon(data: data, in: scratch)

@@ -50,8 +50,7 @@ extension StoreMigration {
   /// The old table's indexes and triggers go with it: the caller makes them again. Foreign keys
   /// elsewhere name the table and so find the new one; GRDB runs a migration with them off and
   /// checks them all at its end.
-  public static func rebuild(_ table: String, as definition: String, _ db: GRDB.Database) throws
-  {
+  public static func rebuild(_ table: String, as definition: String, _ db: GRDB.Database) throws {
     let columns = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table))")
       .map { ($0["name"] as String).quotedDatabaseIdentifier }.joined(separator: ", ")
     let sequence = try Int64.fetchOne(
