@@ -46,7 +46,11 @@ public struct IdText: Sendable {
     id: Int64, text: String
   ) {
     var id = next
-    while try taken(text(id)) { id += 1 }
-    return (id, text(id))
+    var made = text(id)
+    while try taken(made) {
+      id += 1
+      made = text(id)
+    }
+    return (id, made)
   }
 }
