@@ -92,6 +92,8 @@ let package = Package(
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // Limits per account and per address (sliding windows), and the address key they count on.
+    .target(name: "RateLimits"),
     // What domain modules publish for subscribers to hear (channel, text): the server delivers
     // it as Redis pub/sub; no RESP here.
     .target(name: "Notifications"),
@@ -99,7 +101,7 @@ let package = Package(
     .target(
       name: "Commands",
       dependencies: [
-        "Keyspace", "SpatialIndex", "RESP",
+        "Keyspace", "SpatialIndex", "RESP", "RateLimits",
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ]),
     // The TCP server: SwiftNIO channels, limits, auth, group-committed writes, statistics.
@@ -107,7 +109,7 @@ let package = Package(
     .target(
       name: "Server",
       dependencies: [
-        "Commands", "Store", "RESP", "Datasets", "Notifications",
+        "Commands", "Store", "RESP", "Datasets", "Notifications", "RateLimits",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -128,7 +130,7 @@ let package = Package(
     .target(
       name: "Accounts",
       dependencies: [
-        "Store", "IdentityTokens",
+        "Store", "IdentityTokens", "RateLimits",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Crypto", package: "swift-crypto"),
@@ -159,7 +161,7 @@ let package = Package(
     .target(
       name: "Pins",
       dependencies: [
-        "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "MediaFiles",
+        "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "MediaFiles", "RateLimits",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     // The pins' commands (PIN.*): arguments in, JSON replies out.
@@ -383,7 +385,8 @@ let package = Package(
     .testTarget(
       name: "ImportTests",
       dependencies: [
-        "Accounts", "Cards", "RESP", "RedisTestSupport", "Geodesy", .product(name: "GRDB", package: "GRDB.swift"),
+        "Accounts", "Cards", "RESP", "RedisTestSupport", "Geodesy",
+        .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
       name: "ServerTests",

@@ -10,7 +10,7 @@ seconds=${2:-20}
 port=${3:-7911}
 bin=${CARDATLAS:-.build/release/cardatlas}
 data=$(mktemp -d /tmp/cardatlas-bench-cards.XXXXXX)
-"$bin" serve --port "$port" --data "$data" --fsync always --pro-card-limit 1000 \
+"$bin" serve --port "$port" --data "$data" --fsync always --pro-card-limit 1000 --signups-per-address 0 \
   --log-level warning &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT

@@ -24,6 +24,22 @@ struct AccountJSON: Encodable {
   static func reply(_ account: Account) -> RESPValue { json(AccountJSON(account)) }
 }
 
+/// A session as SESSION.LIST shows it: never its token.
+struct SessionJSON: Encodable {
+  let id: Int64
+  let device: String?
+  let createdAt: String
+  /// The session this connection signed in with.
+  let current: Bool
+
+  init(_ session: Accounts.SessionInfo, current: Bool) {
+    id = session.id
+    device = session.device
+    createdAt = session.createdAt.formatted(Date.ISO8601FormatStyle())
+    self.current = current
+  }
+}
+
 /// A JSON object as a bulk string, keys sorted so replies are stable.
 func json(_ value: some Encodable) -> RESPValue {
   let encoder = JSONEncoder()

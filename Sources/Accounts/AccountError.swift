@@ -1,3 +1,5 @@
+import RateLimits
+
 /// Why an account operation was refused. `code` is the error's first word on the wire
 /// (`INVALID email`, `WRONGPASS`, ...), `reason` what follows it.
 public enum AccountError: Error, Sendable, Equatable {
@@ -11,6 +13,8 @@ public enum AccountError: Error, Sendable, Equatable {
   case notFound
   /// Too many sign-ins are being checked at once.
   case busy
+  /// A limit per address, email or account was reached (`LIMIT <what>, retry after N s`).
+  case limited(LimitExceeded)
   /// The store did not make the change durable.
   case notPersisted(String)
   /// Sign-in with that provider's ID tokens is not set up on this server.
@@ -27,6 +31,7 @@ public enum AccountError: Error, Sendable, Equatable {
     case .invalidToken: "INVALID token"
     case .notFound: "NOTFOUND"
     case .busy: "BUSY"
+    case .limited: "LIMIT"
     case .notPersisted, .notConfigured, .idTokenRefused, .idTokenKeysUnavailable: "ERR"
     }
   }
@@ -38,6 +43,7 @@ public enum AccountError: Error, Sendable, Equatable {
     case .invalidToken: "unknown, used or expired"
     case .notFound: "no such account"
     case .busy: "too many sign-ins in progress, try again shortly"
+    case .limited(let limit): "\(limit.what), retry after \(limit.retryAfter) s"
     case .notPersisted(let why): "write not persisted: \(why)"
     case .notConfigured(let provider):
       "sign-in with \(provider) ID tokens is not configured on this server"

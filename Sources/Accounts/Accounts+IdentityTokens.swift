@@ -70,7 +70,6 @@ extension Accounts {
       case known(Account)
       case linked(Account)
       case created(Account)
-      case busy
     }
     let outcome = state.withLock { s -> Outcome in
       if let id = s.identities[key], let account = s.accounts[id] { return .known(account) }
@@ -78,8 +77,6 @@ extension Accounts {
         s.identities[key] = id
         return .linked(account)
       }
-      // A password sign-up of this email is being hashed: let it finish first.
-      guard !s.signingUp.contains(email) else { return .busy }
       let account = s.register(email: identity.email, passwordHash: nil, isPro: false)
       s.identities[key] = account.id
       return .created(account)
@@ -92,7 +89,6 @@ extension Accounts {
       }
     }
     switch outcome {
-    case .busy: done(.failure(.busy))
     case .known(let account): done(.success(account))
     case .linked(let account):
       commit([link(account.id)]) { [self] result in

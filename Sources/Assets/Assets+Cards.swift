@@ -17,18 +17,22 @@ extension Assets {
       && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
   }
 
-  /// Records which of `owner`'s assets card `card` names now; or refuses a URL under
-  /// `<publicURL>/a/<id>` that names no asset, another account's, or one of a kind the field does
-  /// not take. Other URLs are not assets and are left to the cards' rules.
+  /// Records which of `owner`'s assets card `card` names now; or refuses a URL into this
+  /// server's `/a/` that is not exactly `<publicURL>/a/<32 hex>` (nothing after it: a query, a
+  /// fragment or a trailing slash would pass another's asset off through a different text), or
+  /// that names no asset, another account's, or one of a kind the field does not take. Other
+  /// URLs are not assets and are left to the cards' rules.
   func claim(card: Int64, owner: Int64, fields: CardFields) -> CardFieldError? {
     let prefix = url("")
     return state.withLock { s in
       var named: Set<String> = []
       for field in Self.fields {
-        guard let value = fields[keyPath: field.path], value.hasPrefix(prefix) else { continue }
+        guard let value = fields[keyPath: field.path], assetPaths.contains(value) else { continue }
         let id = String(value.dropFirst(prefix.count))
-        // Only an id's shape names an asset; another path under /a/ is an ordinary URL.
-        guard Self.isAssetId(id) else { continue }
+        guard value.hasPrefix(prefix), Self.isAssetId(id) else {
+          return CardFieldError(
+            field: field.name, reason: "an asset's URL is \(prefix)<32 hex digits>, nothing more")
+        }
         guard let asset = s.assets[id] else {
           return CardFieldError(field: field.name, reason: "no such asset")
         }

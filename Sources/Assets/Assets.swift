@@ -38,6 +38,8 @@ public final class Assets: Sendable {
   let accounts: Accounts
   let media: MediaFiles
   public let configuration: Configuration
+  /// Which URLs point into the assets (`claim` allows only their exact form).
+  let assetPaths: AssetPaths
   let state = Mutex(State())
   public typealias Done<T> = @Sendable (Result<T, AssetError>) -> Void
 
@@ -51,6 +53,7 @@ public final class Assets: Sendable {
     self.accounts = accounts
     self.media = media
     self.configuration = configuration
+    assetPaths = AssetPaths(publicURL: configuration.publicURL)
     let rows = try store.read { db in
       try Row.fetchAll(
         db,

@@ -36,10 +36,11 @@ struct BenchLoad: AsyncParsableCommand {
         cards   CARD.SEARCH FROMLONLAT lon lat BYRADIUS <radius> km COUNT 10
                 (CardAtlas only) over a card at each point, made before timing
                 through the protocol: Pro accounts of --cards-per-account cards
-                each (serve with --pro-card-limit at least that, and no
-                --requirepass), then pipelined CARD.CREATE from --clients
-                accounts at once (the CARD.CREATE rate is printed). Each
-                connection signs in with SESSION.RESUME before the clock starts.
+                each (serve with --pro-card-limit at least that,
+                --signups-per-address 0 and no --requirepass), then
+                pipelined CARD.CREATE from --clients accounts at once (the
+                CARD.CREATE rate is printed). Each connection signs in with
+                SESSION.RESUME before the clock starts.
                 With --baseline radius, GEOSEARCH runs on the same points.
         pins    PIN.AT lon lat (CardAtlas only) over a photo pin at each point
                 (viewing radii 10 m to 1 km, log scale, seeded), made before
@@ -50,12 +51,13 @@ struct BenchLoad: AsyncParsableCommand {
                 per request. Before timing, an owner account makes --venues
                 venues (around real cities) and reads their codes, and each
                 connection signs in as a visitor account of its own (no
-                --requirepass; one server, no --compare). Each request checks
-                its visitor in at a random venue, closing the visit before.
+                --requirepass, --signups-per-address 0; one server, no
+                --compare). Each request checks its visitor in at a random
+                venue, closing the visit before.
         presence  PRESENCE.SET lon lat (CardAtlas only), each connection signed
                 in as an account of its own (made before timing, no cards;
-                serve without --requirepass), moving its live presence from
-                centre to centre.
+                serve with --signups-per-address 0, without --requirepass),
+                moving its live presence from centre to centre.
 
       Prints requests/s and latency percentiles per server (progress goes to stderr). Exits \
       with status 1 when any reply was an error, after printing everything; with status 2 \

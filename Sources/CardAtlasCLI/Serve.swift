@@ -84,8 +84,14 @@ struct Serve: AsyncParsableCommand {
   var checkinDistance = 200.0
   @Option(help: "The largest photo PIN.PHOTO accepts, in bytes.") var maxPhotoBytes =
     10 * 1024 * 1024
+  @Option(help: "The fastest a PIN.OPEN's opener may travel from their last one, in km/h.")
+  var pinOpenSpeed = 300.0
+  @Option(help: "PIN.OPENs one account may make in an hour (0: no limit).")
+  var pinOpensPerHour = 120
   @Option(help: "The largest upload ASSET.PUT and PUT /v1/assets accept, in bytes.")
   var maxUploadBytes = 5 * 1024 * 1024
+  @Option(help: "Accounts one address may sign up in an hour (0: no limit; a load test's).")
+  var signupsPerAddress = 20
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
   @Option(
@@ -184,6 +190,11 @@ struct Serve: AsyncParsableCommand {
     let web = WebSide(host: host, port: httpPort, map: map, logger: logger)
     var pinsConfiguration = Pins.Configuration()
     pinsConfiguration.maxPhotoBytes = maxPhotoBytes
+    guard pinOpenSpeed > 0, pinOpensPerHour >= 0 else {
+      throw ValidationError("--pin-open-speed must be > 0 and --pin-opens-per-hour >= 0")
+    }
+    pinsConfiguration.maximumOpenerSpeed = pinOpenSpeed
+    pinsConfiguration.opensPerHour = pinOpensPerHour
     let server = try CardAtlasServer(
       configuration: config,
       extensions: [
@@ -210,6 +221,10 @@ struct Serve: AsyncParsableCommand {
   func accountsConfiguration(_ logger: Logger) throws -> Accounts.Configuration {
     var configuration = Accounts.Configuration()
     configuration.logger = logger
+    guard signupsPerAddress >= 0 else {
+      throw ValidationError("--signups-per-address must be >= 0")
+    }
+    configuration.signUpsPerAddress = signupsPerAddress
     var providers: [IdentityProvider] = []
     if !googleClientId.isEmpty {
       providers.append(

@@ -5,7 +5,14 @@ public protocol AccountSignIn: Sendable {
   /// account's id or with the error to reply.
   func signIn(
     email: String, password: String, address: String,
-    _ done: @escaping @Sendable (Result<Int64, SignInRefused>) -> Void)
+    _ done: @escaping @Sendable (Result<SignedInAccount, SignInRefused>) -> Void)
+
+  /// Moves on whenever a sign-in may have ended (a password changed or reset, an account
+  /// deleted, a session closed): while it has not, every signed-in connection still is.
+  var revocations: Int { get }
+
+  /// Whether a connection signed in as `signedIn` still is.
+  func isSignedIn(_ signedIn: SignedInAccount) -> Bool
 }
 
 /// Why a sign-in was refused, as the error reply says it: never whether the email exists.

@@ -79,7 +79,9 @@ public final class CommandProcessor: Sendable {
   private func run(_ entry: Entry, _ arguments: Arguments, _ session: inout Session) -> Outcome {
     // Read through the entry: a copy of the spec would retain each of its fields.
     var outcome: Outcome
-    if !entry.spec.acceptsArgumentCount(arguments.count) {
+    if session.account != nil, !stillSignedIn(&session) {
+      outcome = Outcome(reply: .error(RedisError.signedOut))
+    } else if !entry.spec.acceptsArgumentCount(arguments.count) {
       outcome = Outcome(reply: .error(RedisError.arity(entry.spec.name)))
     } else if let refusal = Self.refusal(entry.spec, session) {
       outcome = Outcome(reply: .error(refusal))
@@ -104,6 +106,24 @@ public final class CommandProcessor: Sendable {
     }
     outcome.commandID = entry.id
     return outcome
+  }
+
+  /// Whether the connection's account is still signed in; signs it out when not. Costs one
+  /// atomic read while no sign-in anywhere has ended since this connection's last check.
+  @inline(__always)
+  private func stillSignedIn(_ session: inout Session) -> Bool {
+    guard let accounts, let account = session.account else { return true }
+    let revocations = accounts.revocations
+    if revocations == session.checkedRevocations { return true }
+    let signedIn = SignedInAccount(
+      account: account, generation: session.accountGeneration, session: session.accountSession)
+    guard accounts.isSignedIn(signedIn) else {
+      session.signOut()
+      environment.sessionChanged(session)
+      return false
+    }
+    session.checkedRevocations = revocations
+    return true
   }
 
   /// Who may run what: before any sign-in only `noAuth` commands; a signed-in account only

@@ -5,7 +5,7 @@ import RESP
 /// PING, ECHO, QUIT, HELLO, AUTH.
 enum ConnectionCommands {
   static let all: [CommandSpec] = [
-    CommandSpec("ping", arity: -1, flags: [.account, .pubsubContext]) { call in
+    CommandSpec("ping", arity: -1, flags: [.noAuth, .pubsubContext]) { call in
       guard call.arguments.count <= 2 else { return .error(RedisError.arity("ping")) }
       // A subscribed RESP2 connection reads every reply as a message: Redis answers as one.
       if call.session.subscriptions > 0 && !call.resp3 {
@@ -18,7 +18,7 @@ enum ConnectionCommands {
       return call.arguments.count == 1
         ? .simpleString("PONG") : .bulkString(call.arguments.buffer(1))
     },
-    CommandSpec("echo", arity: 2, flags: .account) { call in .bulkString(call.arguments.buffer(1))
+    CommandSpec("echo", arity: 2, flags: .noAuth) { call in .bulkString(call.arguments.buffer(1))
     },
     CommandSpec("quit", arity: -1, flags: [.noAuth, .pubsubContext]) { call in
       call.close = true
@@ -43,8 +43,7 @@ enum ConnectionCommands {
     call.session.protocolVersion = .resp2
     call.session.db = 0
     call.session.name = nil
-    call.session.account = nil
-    call.session.accountSession = nil
+    call.session.signOut()
     call.session.authenticated = call.environment.requirePassword == nil
     call.environment.sessionChanged(call.session)
     return .simpleString("RESET")
@@ -71,7 +70,7 @@ enum ConnectionCommands {
       return .error(RedisError.wrongPass)
     }
     call.session.authenticated = true
-    call.session.account = nil
+    call.session.signOut()
     return .simpleString("OK")
   }
 
@@ -92,15 +91,15 @@ enum ConnectionCommands {
     let session = call.session
     call.holdsConnection = true
     call.pending = { answer in
-      accounts.signIn(email: email, password: password, address: session.address) { result in
+      accounts.signIn(email: email, password: password, address: session.client) { result in
         switch result {
         case .success(let account):
           var signedIn = session
           change(&signedIn)
-          signedIn.account = account
+          signedIn.signIn(account)
           answer(reply(signedIn)) { current in
             change(&current)
-            current.account = account
+            current.signIn(account)
           }
         case .failure(let refused): answer(.error(refused.message))
         }
@@ -134,7 +133,7 @@ enum ConnectionCommands {
             return .error(RedisError.wrongPass)
           }
           call.session.authenticated = true
-          call.session.account = nil
+          call.session.signOut()
         }
         j += 2
       } else if args.is(j, "setname") && more >= 1 {
@@ -153,12 +152,8 @@ enum ConnectionCommands {
         reply: helloReply)
       return .null
     }
-    guard call.session.authenticated || call.session.account != nil else {
-      return .error(
-        "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
-          + "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
-          + "select the RESP protocol version at the same time")
-    }
+    // Unlike Redis, HELLO without AUTH is answered before sign-in: the account commands run
+    // then, and clients (redis-py 8) open with HELLO 3.
     if let protocolVersion { call.session.protocolVersion = protocolVersion }
     return helloReply(call.session)
   }

@@ -12,6 +12,11 @@ public enum RedisError {
   public static let needsAccount =
     "NOAUTH sign in to an account first (AUTH <email> <password> or SESSION.OPEN)"
 
+  /// A connection whose sign-in ended elsewhere: the password changed or was reset, the account
+  /// was deleted, or its session was closed.
+  public static let signedOut =
+    "NOAUTH signed out: the password changed, the account was deleted or the session was closed"
+
   /// Redis's NOPERM, for a signed-in account asking for the keyspace or the server.
   public static func accountNoPerm(_ name: String) -> String {
     "NOPERM this account has no permissions to run the '\(name)' command"

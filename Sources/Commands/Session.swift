@@ -1,5 +1,6 @@
 import Keyspace
 import RESP
+import RateLimits
 
 /// What the command layer knows of one connection.
 public struct Session: Sendable {
@@ -15,18 +16,52 @@ public struct Session: Sendable {
   public var account: Int64?
   /// The stored session (SESSION.OPEN, SESSION.RESUME) the account signed in with, if any.
   public var accountSession: Int64?
+  /// The account's sign-in generation when this connection signed in: a password change,
+  /// reset or deletion moves it on, and signs this connection out.
+  public var accountGeneration = 0
+  /// `AccountSignIn.revocations` when this sign-in was last found still valid.
+  var checkedRevocations = -1
   /// Channels and patterns subscribed to: while any, a RESP2 connection runs only the
   /// commands of Redis's subscribed context.
   public var subscriptions = 0
   /// CLIENT SETNAME.
   public var name: String?
-  /// The client's address, for limits on failed sign-ins.
+  /// The client's address and port (CLIENT LIST).
   public var address: String
+  /// What limits per address count on (`ClientAddress.key`): the address without its port.
+  public var client: String
 
-  public init(id: Int, authenticated: Bool, address: String = "") {
+  public init(id: Int, authenticated: Bool, address: String = "", client: String? = nil) {
     self.id = id
     self.authenticated = authenticated
     self.address = address
+    self.client = client ?? address
+  }
+
+  /// Signs the connection in as an account.
+  public mutating func signIn(_ signedIn: SignedInAccount) {
+    account = signedIn.account
+    accountGeneration = signedIn.generation
+    accountSession = signedIn.session
+    checkedRevocations = -1
+  }
+
+  public mutating func signOut() {
+    account = nil
+    accountSession = nil
+  }
+}
+
+/// An account signed in: its id, its sign-in generation then, and the stored session used.
+public struct SignedInAccount: Sendable {
+  public let account: Int64
+  public let generation: Int
+  public let session: Int64?
+
+  public init(account: Int64, generation: Int, session: Int64? = nil) {
+    self.account = account
+    self.generation = generation
+    self.session = session
   }
 }
 

@@ -76,16 +76,7 @@ struct VenueLoader {
   private func signUp(_ client: RESPClient, _ email: String, _ server: ServerAddress)
     async throws -> String
   {
-    if case .error = try await client.send("ACCOUNT.CREATE", email, Self.password) {
-      _ = try expect(
-        try await client.send("SESSION.OPEN", email, Self.password), server, "SESSION.OPEN")
-      _ = try expect(
-        try await client.send("ACCOUNT.DELETE", Self.password), server, "ACCOUNT.DELETE")
-      _ = try expect(
-        try await client.send("ACCOUNT.CREATE", email, Self.password), server, "ACCOUNT.CREATE")
-    }
-    return try expect(
-      try await client.send("SESSION.OPEN", email, Self.password), server, "SESSION.OPEN")
+    try await client.freshAccount(email: email, password: Self.password).token
   }
 
   private func expect(_ reply: RESPValue, _ server: ServerAddress, _ what: String) throws -> String

@@ -80,8 +80,9 @@ struct PinCommands {
         guard let lon = call.arguments.double(2), let lat = call.arguments.double(3) else {
           return .error(Self.badPoint.message)
         }
+        guard let account = call.session.account else { return .error(RedisError.needsAccount) }
         call.pending = { answer in
-          pins.open(id: id, longitude: lon, latitude: lat) {
+          pins.open(id: id, account: account, longitude: lon, latitude: lat) {
             answer($0.reply { .bulkString(ByteBuffer(bytes: $0)) })
           }
         }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MediaFiles
+import RateLimits
 import Store
 
 extension Pins {
@@ -63,13 +64,24 @@ extension Pins {
     }
   }
 
-  /// The pin's photo, for someone standing at the point: only from inside its circle, else how
-  /// far its edge is. The file is read off the caller's thread (an event loop).
+  /// The pin's photo, for `account` standing at the point: only from inside its circle, else
+  /// how far its edge is. A point the account could not have reached since its last open
+  /// (`OpenerTravel`) is refused, and so is an open past `opensPerHour`. The file is read off the
+  /// caller's thread (an event loop).
   public func open(
-    id: Int64, longitude: Double, latitude: Double, _ done: @escaping Done<[UInt8]>
+    id: Int64, account: Int64, longitude: Double, latitude: Double,
+    _ done: @escaping Done<[UInt8]>
   ) {
     guard Self.valid(longitude, latitude) else { return done(.failure(Self.badPoint)) }
     guard let pin = pin(id) else { return done(.failure(.notFound)) }
+    if let wait = opens.take(["account:\(account)"]) {
+      return done(
+        .failure(
+          .limited(LimitExceeded("at most \(opens.limit) PIN.OPEN an hour", retryAfter: wait))))
+    }
+    if let jump = travel.move(account, longitude: longitude, latitude: latitude) {
+      return done(.failure(.implausibleMove(metres: jump.metres, seconds: jump.seconds)))
+    }
     if let metres = Self.outside(pin, longitude: longitude, latitude: latitude) {
       return done(.failure(.notInRange(metres)))
     }

@@ -4,6 +4,7 @@ import Foundation
 import GRDB
 import Geodesy
 import MediaFiles
+import RateLimits
 import SpatialIndex
 import Store
 import Synchronization
@@ -16,6 +17,10 @@ public final class Pins: Sendable {
   public struct Configuration: Sendable {
     /// The largest photo accepted (`--max-photo-bytes`).
     public var maxPhotoBytes = 10 * 1024 * 1024
+    /// The fastest an opener may travel between two `PIN.OPEN`s, in km/h (`--pin-open-speed`).
+    public var maximumOpenerSpeed = 300.0
+    /// `PIN.OPEN`s one account may make in an hour (`--pin-opens-per-hour`, 0: no limit).
+    public var opensPerHour = 120
 
     public init() {}
   }
@@ -39,6 +44,8 @@ public final class Pins: Sendable {
   public let configuration: Configuration
   let state: Mutex<State>
   let map: PinMap
+  let travel: OpenerTravel
+  let opens: KeyedLimit
   public typealias Done<T> = @Sendable (Result<T, PinError>) -> Void
 
   /// Loads the pins and votes, then removes the photo files no pin names.
@@ -49,6 +56,8 @@ public final class Pins: Sendable {
     self.accounts = accounts
     self.media = media
     self.configuration = configuration
+    travel = OpenerTravel(maximumSpeed: configuration.maximumOpenerSpeed / 3.6)
+    opens = KeyedLimit(configuration.opensPerHour, per: 3_600)
     let (rows, votes, sequence) = try store.read { db in
       (
         try Row.fetchAll(
@@ -195,10 +204,12 @@ public final class Pins: Sendable {
     }
   }
 
-  /// Sets, changes or withdraws (`vote` 0) the account's vote on the pin; answers the pin.
+  /// Sets, changes or withdraws (`vote` 0) the account's vote on the pin; answers the pin. An
+  /// owner does not vote on their own pin.
   public func vote(account: Int64, id: Int64, vote: Int8, _ done: @escaping Done<Pin>) {
     state.withLock { s in
-      guard s.pins[id] != nil else { return done(.failure(.notFound)) }
+      guard let voted = s.pins[id] else { return done(.failure(.notFound)) }
+      guard voted.ownerId != account else { return done(.failure(.ownVote)) }
       Self.setVote(vote, of: account, on: id, &s)
       let pin = s.pins[id]!
       map.update(id, summary: summary(pin))

@@ -4,6 +4,7 @@ import Keyspace
 import NIOCore
 import NIOPosix
 import RESP
+import RateLimits
 
 /// One client connection: frames its bytes into commands, runs them, and writes the replies in
 /// order. A write's reply waits until the store has made it durable, and holds back the replies
@@ -79,7 +80,8 @@ final class ConnectionHandler: ChannelInboundHandler {
   }
 
   func channelActive(context: ChannelHandlerContext) {
-    let address = context.channel.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
+    let remote = context.channel.remoteAddress
+    let address = remote.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" }
     guard let client = state.connect(address: address ?? "?", channel: context.channel) else {
       var buffer = context.channel.allocator.buffer(capacity: 64)
       buffer.writeString("-ERR max number of clients reached\r\n")
@@ -92,7 +94,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
     self.client = client
     session = Session(
-      id: client.id, authenticated: state.requirePassword == nil, address: address ?? "?")
+      id: client.id, authenticated: state.requirePassword == nil, address: address ?? "?",
+      client: ClientAddress.key(remote?.ipAddress ?? "?"))
     let channel = context.channel
     state.pubsub.connect(client.id) { message in
       channel.pipeline.fireUserInboundEventTriggered(message)

@@ -73,6 +73,8 @@ import Testing
     "http://[::1]:8080", "https://localhost", "https://bücher.de/straße", "https://例え.jp",
     "https://wa.me/14155550100", "https://t.me/ann_lee", "https://example.com?x",
     "https://a_b.example.com",
+    // One script per label: Cyrillic and Greek hosts are hosts too.
+    "https://пример.рф/", "https://москва.рф", "https://παράδειγμα.δοκιμή", "https://яндекс.com",
   ]
 
   @Test(arguments: urlFields)
@@ -118,6 +120,19 @@ import Testing
     (#"https://example.com/"onload"#, "not a valid URL"),
     (#"https://example.com\@evil.example"#, "not a valid URL"),
     ("https://example.com/{x}", "not a valid URL"),
+    // U+202E turns what follows around: "moc.elgoog" reads as google.com.
+    (
+      "https://example.com/\u{202E}moc.elgoog",
+      "must not contain invisible or direction-changing characters"
+    ),
+    ("https://exam\u{200B}ple.com", "must not contain invisible or direction-changing characters"),
+    (
+      "https://example.com/\u{2066}x", "must not contain invisible or direction-changing characters"
+    ),
+    // Cyrillic а (U+0430) among Latin letters, and a word spelt wholly in Latin-looking Cyrillic.
+    ("https://\u{430}pple.com/", "must not have a look-alike host"),
+    ("https://\u{430}\u{440}\u{440}\u{4CF}\u{435}.com/", "must not have a look-alike host"),
+    ("https://p\u{3B1}ypal.com/", "must not have a look-alike host"),
   ]
 
   @Test(arguments: urlFields)

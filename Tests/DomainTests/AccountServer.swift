@@ -38,6 +38,8 @@ final class AccountServer {
       .appendingPathComponent("cardatlas-accounts-\(UUID().uuidString)").path
     var accounts = Accounts.Configuration()
     accounts.hasher = PasswordHasher(costLog2: 10)
+    // Tests make many accounts from one address; the limit has tests of its own.
+    accounts.signUpsPerAddress = 0
     configure(&accounts)
     self.accounts = accounts
     var cards = Cards.Configuration()
@@ -65,7 +67,9 @@ final class AccountServer {
     return (server, UInt16(try await server.start()))
   }
 
-  func connect() throws -> RESPConnection { try RESPConnection(port: port) }
+  func connect(from source: String? = nil) throws -> RESPConnection {
+    try RESPConnection(port: port, source: source)
+  }
 
   /// Stops the server and starts a new one over the same store.
   func restart() async throws {

@@ -201,7 +201,9 @@ struct PinTests {
     await server.stop()
   }
 
-  @Test("PIN.VOTE: one vote per account, changeable and withdrawn; score = ups − downs; kept")
+  @Test(
+    "PIN.VOTE: one vote per account, changeable and withdrawn, none by the pin's owner; score = ups − downs; kept"
+  )
   func votes() async throws {
     let server = try await AccountServer(pins: { _ in })
     var voters: [RESPConnection] = []
@@ -211,6 +213,8 @@ struct PinTests {
     func score(_ id: Int) throws -> Int {
       try voters[3].object("PIN.GET", "\(id)")["score"] as? Int ?? .min
     }
+    #expect(
+      try voters[0].text("PIN.VOTE", "\(a)", "UP") == "NOPERM you cannot vote on your own pin")
     #expect(try voters[1].object("PIN.VOTE", "\(a)", "UP")["score"] as? Int == 1)
     // The same vote again counts once.
     #expect(try voters[1].object("PIN.VOTE", "\(a)", "up")["score"] as? Int == 1)
@@ -361,6 +365,7 @@ struct PinTests {
   func redisPy() async throws {
     let server = try await AccountServer(pins: { _ in })
     _ = try server.signedIn("ana@x.org")
+    _ = try server.signedIn("bo@x.org")
     let photo = TestPhoto.png(Array(0..<255))
     let hex = photo.map { String(format: "%02x", $0) }.joined()
     let script = """
@@ -375,7 +380,8 @@ struct PinTests {
       except redis.ResponseError as e:
           print(str(e).split()[0])
       print([h[0] == pin["id"] for h in r.execute_command("PIN.AT", 151.2105, -33.86)])
-      print(json.loads(r.execute_command("PIN.VOTE", pin["id"], "UP"))["score"])
+      bo = redis.Redis(port=\(server.port), username="bo@x.org", password="secret1")
+      print(json.loads(bo.execute_command("PIN.VOTE", pin["id"], "UP"))["score"])
       print(r.execute_command("PIN.DEL", pin["id"]))
       """
     let (output, status) = try RedisProcess.run("python3", ["-c", script])

@@ -19,6 +19,8 @@ struct DomainServer {
   ) async throws -> DomainServer {
     var accounts = Accounts.Configuration()
     accounts.hasher = PasswordHasher(costLog2: 10)
+    // Tests make many accounts from one address; the limit has tests of its own.
+    accounts.signUpsPerAddress = 0
     var settings = ServerConfiguration()
     settings.port = 0
     settings.threads = 2

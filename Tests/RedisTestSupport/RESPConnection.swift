@@ -28,13 +28,28 @@ public final class RESPConnection: @unchecked Sendable {
   private var parser = RESPReplyParser()
   private var received: [UInt8] = []
 
-  public init(port: UInt16, host: String = "127.0.0.1", timeoutSeconds: Int = 10) throws {
+  /// Connects to `host:port`, from the loopback address `source` when one is given (a test's
+  /// second client address: 127.0.0.2, ...).
+  public init(
+    port: UInt16, host: String = "127.0.0.1", source: String? = nil, timeoutSeconds: Int = 10
+  ) throws {
     #if canImport(Glibc)
       fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
       fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
     #endif
     guard fd >= 0 else { throw Failed(description: "socket() failed") }
+    if let source {
+      var local = sockaddr_in()
+      local.sin_family = sa_family_t(AF_INET)
+      local.sin_addr.s_addr = inet_addr(source)
+      let bound = withUnsafePointer(to: &local) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+        }
+      }
+      guard bound else { throw Failed(description: "cannot bind to \(source)") }
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian

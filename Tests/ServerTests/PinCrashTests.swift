@@ -83,13 +83,13 @@ struct PinCrashTests {
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let emails = (0..<3).map { "p\($0)@x.org" }
     do {
-      let server = try CardAtlasProcess(directory: directory)
+      let server = try CardAtlasProcess(directory: directory, arguments: Self.anywhere)
       let admin = try RESPConnection(port: server.port)
       for email in emails { _ = try admin.command("ACCOUNT.CREATE", email, "secret1") }
     }
     var writers = emails.map { Writer(email: $0) }
     for round in 0..<3 {
-      let server = try CardAtlasProcess(directory: directory)
+      let server = try CardAtlasProcess(directory: directory, arguments: Self.anywhere)
       if round > 0 { writers = try Self.check(writers, server) }
       let port = server.port
       let threads = writers.map { writer in Thread { writer.run(port: port) } }
@@ -102,7 +102,7 @@ struct PinCrashTests {
       #expect(
         writers.flatMap(\.acknowledged.values).contains { $0 != nil }, "photos were acknowledged")
     }
-    let server = try CardAtlasProcess(directory: directory)
+    let server = try CardAtlasProcess(directory: directory, arguments: Self.anywhere)
     _ = try Self.check(writers, server)
   }
 
@@ -125,6 +125,10 @@ struct PinCrashTests {
     #expect(try c.command(bytes: photo + [large]).text.hasPrefix("-INVALID photo must be 1 to 200"))
     #expect(Writer.id(try c.command(bytes: photo + [small])) == id)
   }
+
+  /// The check opens every pin from its centre, one after another wherever they are: no
+  /// opener could travel so, and none opens so often (`PinOpenAttackTests` checks those limits).
+  static let anywhere = ["--pin-open-speed", "1e12", "--pin-opens-per-hour", "0"]
 
   /// Every acknowledged pin is there with its acknowledged photo (or the one in flight), every
   /// acknowledged deletion holds, and the photo files are exactly those the pins name. Returns

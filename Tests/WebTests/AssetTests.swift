@@ -221,6 +221,20 @@ struct AssetTests {
     for (json, error) in refused {
       #expect(try ana.text("CARD.CREATE", json) == error, "\(json)")
     }
+    // Another's upload spelt another way is refused too: only the exact URL names an asset.
+    let boID = String(boPicture.split(separator: "/").last!)
+    let host = WebServers.publicURL.replacingOccurrences(of: "https://", with: "")
+    for variant in [
+      boPicture + "?", boPicture + "/", boPicture + "?x.png", boPicture + "#x",
+      boPicture.uppercased(), "HTTPS://\(host.uppercased())/a/\(boID)",
+      "https://\(host):443/a/\(boID)",
+      "https://\(host)/x/../a/\(boID)", "https://\(host)/a/./\(boID)",
+      "https://\(host)/%61/\(boID)",
+      "https://\(host)./a/\(boID)",
+    ] {
+      let reply = try ana.text("CARD.CREATE", #"{"firstName":"A","imageUrl":"\#(variant)"}"#)
+      #expect(reply.hasPrefix("INVALID imageUrl"), "\(variant): \(reply)")
+    }
     #expect(try ana.text("CARD.MINE").contains("firstName") == false, "no card was made")
 
     let both = #"{"firstName":"A","imageUrl":"\#(picture)","logoUrl":"\#(logo)","cvUrl":"\#(cv)"}"#

@@ -34,6 +34,8 @@ final class WebServers {
       .appendingPathComponent("cardatlas-web-\(UUID().uuidString)").path
     var accounts = Accounts.Configuration()
     accounts.hasher = PasswordHasher(costLog2: 10)
+    // Tests make many accounts from one address; the limit has tests of its own.
+    accounts.signUpsPerAddress = 0
     var cards = Cards.Configuration()
     cards.publicURL = Self.publicURL
     var configuration = ServerConfiguration()

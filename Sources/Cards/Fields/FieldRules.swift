@@ -263,7 +263,8 @@ enum FieldRules {
   /// Why `url` is not an absolute http or https URL with a host, if it is not. Characters
   /// beyond ASCII are allowed (`https://bücher.de/straße`), spaces, controls and the ASCII
   /// characters RFC 3986 excludes (`"<>\^`{|}`) are not, nor a user name or password before
-  /// the host (`https://bank.com@evil.example` is a phishing trick).
+  /// the host (`https://bank.com@evil.example` is a phishing trick), nor invisible or
+  /// direction-changing characters, nor a host that passes for another (`LookAlikeHosts`).
   static func urlProblem(_ url: String) -> Reason? {
     guard url.utf8.count <= maximumURLBytes else {
       return Reason("longer than \(maximumURLBytes) bytes")
@@ -271,6 +272,10 @@ enum FieldRules {
     for scalar in url.unicodeScalars {
       if scalar.properties.isWhitespace || scalar.properties.generalCategory == .control {
         return "must not contain spaces or control characters"
+      }
+      // Invisible characters, and those that turn text around (U+202E), disguise a URL.
+      if scalar.properties.generalCategory == .format {
+        return "must not contain invisible or direction-changing characters"
       }
       if "\"<>\\^`{|}".unicodeScalars.contains(scalar) { return "not a valid URL" }
     }
@@ -305,6 +310,7 @@ enum FieldRules {
             && label.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
         })
       else { return "must have a valid host" }
+      if LookAlikeHosts.isDeceptive(host) { return "must not have a look-alike host" }
     }
     if let port {
       guard (1...5).contains(port.count), port.allSatisfy({ $0.isASCII && $0.isNumber }),

@@ -1,0 +1,89 @@
+import Foundation
+import Store
+
+extension Accounts {
+  /// Deletes the account and, through the observers, everything it owns, in one transaction,
+  /// on the word of its password (checked as a sign-in is). Every connection signed in to it
+  /// is signed out.
+  public func delete(
+    account id: Int64, password: String, address: String, _ done: @escaping Done<Void>
+  ) {
+    guard let account = account(id) else { return done(.failure(.notFound)) }
+    checkPassword(email: account.email, password: password, address: address) {
+      [self] result in
+      switch result {
+      case .failure(let error): done(.failure(error))
+      case .success: delete(confirmed: id, done)
+      }
+    }
+  }
+
+  /// Deletes an account whose owner has proved who they are (a password, or a fresh ID token).
+  func delete(confirmed id: Int64, _ done: @escaping Done<Void>) {
+    let observers = forget(id)
+    let owned = observers.flatMap { $0.accountDeleted(id) }
+    commit(
+      owned + [
+        TransactionWrite { db in
+          try db.execute(
+            sql: "DELETE FROM account_sessions WHERE account_id = ?", arguments: [id])
+          try db.execute(sql: "DELETE FROM password_resets WHERE account_id = ?", arguments: [id])
+          try db.execute(
+            sql: "DELETE FROM account_identities WHERE account_id = ?", arguments: [id])
+          try db.execute(sql: "DELETE FROM accounts WHERE id = ?", arguments: [id])
+        }
+      ], done)
+  }
+
+  /// Removes an account from memory, which signs out every connection signed in to it; returns
+  /// the observers to tell.
+  @discardableResult
+  func forget(_ id: Int64) -> [any AccountObserver] {
+    state.withLock { s in
+      if let account = s.accounts.removeValue(forKey: id) {
+        s.byEmail[account.emailKey] = nil
+        s.byUsername[account.username] = nil
+      }
+      _ = s.removeSessions { $0.accountId == id }
+      s.resets = s.resets.filter { $0.value.accountId != id }
+      s.identities = s.identities.filter { $0.value != id }
+      revocationCount.add(1, ordering: .sequentiallyConsistent)
+      return s.observers
+    }
+  }
+
+  /// The billing hook: Pro on or off. Observers (cards) change what the account's records may
+  /// show in the same transaction.
+  public func setPro(account id: Int64, _ isPro: Bool, _ done: @escaping Done<Account>) {
+    let changed = state.withLock { s -> (Account, [any AccountObserver])? in
+      guard let before = s.accounts[id] else { return nil }
+      s.accounts[id]!.isPro = isPro
+      // The same plan again changes nothing the observers hold: they are not told.
+      return (s.accounts[id]!, before.isPro == isPro ? [] : s.observers)
+    }
+    guard let (account, observers) = changed else { return done(.failure(.notFound)) }
+    let writes = observers.flatMap { $0.proChanged(account) }
+    commit(
+      writes + [
+        TransactionWrite { db in
+          try db.execute(
+            sql: "UPDATE accounts SET is_pro = ? WHERE id = ?", arguments: [isPro, id])
+        }
+      ]
+    ) { done($0.map { account }) }
+  }
+
+  public func setRole(account id: Int64, _ role: Account.Role, _ done: @escaping Done<Account>) {
+    let account = state.withLock { s -> Account? in
+      s.accounts[id]?.role = role
+      return s.accounts[id]
+    }
+    guard let account else { return done(.failure(.notFound)) }
+    commit([
+      TransactionWrite { db in
+        try db.execute(
+          sql: "UPDATE accounts SET role = ? WHERE id = ?", arguments: [role.rawValue, id])
+      }
+    ]) { done($0.map { account }) }
+  }
+}
