@@ -196,7 +196,8 @@ let package = Package(
       name: "People",
       dependencies: [
         "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "Geocoding", "Notifications",
-        "DispatchExecutor", .product(name: "GRDB", package: "GRDB.swift"),
+        "DispatchExecutor", "RateLimits", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Crypto", package: "swift-crypto"),
       ]),
     // PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*: arguments in, JSON replies out.
     .target(
@@ -224,7 +225,7 @@ let package = Package(
     .target(
       name: "Assets",
       dependencies: [
-        "Accounts", "Cards", "Store", "MediaFiles", "CZlib",
+        "Accounts", "Cards", "Store", "MediaFiles", "CZlib", "RateLimits",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     // ASSET.PUT: arguments in, JSON replies out.

@@ -1,5 +1,6 @@
 import Foundation
 import MediaFiles
+import RateLimits
 
 /// An uploaded file of an account: a profile image, a logo or a CV, served at `/a/<id>`.
 public struct Asset: Sendable, Equatable {
@@ -63,6 +64,10 @@ public enum AssetError: Error, Sendable, Equatable {
   case noAccount
   case notFound
   case notPersisted(String)
+  /// The upload would take the account's uploads past its quota: the bytes they use now.
+  case quota(used: Int, quota: Int)
+  /// A limit per account was reached.
+  case limited(LimitExceeded)
 
   public var message: String {
     switch self {
@@ -74,6 +79,9 @@ public enum AssetError: Error, Sendable, Equatable {
     case .noAccount: "NOTFOUND no such account"
     case .notFound: "NOTFOUND no such asset"
     case .notPersisted(let why): "ERR write not persisted: \(why)"
+    case .quota(let used, let quota):
+      "QUOTA your uploads use \(used) of your \(quota) bytes"
+    case .limited(let limit): limit.message
     }
   }
 }

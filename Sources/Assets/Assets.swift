@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import GRDB
 import MediaFiles
+import RateLimits
 import Store
 import Synchronization
 
@@ -22,6 +23,10 @@ public final class Assets: Sendable {
     public var unclaimedLifetime: TimeInterval = 24 * 60 * 60
     /// The base of the assets' URLs: `<publicURL>/a/<id>`, as cards' share URLs.
     public var publicURL = "http://127.0.0.1:8080"
+    /// The bytes one account's uploads may take in all (`--upload-quota`).
+    public var quotaBytes = 50 * 1024 * 1024
+    /// Uploads one account may make in an hour (`--uploads-per-hour`, 0: no limit).
+    public var uploadsPerHour = 30
 
     public init() {}
   }
@@ -32,6 +37,8 @@ public final class Assets: Sendable {
     /// The cards naming each asset, and the assets each card names.
     var namedBy: [String: Set<Int64>] = [:]
     var names: [Int64: Set<String>] = [:]
+    /// Bytes of uploads on their way to the store, by owner: counted against the quota.
+    var incoming: [Int64: Int] = [:]
   }
 
   let store: Store
@@ -40,6 +47,7 @@ public final class Assets: Sendable {
   public let configuration: Configuration
   /// Which URLs point into the assets (`claim` allows only their exact form).
   let assetPaths: AssetPaths
+  let uploads: KeyedLimit
   let state = Mutex(State())
   public typealias Done<T> = @Sendable (Result<T, AssetError>) -> Void
 
@@ -54,6 +62,7 @@ public final class Assets: Sendable {
     self.media = media
     self.configuration = configuration
     assetPaths = AssetPaths(publicURL: configuration.publicURL)
+    uploads = KeyedLimit(configuration.uploadsPerHour, per: 3_600)
     let rows = try store.read { db in
       try Row.fetchAll(
         db,
@@ -133,10 +142,19 @@ public final class Assets: Sendable {
       return done(
         .failure(.pixels(width: width, height: height, maximum: configuration.maxPixels)))
     }
+    if let wait = uploads.take(["account:\(owner)"]) {
+      return done(
+        .failure(
+          .limited(LimitExceeded("at most \(uploads.limit) uploads an hour", retryAfter: wait))))
+    }
+    if let used = reserve(bytes.count, for: owner) {
+      return done(.failure(.quota(used: used, quota: configuration.quotaBytes)))
+    }
     // Written and synced off the caller's thread, one upload at a time.
     Self.writer.async { [self] in
       let name: String
       do { name = try media.write(bytes, type: info.type) } catch {
+        release(bytes.count, for: owner)
         return done(.failure(.notPersisted("\(error)")))
       }
       let asset = Asset(
@@ -163,12 +181,14 @@ public final class Assets: Sendable {
         switch result {
         case .failure(let error):
           media.remove(name)
+          release(bytes.count, for: owner)
           done(.failure(.notPersisted("\(error)")))
         case .success:
           // Known (and claimable) only once durable.
           state.withLock { s in
             s.assets[asset.id] = asset
             s.byOwner[owner, default: []].insert(asset.id)
+            Self.release(bytes.count, for: owner, &s)
           }
           done(.success(asset))
         }
@@ -177,6 +197,28 @@ public final class Assets: Sendable {
   }
 
   // MARK: Helpers
+
+  /// Counts an upload's bytes against its owner's quota, or answers the bytes already used when
+  /// they would pass it.
+  private func reserve(_ bytes: Int, for owner: Int64) -> Int? {
+    state.withLock { s in
+      let used =
+        (s.byOwner[owner] ?? []).reduce(0) { $0 + (s.assets[$1]?.bytes ?? 0) }
+        + s.incoming[owner, default: 0]
+      guard used + bytes <= configuration.quotaBytes else { return used }
+      s.incoming[owner, default: 0] += bytes
+      return nil
+    }
+  }
+
+  private func release(_ bytes: Int, for owner: Int64) {
+    state.withLock { Self.release(bytes, for: owner, &$0) }
+  }
+
+  private static func release(_ bytes: Int, for owner: Int64, _ s: inout State) {
+    let left = s.incoming[owner, default: 0] - bytes
+    s.incoming[owner] = left > 0 ? left : nil
+  }
 
   private static let writer = DispatchQueue(label: "cardatlas.assets.uploads")
 

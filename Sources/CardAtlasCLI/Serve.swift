@@ -90,6 +90,10 @@ struct Serve: AsyncParsableCommand {
   var pinOpensPerHour = 120
   @Option(help: "The largest upload ASSET.PUT and PUT /v1/assets accept, in bytes.")
   var maxUploadBytes = 5 * 1024 * 1024
+  @Option(help: "The bytes one account's uploads (ASSET.PUT) may take in all.")
+  var uploadQuota = 50 * 1024 * 1024
+  @Option(help: "Uploads one account may make in an hour (0: no limit).")
+  var uploadsPerHour = 30
   @Option(help: "Accounts one address may sign up in an hour (0: no limit; a load test's).")
   var signupsPerAddress = 20
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
@@ -178,6 +182,11 @@ struct Serve: AsyncParsableCommand {
     }
     var assetsConfiguration = Assets.Configuration()
     assetsConfiguration.maxBytes = maxUploadBytes
+    guard uploadQuota >= 1, uploadsPerHour >= 0 else {
+      throw ValidationError("--upload-quota must be at least 1 and --uploads-per-hour >= 0")
+    }
+    assetsConfiguration.quotaBytes = uploadQuota
+    assetsConfiguration.uploadsPerHour = uploadsPerHour
     var map = WebMap.Options()
     if let mapTiles {
       guard WebMap.Options.isValidTileURL(mapTiles) else {

@@ -51,6 +51,8 @@ public struct PeopleBenchmark {
     let wallets = try Wallets(store: store, cards: cards, notices: notices)
     var configuration = People.Configuration()
     configuration.searchesPerMinute = nil
+    configuration.searchCellsPerAccount = 0
+    configuration.searchCellsPerAddress = 0
     configuration.maxTTL = 86_400
     let domain = try People(
       domain: store, accounts: accounts, cards: cards, wallets: wallets,
@@ -95,7 +97,8 @@ public struct PeopleBenchmark {
     for _ in 0..<searches {
       let account = ids[rng.nextInt(below: ids.count)]
       let q0 = DispatchTime.now().uptimeNanoseconds
-      let result = domain.nearby(account: account, radius: radius, count: count)
+      let result = domain.nearby(
+        account: account, client: "bench", radius: radius, count: count)
       latencies.append(Double(DispatchTime.now().uptimeNanoseconds - q0))
       if case .success(let people) = result { found += people.count }
     }

@@ -4,6 +4,7 @@ import Foundation
 import GRDB
 import Geocoding
 import Notifications
+import RateLimits
 import SpatialIndex
 import Store
 import Synchronization
@@ -28,6 +29,12 @@ public final class People: Sendable {
     public var searchesPerMinute: Int? = 30
     /// The grid presences snap to, in metres.
     public var cell: Double = 100
+    /// How far a shown distance may be moved, in metres, before it is rounded (`DistanceBlur`).
+    public var distanceSpread: Double = 250
+    /// Distinct cells one account, and one address, may search from in an hour (0: no limit):
+    /// each is another ring to trilaterate with.
+    public var searchCellsPerAccount = 10
+    public var searchCellsPerAddress = 30
 
     public init() {}
   }
@@ -36,7 +43,7 @@ public final class People: Sendable {
   public struct Nearby: Sendable {
     public let accountId: Int64
     public let card: Card
-    /// Metres, to the nearest 100, at least 100.
+    /// Metres, moved by up to `distanceSpread` and rounded to 100, at least 100.
     public let distance: Int
   }
 
@@ -56,6 +63,9 @@ public final class People: Sendable {
   let presences: Presences
   let exchangeState: Mutex<ExchangeState>
   private let searches = Mutex<[Int64: [Double]]>([:])
+  let blur: DistanceBlur
+  let searchCells: DistinctLimit
+  let searchCellsByAddress: DistinctLimit
 
   public init(
     domain store: Store, accounts: Accounts, cards: Cards, wallets: Wallets,
@@ -68,6 +78,9 @@ public final class People: Sendable {
     self.geocoder = cards.configuration.geocoder
     self.configuration = configuration
     grid = PresenceGrid(metres: configuration.cell)
+    blur = DistanceBlur(spread: configuration.distanceSpread)
+    searchCells = DistinctLimit(configuration.searchCellsPerAccount, per: 3_600)
+    searchCellsByAddress = DistinctLimit(configuration.searchCellsPerAddress, per: 3_600)
     presences = Presences(now: Date().timeIntervalSince1970)
     exchangeState = Mutex(try Self.load(store))
     accounts.addObserver(Observer(people: self))
@@ -117,7 +130,12 @@ public final class People: Sendable {
   /// Findable people within `radius` metres of the caller's live presence, nearest first, at
   /// most `count`: never the caller, anyone unfindable or expired, anyone the caller has
   /// exchanged with, or anyone without a primary card.
-  public func nearby(account: Int64, radius: Double, count: Int) -> Result<[Nearby], PeopleError> {
+  /// The radius is compared with the distance as shown, never the exact one, and one account
+  /// (and one address, `client`) searches from at most `searchCellsPerAccount` (and
+  /// `searchCellsPerAddress`) cells an hour.
+  public func nearby(
+    account: Int64, client: String, radius: Double, count: Int
+  ) -> Result<[Nearby], PeopleError> {
     guard radius.isFinite, radius > 0, radius <= configuration.maxRadius else {
       return .failure(
         .invalid(
@@ -127,6 +145,15 @@ public final class People: Sendable {
     let now = clock()
     if let error = limited(account, now) { return .failure(error) }
     guard let me = presences.presence(account, now: now) else { return .failure(.noPresence) }
+    let cell = "\(me.longitude) \(me.latitude)"
+    if let wait = searchCells.take(cell, on: ["account:\(account)"], now: now)
+      ?? searchCellsByAddress.take(cell, on: ["address:" + client], now: now)
+    {
+      return .failure(
+        .limited(
+          LimitExceeded(
+            "PEOPLE.NEARBY from at most \(searchCells.limit) places an hour", retryAfter: wait)))
+    }
     let excluded = exchangeState.withLock { $0.exchanged[account] ?? [] }
     return .success(near(me, of: account, radius, count, excluding: excluded, now))
   }
@@ -138,22 +165,32 @@ public final class People: Sendable {
     // Enough hits for the page once the caller and those left out are skipped; more if too
     // many of them had no card or had just expired.
     var k = count + 1 + excluded.count
+    // Anyone whose shown distance may be within the radius.
+    let reach = radius + configuration.distanceSpread + 50
     while true {
       let hits = presences.searchers.withSearcher { searcher in
         searcher.nearest(
-          longitude: me.longitude, latitude: me.latitude, k: k, within: radius
+          longitude: me.longitude, latitude: me.latitude, k: k, within: reach
         ).map { (Int64($0.id), $0.distance) }
       }
       let candidates = hits.filter { $0.0 != account && !excluded.contains($0.0) }
-      let live = Set(presences.findable(candidates.map(\.0), now: now).map(\.0))
+      let live = presences.findable(candidates.map(\.0), now: now)
+      let cells = Dictionary(live.map { ($0.0, ($0.1.longitude, $0.1.latitude)) }) { a, _ in a }
       var found: [Nearby] = []
-      for (id, distance) in candidates where live.contains(id) {
-        guard let card = primaryCard(of: id) else { continue }
-        found.append(
-          Nearby(accountId: id, card: card, distance: PresenceGrid.rounded(distance)))
-        if found.count == count { return found }
+      for (id, distance) in candidates {
+        guard let cell = cells[id] else { continue }
+        let shown = blur.shown(
+          distance, viewer: account, from: (me.longitude, me.latitude), target: id, to: cell)
+        guard Double(shown) <= radius, let card = primaryCard(of: id) else { continue }
+        found.append(Nearby(accountId: id, card: card, distance: shown))
       }
-      if hits.count < k { return found }
+      // Moved distances reorder the nearest: sorted by what is shown, then by id. Done once
+      // every hit within reach is seen, or nobody beyond the hits could be shown nearer.
+      found.sort { ($0.distance, $0.accountId) < ($1.distance, $1.accountId) }
+      let beyond = (hits.last?.1 ?? 0) - configuration.distanceSpread - 50
+      if hits.count < k || (found.count >= count && Double(found[count - 1].distance) < beyond) {
+        return Array(found.prefix(count))
+      }
       k *= 2
     }
   }

@@ -1,3 +1,5 @@
+import RateLimits
+
 /// Why a people or exchange operation was refused; `message` is the reply's error line.
 public enum PeopleError: Error, Sendable, Equatable {
   case invalid(field: String, reason: String)
@@ -9,6 +11,8 @@ public enum PeopleError: Error, Sendable, Equatable {
   case alreadyExchanged
   /// Too many searches in the last minute.
   case rateLimited(perMinute: Int)
+  /// Another limit per account or address.
+  case limited(LimitExceeded)
   case notPersisted(String)
 
   public var message: String {
@@ -19,6 +23,7 @@ public enum PeopleError: Error, Sendable, Equatable {
     case .notNearby: "NOTFOUND nobody findable by that id near you"
     case .alreadyExchanged: "ERR already exchanged with this account"
     case .rateLimited(let n): "LIMIT at most \(n) PEOPLE.NEARBY and EXCHANGE.REQUEST a minute"
+    case .limited(let limit): limit.message
     case .notPersisted(let why): "ERR write not persisted: \(why)"
     }
   }

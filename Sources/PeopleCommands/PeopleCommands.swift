@@ -65,7 +65,9 @@ struct PeopleCommands {
           }
           count = min(n, people.configuration.maxCount)
         }
-        return people.nearby(account: account, radius: r * unit, count: count).reply { found in
+        return people.nearby(
+          account: account, client: call.session.client, radius: r * unit, count: count
+        ).reply { found in
           .array(found.map { Self.bulk(PeopleJSON.nearby($0, cards: cards)) })
         }
       },

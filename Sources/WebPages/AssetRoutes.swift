@@ -87,6 +87,8 @@ struct AssetRoutes: Sendable {
       case .noAccount: .unauthorized
       case .notFound: .notFound
       case .notPersisted: .internalServerError
+      case .quota: .contentTooLarge
+      case .limited: .tooManyRequests
       }
     return APIError(status, error.message)
   }

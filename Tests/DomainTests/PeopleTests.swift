@@ -26,6 +26,9 @@ struct PeopleTests {
   {
     var configuration = People.Configuration()
     configuration.searchesPerMinute = nil
+    // These tests search from many cells in a row; TrilaterationTests checks those limits.
+    configuration.searchCellsPerAccount = 0
+    configuration.searchCellsPerAddress = 0
     configure(&configuration)
     return try await AccountServer(
       cards: { $0.geocoder = Gazetteer() }, modules: [People.module(configuration)])
@@ -108,7 +111,7 @@ struct PeopleTests {
   }
 
   @Test(
-    "PEOPLE.NEARBY: findable people near the caller, nearest first, each with a primary card summary and a distance rounded to 100 m; never the caller, the unfindable, the expired, the far, the cardless; COUNT; bad arguments refused"
+    "PEOPLE.NEARBY: findable people near the caller, nearest first, each with a primary card summary and a distance within 300 m, rounded to 100 m; never the caller, the unfindable, the expired, the far, the cardless; COUNT; bad arguments refused"
   )
   func nearbyRules() async throws {
     let server = try await Self.server()
@@ -131,7 +134,8 @@ struct PeopleTests {
     #expect(Self.ids(found) == [boID, cyID])
     let distances = found.compactMap { $0["distance"] as? Int }
     #expect(distances.count == 2 && distances.allSatisfy { $0 % 100 == 0 })
-    #expect(abs(distances[0] - 300) <= 100 && abs(distances[1] - 1100) <= 100, "\(distances)")
+    // Moved by up to 250 m (DistanceBlur), then rounded to 100 m.
+    #expect(abs(distances[0] - 300) <= 300 && abs(distances[1] - 1100) <= 300, "\(distances)")
     for person in found {
       #expect(Set(person.keys) == ["accountId", "distance", "card"])
       let card = person["card"] as? [String: Any] ?? [:]
@@ -142,7 +146,7 @@ struct PeopleTests {
       #expect(card["url"] as? String != nil && card["firstName"] as? String != nil)
     }
     #expect(Self.ids(try Self.list(ana, "PEOPLE.NEARBY", "5", "km", "COUNT", "1")) == [boID])
-    #expect(Self.ids(try Self.list(ana, "PEOPLE.NEARBY", "500", "m")) == [boID])
+    #expect(Self.ids(try Self.list(ana, "PEOPLE.NEARBY", "700", "m")) == [boID])
     #expect(
       Self.ids(try Self.list(ana, "PEOPLE.NEARBY", "20", "km")).contains(
         Int(try gus.object("WHOAMI")["id"] as? Int ?? 0)))

@@ -44,6 +44,10 @@ struct AssetCrashTests {
     }
   }
 
+  /// The writers upload as fast as they can until the server dies: no quota or hourly limit
+  /// (`AssetTests.quotas` checks those) stops them first.
+  static let unbounded = ["--uploads-per-hour", "0", "--upload-quota", "\(1 << 40)"]
+
   @Test("acknowledged ASSET.PUT holds after kill -9; no file is left that no asset names")
   func killNine() async throws {
     let directory = FileManager.default.temporaryDirectory
@@ -54,7 +58,7 @@ struct AssetCrashTests {
     for round in 0..<3 {
       let http = try RedisProcess.freeLoopbackPort()
       let server = try CardAtlasProcess(
-        directory: directory, arguments: ["--http-port", "\(http)"])
+        directory: directory, arguments: ["--http-port", "\(http)"] + Self.unbounded)
       if round == 0 {
         let admin = try RESPConnection(port: server.port)
         for email in emails { _ = try admin.command("ACCOUNT.CREATE", email, "secret1") }
@@ -71,7 +75,8 @@ struct AssetCrashTests {
       #expect(writers.map(\.acknowledged.count).reduce(0, +) > 0, "writers made progress")
     }
     let http = try RedisProcess.freeLoopbackPort()
-    let server = try CardAtlasProcess(directory: directory, arguments: ["--http-port", "\(http)"])
+    let server = try CardAtlasProcess(
+      directory: directory, arguments: ["--http-port", "\(http)"] + Self.unbounded)
     try await Self.check(writers, server, http, kills: 3)
   }
 

@@ -115,7 +115,8 @@ struct PubSubTests {
       Step(1, "PUBLISH", "account:9", "a"), Step(0, frames: 1),
       Step(1, "PUBSUB", "CHANNELS", "wallet:*"), Step(1, "PUBSUB", "NUMSUB", "wallet:5"),
       Step(1, "PUBSUB", "NUMPAT"), Step(0, "UNSUBSCRIBE", "wallet:5"), Step(0, "RESET"),
-      Step(0, "PING"), Step(0, "AUTH", "pw"), Step(0, "PING"),
+      // Signed out by RESET. (Not PING: unlike Redis, CardAtlas answers it before AUTH.)
+      Step(0, "GET", "k"), Step(0, "AUTH", "pw"), Step(0, "PING"),
     ]
     let differences = try Self.differences(
       script, setup: [["CONFIG", "SET", "requirepass", "pw"]], port: server.port)

@@ -188,6 +188,38 @@ struct AssetTests {
   }
 
   @Test(
+    "one account's uploads stop at its quota (QUOTA, 413) and at its hourly limit (LIMIT, 429), over RESP and HTTP; another account's do not"
+  )
+  func quotas() async throws {
+    let size = try MediaFixtures.bytes("python.png").count
+    var limits = Assets.Configuration()
+    limits.publicURL = WebServers.publicURL
+    limits.quotaBytes = 3 * size
+    limits.uploadsPerHour = 5
+    let servers = try await WebServers(assets: limits)
+    let (ana, _, _, token) = try servers.member("ana@x.org")
+    for _ in 0..<3 { _ = try Self.upload(ana, "IMAGE", "python.png") }
+    let full = try ana.command(
+      bytes: [Array("ASSET.PUT".utf8), Array("IMAGE".utf8), try MediaFixtures.bytes("python.png")])
+    #expect(full.text == "-QUOTA your uploads use \(3 * size) of your \(3 * size) bytes\r\n")
+    let put = try await servers.send(
+      "PUT", "/v1/assets?kind=image", token: token,
+      body: Data(try MediaFixtures.bytes("python.png")))
+    #expect(put.status == 413 && put.error?.hasPrefix("QUOTA") == true, "\(put.status) \(put.text)")
+    // Five tries an hour, refused ones included: the sixth is over the limit.
+    let limited = try ana.command(
+      bytes: [Array("ASSET.PUT".utf8), Array("IMAGE".utf8), try MediaFixtures.bytes("python.png")])
+    #expect(limited.text.hasPrefix("-LIMIT at most 5 uploads an hour, retry after "))
+    let again = try await servers.send(
+      "PUT", "/v1/assets?kind=image", token: token,
+      body: Data(try MediaFixtures.bytes("python.png")))
+    #expect(again.status == 429, "\(again.status) \(again.text)")
+    let (bo, _, _) = try servers.signedIn("bo@x.org")
+    #expect(try Self.upload(bo, "IMAGE", "python.png").contains("/a/"))
+    await servers.stop()
+  }
+
+  @Test(
     "a card names its owner's assets; another's, an unknown one or the wrong kind is refused; deleting a card removes what only it named, deleting the account all"
   )
   func cardsAndDeletion() async throws {

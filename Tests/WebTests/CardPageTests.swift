@@ -18,7 +18,7 @@ struct CardPageTests {
     "linkedIn":"zoe-obrien","twitter":"@zoe_maps","instagramUrl":"https://instagram.com/zoe",
     "webLinks":[{"url":"https://zoe.example/portfolio?a=1&b=2","displayText":"Portfolio"}],
     "cvUrl":"https://zoe.example/cv.pdf","cvHeader":"Résumé","cvDisplayText":"Get my CV",
-    "imageUrl":"https://cards.test/a/pic1","logoUrl":"https://elsewhere.example/logo.png"}
+    "imageUrl":"https://cards.test/img/pic1","logoUrl":"https://elsewhere.example/logo.png"}
     """#
 
   @Test(
@@ -76,7 +76,7 @@ struct CardPageTests {
 
     // The picture this server serves, as a circle; nothing fetched from elsewhere (the logo
     // on another host is left out).
-    #expect(html.contains(#"<img class="avatar" src="/a/pic1""#))
+    #expect(html.contains(#"<img class="avatar" src="/img/pic1""#))
     #expect(!html.contains("elsewhere.example"))
     for source in Self.all(html, "src=\"") { #expect(source.hasPrefix("/"), "\(source)") }
 

@@ -16,7 +16,7 @@ struct VCardTests {
     "address":{"street":"1 Rue de Rivoli\\nBât. B","city":"Paris","postcode":"75001",
     "country":"France"},"location":{"lon":2.35,"lat":48.85},"linkedIn":"zoe-obrien",
     "webLinks":[{"url":"https://zoe.example/a,b;c","displayText":"Portfolio"}],
-    "imageUrl":"https://cards.test/a/pic1"}
+    "imageUrl":"https://cards.test/img/pic1"}
     """
 
   static func json(_ text: String) -> String {
@@ -85,7 +85,7 @@ struct VCardTests {
       "EMAIL;TYPE=INTERNET,PREF:zoe@example.org",
       "ADR;TYPE=WORK:;;1 Rue de Rivoli\\nBât. B;Paris;;75001;France",
       "GEO:48.850000;2.350000", "NOTE:" + Self.escapedAbout(),
-      "PHOTO;VALUE=URI:https://cards.test/a/pic1", "URL:https://cards.test/c/\(username)",
+      "PHOTO;VALUE=URI:https://cards.test/img/pic1", "URL:https://cards.test/c/\(username)",
       "URL:https://zoe.example/a%2Cb%3Bc",
       "X-SOCIALPROFILE;TYPE=linkedin:https://www.linkedin.com/in/zoe-obrien",
     ] {
@@ -124,7 +124,7 @@ struct VCardTests {
       "KIND:individual", "N:Ångström;Zoë;Ann;Dr.;PhD", "FN:Dr. Zoë Ann Ångström\\, PhD",
       "TEL;VALUE=uri;PREF=1;TYPE=\"cell,voice\":tel:+33612345678",
       "TEL;VALUE=uri;TYPE=\"work,voice\":tel:5551234567", "EMAIL;PREF=1:zoe@example.org",
-      "GEO:geo:48.850000,2.350000", "PHOTO:https://cards.test/a/pic1",
+      "GEO:geo:48.850000,2.350000", "PHOTO:https://cards.test/img/pic1",
       "NOTE:" + Self.escapedAbout(), "URL:https://cards.test/c/\(username)",
     ] {
       #expect(lines.contains(expected), "\(expected)")
