@@ -142,7 +142,8 @@ let package = Package(
       name: "Cards",
       dependencies: [
         "Accounts", "Store", "SpatialIndex", "IndexIntrinsics", "Geodesy", "Notifications",
-        "Geocoding", "DispatchExecutor", .product(name: "GRDB", package: "GRDB.swift"),
+        "Geocoding", "DispatchExecutor", "RateLimits",
+        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Crypto", package: "swift-crypto"),
       ]),
     // The accounts' commands (ACCOUNT.*, SESSION.*, WHOAMI): arguments in, JSON replies out.
@@ -291,7 +292,7 @@ let package = Package(
     .target(
       name: "WebPages",
       dependencies: [
-        "Accounts", "Cards", "Venues", "Assets", "QRCodes", "Datasets",
+        "Accounts", "Cards", "Venues", "Assets", "QRCodes", "Datasets", "RateLimits",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Mustache", package: "swift-mustache"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

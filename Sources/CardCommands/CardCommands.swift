@@ -78,10 +78,11 @@ struct CardCommands {
       },
       CommandSpec("card.get", arity: 2, flags: .needsAccount) { call in
         guard let viewer = call.session.account else { return .error(RedisError.needsAccount) }
-        guard let card = cards.card(call.arguments.string(1), viewer: viewer) else {
-          return .error(CardError.notFound.message)
+        switch wallets.card(call.arguments.string(1), readBy: viewer, client: call.session.client) {
+        case .failure(let error): return .error(error.message)
+        case .success(let card):
+          return Self.viewed(card, by: viewer, &call, views, CardJSON.reply(card, cards: cards))
         }
-        return Self.viewed(card, by: viewer, &call, views, CardJSON.reply(card, cards: cards))
       },
       // CARD.VCARD <id|code> [3|4]: the card as CARD.GET would show it, as a vCard (3.0 by
       // default). Not a view: saving a contact is not opening the card.
@@ -95,10 +96,11 @@ struct CardCommands {
           }
           version = chosen
         }
-        guard let card = cards.card(call.arguments.string(1), viewer: viewer) else {
-          return .error(CardError.notFound.message)
+        switch wallets.card(call.arguments.string(1), readBy: viewer, client: call.session.client) {
+        case .failure(let error): return .error(error.message)
+        case .success(let card):
+          return .bulkString(ByteBuffer(string: cards.vCard(card, version: version)))
         }
-        return .bulkString(ByteBuffer(string: cards.vCard(card, version: version)))
       },
       qr,
       CommandSpec("card.mine", arity: 1, flags: .needsAccount) { call in
@@ -109,11 +111,17 @@ struct CardCommands {
         guard call.arguments.count <= 3 else { return .error(RedisError.syntax) }
         let slug = call.arguments.count == 3 ? call.arguments.string(2) : nil
         guard let viewer = call.session.account else { return .error(RedisError.needsAccount) }
+        // A share URL is a guess like a code: counted against the same limits.
+        if let refused = cards.countCodeRead(viewer: viewer, client: call.session.client) {
+          return .error(refused.message)
+        }
         switch cards.open(username: call.arguments.string(1), slug: slug) {
         case .card(let card):
           return Self.viewed(
             card, by: viewer, &call, views,
-            CardJSON.bulk(["state": "card", "card": CardJSON.object(card, cards: cards)]))
+            CardJSON.bulk([
+              "state": "card", "card": CardJSON.object(card.shown(to: viewer), cards: cards),
+            ]))
         case .inactive:
           return CardJSON.bulk([
             "state": "inactive", "message": OpenedCard.inactiveMessage,

@@ -50,6 +50,15 @@ public struct Card: Sendable, Equatable {
   /// map, and no wallet can add it.
   public func isActive(ownerIsPro: Bool) -> Bool { isPrimary || ownerIsPro }
 
+  /// The card as `viewer` sees it (nil: anyone, signed in or not): another's card that its owner
+  /// keeps off the map shows no location.
+  public func shown(to viewer: Int64?) -> Card {
+    guard viewer != ownerId, !fields.showOnMap, fields.location != nil else { return self }
+    var card = self
+    card.fields.location = nil
+    return card
+  }
+
   /// The path of the card's share URL, under the public URL.
   public func path(username: String) -> String {
     isPrimary ? "/c/\(username)" : "/c/\(username)/\(slug)"

@@ -1,3 +1,5 @@
+import RateLimits
+
 /// Why a card operation was refused; `message` is the reply's error line.
 public enum CardError: Error, Sendable, Equatable {
   case invalid(CardFieldError)
@@ -16,6 +18,8 @@ public enum CardError: Error, Sendable, Equatable {
   /// The geocoder failed (unreachable, refused, or the query was bad).
   case geocoding(String)
   case notPersisted(String)
+  /// A limit per account or address (`LIMIT <what>, retry after N s`).
+  case limited(LimitExceeded)
 
   public var message: String {
     switch self {
@@ -31,6 +35,7 @@ public enum CardError: Error, Sendable, Equatable {
     case .addressNotFound: "NOTFOUND no place matches the card's address"
     case .geocoding(let why): "ERR geocoding failed: \(why)"
     case .notPersisted(let why): "ERR write not persisted: \(why)"
+    case .limited(let limit): limit.message
     }
   }
 }

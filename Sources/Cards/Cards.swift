@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Geocoding
 import Geodesy
+import RateLimits
 import SpatialIndex
 import Store
 import Synchronization
@@ -19,6 +20,10 @@ public final class Cards: Sendable {
     public var publicURL = "http://127.0.0.1:8080"
     /// What `CARD.LOCATE <id> ADDRESS` asks; nil: the command answers that none is configured.
     public var geocoder: (any Geocoder)?
+    /// Cards one account, and one address, may look up by share code or share URL in an hour
+    /// (0: no limit): codes are not guessable, but each look-up is a guess.
+    public var codeReadsPerAccount = 300
+    public var codeReadsPerAddress = 1_000
 
     public init() {}
   }
@@ -49,6 +54,8 @@ public final class Cards: Sendable {
   public let configuration: Configuration
   let state: Mutex<State>
   let map: CardMap
+  let codeReads: KeyedLimit
+  let codeReadsByAddress: KeyedLimit
   private let observers = Mutex<[any CardObserver]>([])
   private let guards = Mutex<[any CardFieldsGuard]>([])
   public typealias Done<T> = @Sendable (Result<T, CardError>) -> Void
@@ -57,6 +64,8 @@ public final class Cards: Sendable {
     self.store = store
     self.accounts = accounts
     self.configuration = configuration
+    codeReads = KeyedLimit(configuration.codeReadsPerAccount, per: 3_600)
+    codeReadsByAddress = KeyedLimit(configuration.codeReadsPerAddress, per: 3_600)
     // Row by row, each card packed as it is read: never every card parsed at once.
     let (codes, loaded, placed) = try store.read { db in
       let codes = try Self.codes(db)
@@ -123,6 +132,23 @@ public final class Cards: Sendable {
 
   /// A card by id or share code, as `viewer` may see it: its owner sees it always; anyone else
   /// only while it is active.
+  /// Whether the card is on the map (its owner shows it there, it is active and located): then
+  /// anyone may have found it there.
+  public func isOnMap(_ id: Int64) -> Bool { map.contains(id) }
+
+  /// Counts a look-up by share code or share URL for the account and the address (`client`),
+  /// or the refusal when either is at its limit.
+  public func countCodeRead(viewer: Int64, client: String) -> CardError? {
+    guard
+      let wait = codeReads.take(["account:\(viewer)"])
+        ?? codeReadsByAddress.take(["address:" + client])
+    else { return nil }
+    return .limited(
+      LimitExceeded("at most \(codeReads.limit) cards by code an hour", retryAfter: wait))
+  }
+
+  /// The card of an id or a share code, if the viewer may see that it exists: their own, or an
+  /// active one (what they may read of it is `Wallets.card(_:readBy:client:)`'s rule).
   public func card(_ idOrCode: String, viewer: Int64) -> Card? {
     state.withLock { s in
       let id =

@@ -85,7 +85,8 @@ struct CardPages: Sendable {
     let opened = cards.open(username: username, slug: slug)
     guard case .card(let card) = opened else { return notice(opened) }
     let name = slug.map { "\(username)-\($0)" } ?? username
-    return PageResponse.vCard(cards.vCard(card, version: version), filename: name + ".vcf")
+    return PageResponse.vCard(
+      cards.vCard(card.shown(to: nil), version: version), filename: name + ".vcf")
   }
 
   /// The inactive card's page (410), the reserved URL's placeholder (200), or a 404.

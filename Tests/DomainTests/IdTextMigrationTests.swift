@@ -86,7 +86,7 @@ struct IdTextMigrationTests {
         "\(round)")
       #expect(try viewer.object("CARD.GET", codes.text(5))["id"] as? Int == 5, "\(round)")
       #expect(try viewer.object("CARD.GET", codes.text(4))["id"] as? Int == 2, "\(round)")
-      let two = try viewer.object("CARD.GET", "2")
+      let two = try viewer.object("CARD.GET", codes.text(4))
       #expect(two["url"] as? String == "https://cards.test/c/" + usernames.text(4), "\(round)")
     }
     await server.server.stop()

@@ -253,7 +253,9 @@ struct NotificationTests {
     let (ana, _, username) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let (cy, _, _) = try server.signedIn("cy@x.org")
-    let card = try ana.object("CARD.CREATE", Self.card("Ana"))
+    // On the map, where anyone may have found it: others read it by id too.
+    let card = try ana.object(
+      "CARD.CREATE", Self.card("Ana", #""showOnMap":true,"location":{"lon":2.35,"lat":48.85}"#))
     let id = "\(card["id"] as? Int ?? 0)"
     let code = card["code"] as? String ?? ""
     _ = try bo.object("CARD.GET", id)
@@ -311,7 +313,9 @@ struct NotificationTests {
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let (cy, cyID, _) = try server.signedIn("cy@x.org")
     let (dee, _, _) = try server.signedIn("dee@x.org")
-    let card = try ana.object("CARD.CREATE", Self.card("Ana"))
+    // On the map, where anyone may have found it: others read it by id too.
+    let card = try ana.object(
+      "CARD.CREATE", Self.card("Ana", #""showOnMap":true,"location":{"lon":2.35,"lat":48.85}"#))
     let (id, code) = ("\(card["id"] as? Int ?? 0)", card["code"] as? String ?? "")
     #expect(try ana.text("NOTIFY.GET") == #"{"views":false,"walletAdds":false}"#)
     let hears = try Self.listener(server, "ana@x.org", "account:\(anaID)")

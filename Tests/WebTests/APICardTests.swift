@@ -88,7 +88,7 @@ struct APICardTests {
   }
 
   @Test(
-    "others' cards: 403 to change an active one, 404 for an inactive or missing one, never its content"
+    "others' cards: 403 to change an active one, 404 for an inactive or missing one, or one off the map asked by id, never its content"
   )
   func othersCards() async throws {
     try await WebServers.with { servers in
@@ -118,6 +118,17 @@ struct APICardTests {
       }
       #expect(try owner.object("CARD.GET", "\(active)")["firstName"] as? String == "Ana")
       #expect(try owner.object("CARD.GET", "\(inactive)")["firstName"] as? String == "Secret")
+
+      // A card kept off the map: not by its id (ids are sequential), by its code without where.
+      let (zed, _, _, _) = try servers.member("zed@x.org")
+      let offMap = try zed.object(
+        "CARD.CREATE", #"{"firstName":"Zed","location":{"lon":2.35,"lat":48.85}}"#)
+      let byID = try await servers.send("GET", "/v1/cards/\(offMap["id"] as! Int)", token: token)
+      #expect(byID.status == 404 && !byID.text.contains("Zed"))
+      let byCode = try await servers.send(
+        "GET", "/v1/cards/\(offMap["code"] as! String)", token: token)
+      #expect(byCode.status == 200 && byCode.object["firstName"] as? String == "Zed")
+      #expect(byCode.object["location"] == nil, "\(byCode.text)")
     }
   }
 

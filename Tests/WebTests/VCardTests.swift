@@ -14,7 +14,8 @@ struct VCardTests {
     "phoneNumber":"+33 6 12 34 56 78","secondaryPhone":"(555) 123-4567",
     "email":"zoe@example.org","aboutMe":\(json(about)),
     "address":{"street":"1 Rue de Rivoli\\nBât. B","city":"Paris","postcode":"75001",
-    "country":"France"},"location":{"lon":2.35,"lat":48.85},"linkedIn":"zoe-obrien",
+    "country":"France"},"location":{"lon":2.35,"lat":48.85},"showOnMap":true,
+    "linkedIn":"zoe-obrien",
     "webLinks":[{"url":"https://zoe.example/a,b;c","displayText":"Portfolio"}],
     "imageUrl":"https://cards.test/img/pic1"}
     """
@@ -205,9 +206,12 @@ struct VCardTests {
     _ = try admin.object("ACCOUNT.PRO", "\(id)", "1")
     let second = try ana.object("CARD.CREATE", #"{"firstName":"Side"}"#)
     let secondId = "\(second["id"] as? Int ?? 0)"
-    #expect(try bo.text("CARD.VCARD", secondId).contains("FN:Side\r\n"))
-    _ = try admin.object("ACCOUNT.PRO", "\(id)", "0")
+    let secondCode = try #require(second["code"] as? String)
+    #expect(try bo.text("CARD.VCARD", secondCode).contains("FN:Side\r\n"))
+    // Not on the map and not in bo's wallet: its id reads nothing for bo.
     #expect(try bo.text("CARD.VCARD", secondId) == "NOTFOUND no such card")
+    _ = try admin.object("ACCOUNT.PRO", "\(id)", "0")
+    #expect(try bo.text("CARD.VCARD", secondCode) == "NOTFOUND no such card")
     let own = try ana.text("CARD.VCARD", secondId)
     #expect(own.contains("FN:Side\r\n") && !own.contains("URL:"))
     await servers.stop()

@@ -113,6 +113,11 @@ public final class Wallets: Sendable {
     return held.union(cards.cards(of: account).map(\.id))
   }
 
+  /// Whether the account's wallet holds the card.
+  func holds(_ account: Int64, _ card: Int64) -> Bool {
+    state.withLock { $0.wallets[account]?.added[card] != nil }
+  }
+
   /// The account's active cards whose text has every word of `text` (at most 16) as a word's
   /// prefix, accents and case ignored; the best match first (bm25 over the wallet, see
   /// `WalletIndex.matches`), then the newest added; at most `count`.
@@ -229,7 +234,7 @@ public final class Wallets: Sendable {
       let card = cards.held(cardId)
     else { return nil }
     return WalletEntry(
-      card: card, isActive: cards.isActive(card),
+      card: card.shown(to: account), isActive: cards.isActive(card),
       addedAt: Date(timeIntervalSince1970: Double(micros) / 1e6))
   }
 

@@ -23,6 +23,7 @@ struct APIError: Error {
       case .inactive: .gone
       case .geocoding: .badGateway
       case .notPersisted: .serviceUnavailable
+      case .limited: .tooManyRequests
       }
     self.init(status, error.message)
   }

@@ -21,11 +21,16 @@ extension CardAPI {
     return response
   }
 
-  /// `GET /v1/cards/{id}` (an id or a share code): the card as CARD.GET shows it, counted as a
-  /// view as CARD.GET counts it (answered even if the view could not be stored).
-  func card(_ request: Request, id: String) async throws(APIError) -> Response {
+  /// `GET /v1/cards/{id}` (an id or a share code): the card as CARD.GET reads it
+  /// (`Wallets.card(_:readBy:client:)`), counted as a view as CARD.GET counts it (answered even
+  /// if the view could not be stored).
+  func card(_ request: Request, id: String, client: String) async throws(APIError) -> Response {
     let viewer = try account(request)
-    guard let card = cards.card(id, viewer: viewer) else { throw .notFound }
+    let card: Card
+    switch wallets.card(id, readBy: viewer, client: client) {
+    case .failure(let error): throw APIError(error)
+    case .success(let readable): card = readable
+    }
     if let record = views.opened(card, by: viewer) {
       await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
         record { _ in done.resume() }

@@ -2,6 +2,7 @@ import Accounts
 import Cards
 import Foundation
 import Hummingbird
+import RateLimits
 
 /// The JSON and GeoJSON API for web and mobile clients (`/v1/…`, docs/HTTP.md, described by
 /// `/openapi.json`): each route reads its parameters, calls the domain as CARD.* and WALLET.*
@@ -23,7 +24,11 @@ struct CardAPI: Sendable {
       await APIResponse.run { try await create(request) }
     }
     router.get("/v1/cards/:id") { request, context in
-      await APIResponse.run { try await card(request, id: context.parameters.get("id") ?? "") }
+      await APIResponse.run {
+        try await card(
+          request, id: context.parameters.get("id") ?? "",
+          client: ClientAddress.key(context.remoteAddress?.ipAddress ?? "?"))
+      }
     }
     router.patch("/v1/cards/:id") { request, context in
       await APIResponse.run { try await update(request, id: context.parameters.get("id") ?? "") }

@@ -1,0 +1,23 @@
+extension Wallets {
+  /// A card as `viewer` may read it (`CARD.GET`, `CARD.VCARD`, `GET /v1/cards/{id}`). Ids are
+  /// sequential, so an id reads only the viewer's own card, one their wallet holds, or one on
+  /// the map (where anyone may have found it); any other active card needs its share code,
+  /// which cannot be guessed, and each look-up by code counts against the viewer's and their
+  /// address's (`client`) hourly limit. Another's card that is not on the map shows no location
+  /// (`Card.shown(to:)`).
+  public func card(_ idOrCode: String, readBy viewer: Int64, client: String) -> Result<
+    Card, CardError
+  > {
+    if let id = Int64(idOrCode), let card = cards.card(idOrCode, viewer: viewer), card.id == id {
+      guard card.ownerId == viewer || cards.isOnMap(id) || holds(viewer, id) else {
+        return .failure(.notFound)
+      }
+      return .success(card.shown(to: viewer))
+    }
+    if let refused = cards.countCodeRead(viewer: viewer, client: client) {
+      return .failure(refused)
+    }
+    return cards.card(idOrCode, viewer: viewer).map { .success($0.shown(to: viewer)) }
+      ?? .failure(.notFound)
+  }
+}
