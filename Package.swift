@@ -41,6 +41,7 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
   ],
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
@@ -290,6 +291,8 @@ let package = Package(
       dependencies: [
         "Accounts", "Cards", "Venues", "Assets", "QRCodes", "Datasets",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "Mustache", package: "swift-mustache"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),

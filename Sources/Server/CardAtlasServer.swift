@@ -76,6 +76,15 @@ public final class CardAtlasServer: Sendable {
     let bootstrap = ServerBootstrap(group: group)
       .serverChannelOption(ChannelOptions.backlog, value: 1024)
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+      // At the descriptor limit accept fails (EMFILE) while the connection stays queued: without
+      // a pause, which NIO adds only to its async binds, the listener's loop retried at once and
+      // spun a core. It waits a second instead, as Hummingbird's does.
+      .serverChannelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHandler(
+            AcceptBackoffHandler(shouldForwardIOErrorCaught: false))
+        }
+      }
       .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
       .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
       .childChannelInitializer { [state, processor, threadPool, channels, turns] channel in
