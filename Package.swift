@@ -103,12 +103,14 @@ let package = Package(
         "Keyspace", "SpatialIndex", "RESP",
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ]),
+    // What the RESP and HTTP listeners need beyond NIO's defaults (a pause at EMFILE).
+    .target(name: "Listeners", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
     // The TCP server: SwiftNIO channels, limits, auth, group-committed writes, statistics.
     // Exclusivity checks are off for the same measured reason as Keyspace's.
     .target(
       name: "Server",
       dependencies: [
-        "Commands", "Store", "RESP", "Datasets", "Notifications",
+        "Commands", "Store", "RESP", "Datasets", "Notifications", "Listeners",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -289,7 +291,7 @@ let package = Package(
     .target(
       name: "WebPages",
       dependencies: [
-        "Accounts", "Cards", "Venues", "Assets", "QRCodes", "Datasets",
+        "Accounts", "Cards", "Venues", "Assets", "QRCodes", "Datasets", "Listeners",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

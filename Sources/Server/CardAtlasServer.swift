@@ -2,6 +2,7 @@ import Commands
 import Dispatch
 import Foundation
 import Keyspace
+import Listeners
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -76,13 +77,10 @@ public final class CardAtlasServer: Sendable {
     let bootstrap = ServerBootstrap(group: group)
       .serverChannelOption(ChannelOptions.backlog, value: 1024)
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-      // At the descriptor limit accept fails (EMFILE) while the connection stays queued: without
-      // a pause, which NIO adds only to its async binds, the listener's loop retried at once and
-      // spun a core. It waits a second instead, as Hummingbird's does.
+      // At the descriptor limit, wait rather than spin on the failing accept.
       .serverChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandler(
-            AcceptBackoffHandler(shouldForwardIOErrorCaught: false))
+          try channel.pipeline.syncOperations.addHandler(AcceptPause())
         }
       }
       .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)

@@ -2,6 +2,7 @@ import Accounts
 import Assets
 import Cards
 import Hummingbird
+import Listeners
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -69,6 +70,11 @@ public final class WebServer: Sendable {
             "max": "\(limits.maxConnections)", "per-address": "\(limits.maxConnectionsPerAddress)",
             "descriptor-budget": "\(budget.map(String.init) ?? "unbounded")",
           ])
+        // Hummingbird's listener, like RESP's, must wait rather than spin at the descriptor
+        // limit; first in its pipeline, before NIO's back-off handler swallows the error.
+        try? await channel.eventLoop.submit {
+          try channel.pipeline.syncOperations.addHandler(AcceptPause(), position: .first)
+        }.get()
         boundSink.yield(.success(channel.localAddress?.port ?? port))
       },
       logger: logger)

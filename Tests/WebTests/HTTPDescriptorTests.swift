@@ -8,8 +8,8 @@ import Testing
 
 /// Descriptor exhaustion, as the attack: `cardatlas serve` under `ulimit -n 128`, idle HTTP
 /// connections opened until the server turns them away. RESP must still answer and the store
-/// still write, and the server must not spin; then RESP flooded past the limit must not spin
-/// either (accept backs off at EMFILE).
+/// still write, and the server must not spin; then, RESP flooded past the limit, neither
+/// listener may spin on its failing accept (`AcceptPause`).
 @Suite("HTTP descriptor reserve")
 struct HTTPDescriptorTests {
   /// The server, its RESP and HTTP ports, under the lowered limit.
@@ -80,14 +80,17 @@ struct HTTPDescriptorTests {
     let calm = Self.coresUsed(process.processIdentifier)
     #expect(calm < 0.3, "\(calm) of a core with the HTTP budget spent")
 
-    // RESP connections past the limit: accept fails with EMFILE and must back off, not spin.
+    // RESP connections past the limit, then HTTP ones: both listeners' accepts fail with
+    // EMFILE, and must pause, not spin.
     var flood = (0..<80).compactMap { _ in try? RESPConnection(port: resp, timeoutSeconds: 1) }
+    var waiting = (0..<10).compactMap { _ in try? HTTPSocket(port: http) }
     usleep(300_000)
     let flooded = Self.coresUsed(process.processIdentifier)
     #expect(flooded < 0.3, "\(flooded) of a core with accept failing")
 
     // All closed, both sides serve again.
     flood.removeAll()
+    waiting.removeAll()
     idle.removeAll()
     var pong: String?
     for _ in 0..<50 where pong != "+PONG\r\n" {

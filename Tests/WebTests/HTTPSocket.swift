@@ -15,8 +15,10 @@ final class HTTPSocket {
   private let fd: Int32
   /// What the server sent so far.
   private(set) var received: [UInt8] = []
-  /// When the server's side was seen closed (end of stream or reset).
+  /// When the server's side was seen closed (a failed send, the end of stream or a reset).
   private(set) var closedAt: ContinuousClock.Instant?
+  /// Nothing more to read: what arrived before a failed send is still read.
+  private var drained = false
   let openedAt = ContinuousClock.now
 
   var text: String { String(decoding: received, as: UTF8.self) }
@@ -65,7 +67,7 @@ final class HTTPSocket {
   @discardableResult
   func read(within timeout: Duration, until done: ([UInt8]) -> Bool = { _ in false }) -> Bool {
     let deadline = ContinuousClock.now + timeout
-    while closedAt == nil && !done(received) {
+    while !drained && !done(received) {
       let left = max(.zero, deadline - .now)
       var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
       guard poll(&poller, 1, Int32(left / .milliseconds(1))) > 0 else { break }
@@ -74,6 +76,7 @@ final class HTTPSocket {
       if n > 0 {
         received += chunk[..<n]
       } else if n == 0 || (errno != EAGAIN && errno != EINTR) {
+        drained = true
         markClosed()
       }
     }

@@ -50,7 +50,7 @@ struct LimitedHTTP1Channel: ServerChildChannel {
       return http.setup(channel: channel, logger: logger).map { .served($0) }
     case .refuse:
       return channel.eventLoop.makeCompletedFuture {
-        try channel.pipeline.syncOperations.addHandler(RefusedConnection())
+        try channel.pipeline.syncOperations.addHandler(Farewell.tooManyConnections())
         return .turnedAway(channel)
       }
     case .drop:

@@ -6,13 +6,13 @@ import NIOHTTPTypes
 /// (slowloris), it holds the connection that long at most. Sits in front of the HTTP decoder,
 /// where bytes arrive; `RequestHeadWatch`, behind it, says when a head is in.
 ///
-/// A client that sent part of a head is answered 408; one that sent nothing is just closed.
+/// A client that sent part of a head is answered 408 (`Farewell`); one that sent nothing is just
+/// closed.
 /// Between requests Hummingbird's idle timeout applies instead.
 final class RequestHeadTimeout: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = ByteBuffer
   typealias InboundOut = ByteBuffer
   typealias OutboundIn = IOData
-  typealias OutboundOut = IOData
 
   /// What `RequestHeadWatch` reports, as an outbound event.
   enum Progress {
@@ -87,12 +87,10 @@ final class RequestHeadTimeout: ChannelDuplexHandler, RemovableChannelHandler {
     // A response still being written to an earlier request is let finish first.
     guard responsesOwed == 0 else { return arm(context) }
     if bytesOfHead {
-      let response =
-        "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-      context.writeAndFlush(
-        wrapOutboundOut(.byteBuffer(ByteBuffer(string: response))), promise: nil)
+      try? context.pipeline.syncOperations.addHandler(Farewell.requestTimeout(), position: .first)
+    } else {
+      context.close(promise: nil)
     }
-    context.close(promise: nil)
   }
 }
 
