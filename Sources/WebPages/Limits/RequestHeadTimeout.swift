@@ -7,8 +7,7 @@ import NIOHTTPTypes
 /// where bytes arrive; `RequestHeadWatch`, behind it, says when a head is in.
 ///
 /// A client that sent part of a head is answered 408 (`Farewell`); one that sent nothing is just
-/// closed.
-/// Between requests Hummingbird's idle timeout applies instead.
+/// closed. Between requests, Hummingbird's idle timeout applies instead.
 final class RequestHeadTimeout: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = ByteBuffer
   typealias InboundOut = ByteBuffer
