@@ -61,10 +61,10 @@ public final class WebServer: Sendable {
       configuration: .init(address: .hostname(host, port: port), serverName: "CardAtlas"),
       onServerRunning: { [port, gate, limits, logger] channel in
         // Measured once bound: the listener and the event loops hold descriptors too. A budget
-        // below the connection cap is worth a warning.
+        // below the per-address cap lets one client take it all: worth a warning.
         let budget = gate.measureBudget()
         logger.log(
-          level: (budget ?? .max) < limits.maxConnections ? .warning : .info,
+          level: (budget ?? .max) < limits.maxConnectionsPerAddress ? .warning : .info,
           "HTTP connection limits",
           metadata: [
             "max": "\(limits.maxConnections)", "per-address": "\(limits.maxConnectionsPerAddress)",
