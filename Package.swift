@@ -41,6 +41,7 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
   ],
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
@@ -104,12 +105,14 @@ let package = Package(
         "Keyspace", "SpatialIndex", "RESP", "RateLimits",
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ]),
+    // What the RESP and HTTP listeners need beyond NIO's defaults (a pause at EMFILE).
+    .target(name: "Listeners", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
     // The TCP server: SwiftNIO channels, limits, auth, group-committed writes, statistics.
     // Exclusivity checks are off for the same measured reason as Keyspace's.
     .target(
       name: "Server",
       dependencies: [
-        "Commands", "Store", "RESP", "Datasets", "Notifications", "RateLimits",
+        "Commands", "Store", "RESP", "Datasets", "Notifications", "RateLimits", "Listeners",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -292,8 +295,10 @@ let package = Package(
     .target(
       name: "WebPages",
       dependencies: [
-        "Accounts", "Cards", "Venues", "Assets", "QRCodes", "Datasets", "RateLimits",
+        "Accounts", "Cards", "Venues", "Assets", "QRCodes", "Datasets", "RateLimits", "Listeners",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "Mustache", package: "swift-mustache"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),

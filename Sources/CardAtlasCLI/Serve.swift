@@ -37,6 +37,23 @@ struct Serve: AsyncParsableCommand {
   )
   var httpPort: Int?
   @Option(
+    help:
+      "Close an HTTP connection whose request head is not whole this many seconds after it opened or the request began (0: never)."
+  )
+  var httpHeaderTimeout = 10
+  @Option(
+    help: "Close an HTTP connection with no request in progress for this many seconds (0: never).")
+  var httpIdleTimeout = 60
+  @Option(help: "Most HTTP connections at once; past it a new one is answered 503.")
+  var httpMaxConnections = 1024
+  @Option(help: "Most HTTP connections at once from one IP address; past it, 503.")
+  var httpMaxConnectionsPerAddress = 64
+  @Option(
+    help:
+      "File descriptors HTTP leaves to RESP and the store: past the rest, new HTTP connections are closed at once."
+  )
+  var httpReservedDescriptors = 128
+  @Option(
     help: """
       The map page's tile URL template (https://{s}.tile.example/{z}/{x}/{y}.png); without it \
       the map draws the bundled country outlines, offline.
@@ -196,7 +213,8 @@ struct Serve: AsyncParsableCommand {
       map.tileURL = mapTiles
       map.tileAttribution = mapTilesAttribution
     }
-    let web = WebSide(host: host, port: httpPort, map: map, logger: logger)
+    let web = WebSide(
+      host: host, port: httpPort, map: map, limits: try httpLimits(), logger: logger)
     var pinsConfiguration = Pins.Configuration()
     pinsConfiguration.maxPhotoBytes = maxPhotoBytes
     guard pinOpenSpeed > 0, pinOpensPerHour >= 0 else {
@@ -224,6 +242,28 @@ struct Serve: AsyncParsableCommand {
     await Self.waitForSignal()
     await pages?.stop()
     await server.stop()
+  }
+
+  /// The HTTP side's connection limits the options set.
+  func httpLimits() throws -> HTTPLimits {
+    guard httpHeaderTimeout >= 0, httpIdleTimeout >= 0 else {
+      throw ValidationError(
+        "--http-header-timeout and --http-idle-timeout must be 0 or more seconds")
+    }
+    guard httpMaxConnections >= 1, httpMaxConnectionsPerAddress >= 1 else {
+      throw ValidationError(
+        "--http-max-connections and --http-max-connections-per-address must be at least 1")
+    }
+    guard httpReservedDescriptors >= 0 else {
+      throw ValidationError("--http-reserved-descriptors must be 0 or more")
+    }
+    var limits = HTTPLimits()
+    limits.headerTimeout = httpHeaderTimeout > 0 ? .seconds(httpHeaderTimeout) : nil
+    limits.idleTimeout = httpIdleTimeout > 0 ? .seconds(httpIdleTimeout) : nil
+    limits.maxConnections = httpMaxConnections
+    limits.maxConnectionsPerAddress = httpMaxConnectionsPerAddress
+    limits.reservedDescriptors = httpReservedDescriptors
+    return limits
   }
 
   /// The ID-token providers and the mailer the options set.

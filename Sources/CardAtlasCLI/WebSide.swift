@@ -11,13 +11,18 @@ final class WebSide: Sendable {
   let host: String
   let port: Int?
   let map: WebMap.Options
+  let limits: HTTPLimits
   let logger: Logger
   private let server = Mutex<WebServer?>(nil)
 
-  init(host: String, port: Int?, map: WebMap.Options = .init(), logger: Logger) {
+  init(
+    host: String, port: Int?, map: WebMap.Options = .init(), limits: HTTPLimits = .init(),
+    logger: Logger
+  ) {
     self.host = host
     self.port = port
     self.map = map
+    self.limits = limits
     self.logger = logger
   }
 
@@ -29,7 +34,8 @@ final class WebSide: Sendable {
         let web = try WebServer(
           accounts: domain.accounts, cards: domain.cards, views: domain.views,
           venues: domain.services.find(Venues.self), assets: domain.services.find(Assets.self),
-          wallets: domain.wallets, host: host, port: port, logger: logger, map: map)
+          wallets: domain.wallets, host: host, port: port, logger: logger, map: map,
+          limits: limits)
         server.withLock { $0 = web }
       }
     ]

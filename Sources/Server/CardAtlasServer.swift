@@ -2,6 +2,7 @@ import Commands
 import Dispatch
 import Foundation
 import Keyspace
+import Listeners
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -76,6 +77,12 @@ public final class CardAtlasServer: Sendable {
     let bootstrap = ServerBootstrap(group: group)
       .serverChannelOption(ChannelOptions.backlog, value: 1024)
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+      // At the descriptor limit, wait rather than spin on the failing accept.
+      .serverChannelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHandler(AcceptPause())
+        }
+      }
       .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
       .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
       .childChannelInitializer { [state, processor, threadPool, channels, turns] channel in

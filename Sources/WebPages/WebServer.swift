@@ -2,6 +2,7 @@ import Accounts
 import Assets
 import Cards
 import Hummingbird
+import Listeners
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -20,16 +21,20 @@ public final class WebServer: Sendable {
   private let port: Int
   private let logger: Logger
   private let executor: (any TaskExecutor)?
+  private let limits: HTTPLimits
+  private let gate: ConnectionGate
   private let running = Mutex<(group: ServiceGroup, task: Task<Void, Never>)?>(nil)
 
   /// Compiles the templates and reads the map page's files; `start()` binds. Without `venues`
   /// or `assets` (modules not started), their routes answer 404. The handlers run on `executor`
   /// when one is given, else on Swift's global pool: a process whose pool other code blocks
-  /// (a test run's synchronous tests) gives the server threads of its own.
+  /// (a test run's synchronous tests) gives the server threads of its own. `limits` bound its
+  /// connections.
   public init(
     accounts: Accounts, cards: Cards, views: CardViews, venues: Venues? = nil,
     assets: Assets? = nil, wallets: Wallets, host: String, port: Int, logger: Logger,
-    map: WebMap.Options = .init(), executor: (any TaskExecutor)? = nil
+    map: WebMap.Options = .init(), limits: HTTPLimits = .init(),
+    executor: (any TaskExecutor)? = nil
   ) throws {
     self.map = try WebMap(options: map, logger: logger)
     api = CardAPI(accounts: accounts, cards: cards, views: views, wallets: wallets)
@@ -41,6 +46,8 @@ public final class WebServer: Sendable {
     self.port = port
     self.logger = logger
     self.executor = executor
+    self.limits = limits
+    gate = ConnectionGate(limits: limits, logger: logger)
   }
 
   /// Binds and serves; returns the bound port (`port` 0 picks one).
@@ -50,8 +57,24 @@ public final class WebServer: Sendable {
     let (bound, boundSink) = AsyncStream<Result<Int, any Error>>.makeStream()
     let app = Application(
       responder: responder,
+      server: LimitedHTTP1Channel.builder(limits: limits, gate: gate),
       configuration: .init(address: .hostname(host, port: port), serverName: "CardAtlas"),
-      onServerRunning: { [port] channel in
+      onServerRunning: { [port, gate, limits, logger] channel in
+        // Measured once bound: the listener and the event loops hold descriptors too. A budget
+        // below the per-address cap lets one client take it all: worth a warning.
+        let budget = gate.measureBudget()
+        logger.log(
+          level: (budget ?? .max) < limits.maxConnectionsPerAddress ? .warning : .info,
+          "HTTP connection limits",
+          metadata: [
+            "max": "\(limits.maxConnections)", "per-address": "\(limits.maxConnectionsPerAddress)",
+            "descriptor-budget": "\(budget.map(String.init) ?? "unbounded")",
+          ])
+        // Hummingbird's listener, like RESP's, must wait rather than spin at the descriptor
+        // limit; first in its pipeline, before NIO's back-off handler swallows the error.
+        try? await channel.eventLoop.submit {
+          try channel.pipeline.syncOperations.addHandler(AcceptPause(), position: .first)
+        }.get()
         boundSink.yield(.success(channel.localAddress?.port ?? port))
       },
       logger: logger)

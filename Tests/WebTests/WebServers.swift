@@ -27,8 +27,12 @@ final class WebServers {
   let httpPort: Int
   let directory: String
 
-  /// With the venues and the assets (`assets` sets their bounds), and the map page's `map`.
-  init(assets: Assets.Configuration = .init(), map: WebMap.Options = .init()) async throws {
+  /// With the venues and the assets (`assets` sets their bounds), the map page's `map`, and the
+  /// HTTP side's connection `limits`.
+  init(
+    assets: Assets.Configuration = .init(), map: WebMap.Options = .init(),
+    limits: HTTPLimits = .init()
+  ) async throws {
     directory =
       FileManager.default.temporaryDirectory
       .appendingPathComponent("cardatlas-web-\(UUID().uuidString)").path
@@ -58,7 +62,7 @@ final class WebServers {
                 accounts: domain.accounts, cards: domain.cards, views: domain.views,
                 venues: domain.services.find(Venues.self),
                 assets: domain.services.find(Assets.self), wallets: domain.wallets,
-                host: "127.0.0.1", port: 0, logger: quiet, map: map,
+                host: "127.0.0.1", port: 0, logger: quiet, map: map, limits: limits,
                 executor: DedicatedThreads.shared)
               made.server.withLock { $0 = web }
             },
