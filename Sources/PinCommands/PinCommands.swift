@@ -80,6 +80,7 @@ struct PinCommands {
         guard let lon = call.arguments.double(2), let lat = call.arguments.double(3) else {
           return .error(Self.badPoint.message)
         }
+        call.replyBytes = pins.pin(id)?.photo?.bytes ?? 0
         call.pending = { answer in
           pins.open(id: id, longitude: lon, latitude: lat) {
             answer($0.reply { .bulkString(ByteBuffer(bytes: $0)) })
