@@ -17,6 +17,7 @@ extension CardCommands {
       switch cards.shareURL(call.arguments.string(1), viewer: viewer) {
       case .failure(let error): return .error(error.message)
       case .success(let url):
+        call.replyBytes = QRArguments.replyBytes(options)
         call.pending = QRArguments.draw(url, options)
         return .null
       }

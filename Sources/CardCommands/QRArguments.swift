@@ -40,6 +40,12 @@ public enum QRArguments {
     return .success(options)
   }
 
+  /// What drawing holds at most, the raster as gray and alpha (`Invocation.replyBytes`): more
+  /// than the image it makes.
+  public static func replyBytes(_ options: QROptions) -> Int {
+    options.size * options.size * 2
+  }
+
   /// Draws `text` off the event loop (a large PNG takes milliseconds) and answers the image's
   /// bytes as a bulk string, or the error line.
   public static func draw(_ text: String, _ options: QROptions) -> PendingReply {

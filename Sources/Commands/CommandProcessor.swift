@@ -102,6 +102,7 @@ public final class CommandProcessor: Sendable {
       outcome.deferred = invocation.deferred
       outcome.pending = invocation.pending
       outcome.holdsConnection = invocation.holdsConnection
+      outcome.replyBytes = invocation.replyBytes
       session = invocation.session
     }
     outcome.commandID = entry.id

@@ -78,6 +78,11 @@ public struct Invocation {
   /// No later command on the connection runs until `pending` has answered (a sign-in, whose
   /// reply changes the session).
   public var holdsConnection = false
+  /// For a `pending` reply that may be large (a document, a photo, a QR code): the bytes it
+  /// will hold until the client takes it, the memory making it takes included. The connection
+  /// counts them against its output limits and `maxmemory-clients` before the work starts,
+  /// and starts no more while they are over the limits, as if the reply were already made.
+  public var replyBytes = 0
 
   /// The commands' environment, for modules that bring commands.
   public var server: ServerEnvironment { environment }

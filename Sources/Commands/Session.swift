@@ -79,6 +79,8 @@ public struct Outcome: Sendable {
   public var pending: PendingReply?
   /// The connection runs no later command until `pending` has answered.
   public var holdsConnection = false
+  /// The bytes `pending` will hold until its reply is taken: see `Invocation.replyBytes`.
+  public var replyBytes = 0
   /// The command's number in `CommandProcessor.commandNames`; nil for an unknown command.
   public var commandID: Int?
 

@@ -35,6 +35,7 @@ struct DocumentCommands {
         guard let id = call.arguments.integer(1) else {
           return .error(DocumentError.notFound.message)
         }
+        call.replyBytes = documents.size(owner: account, id: Int64(id))
         call.pending = { answer in
           DispatchQueue.global().async {
             answer(

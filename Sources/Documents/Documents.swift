@@ -84,6 +84,11 @@ public final class Documents: Sendable {
     }
   }
 
+  /// The size of the owner's document, 0 if the owner has none by that id: what `get` holds.
+  public func size(owner: Int64, id: Int64) -> Int {
+    (try? owned(owner, id).get().size) ?? 0
+  }
+
   /// The day of the account's latest positive test on file, as the instant it starts (UTC).
   public func positiveTest(of account: Int64) -> Date? {
     list(owner: account).first { $0.kind == .testPositive }?.date

@@ -81,6 +81,7 @@ struct PinCommands {
           return .error(Self.badPoint.message)
         }
         guard let account = call.session.account else { return .error(RedisError.needsAccount) }
+        call.replyBytes = pins.pin(id)?.photo?.bytes ?? 0
         call.pending = { answer in
           pins.open(id: id, account: account, longitude: lon, latitude: lat) {
             answer($0.reply { .bulkString(ByteBuffer(bytes: $0)) })

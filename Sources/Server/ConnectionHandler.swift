@@ -43,6 +43,9 @@ final class ConnectionHandler: ChannelInboundHandler {
   private var turnYielded = false
   /// Bytes of ready replies held in `waiting` behind one that is not.
   private var heldBytes = 0
+  /// Bytes that pending replies still being made will hold (`Outcome.replyBytes`): counted as
+  /// held before they exist, so that a pipeline of large replies is made one at a time.
+  private var expectedBytes = 0
   /// Bytes of the requests whose replies wait in `waiting` for the store (their changes wait
   /// in its queue) or the thread pool.
   private var unansweredBytes = 0
@@ -61,9 +64,15 @@ final class ConnectionHandler: ChannelInboundHandler {
 
   private struct Slot {
     var reply: ByteBuffer?
+    /// Large bulk strings and the bytes before each, sent ahead of `reply` without a copy.
+    var parts: [ByteBuffer] = []
     var close = false
     /// The request's size while its reply is pending.
     var request = 0
+    /// The reply's `Outcome.replyBytes` while it is pending.
+    var expected = 0
+
+    var size: Int { parts.reduce(reply?.readableBytes ?? 0) { $0 + $1.readableBytes } }
   }
 
   init(
@@ -171,8 +180,10 @@ final class ConnectionHandler: ChannelInboundHandler {
       // Stop reading until the client takes its replies, or until the writes that hold them
       // back are durable: its bytes wait in the kernel. Held replies count as the channel's
       // would: a client that pipelines large reads behind a write and never reads had all
-      // their replies held here (8 such connections took the RSS from 52 to 860 MB).
-      if !context.channel.isWritable || heldBytes > Self.heldLimit
+      // their replies held here (8 such connections took the RSS from 52 to 860 MB). Replies
+      // still being made count too: 50 pipelined DOC.GETs of 5 MB were all made at once, and
+      // 8 clients sending them took 1.8 GB.
+      if !context.channel.isWritable || heldBytes + expectedBytes > Self.heldLimit
         || unansweredBytes > Self.unansweredLimit
       {
         pauseReading(context: context)
@@ -221,7 +232,7 @@ final class ConnectionHandler: ChannelInboundHandler {
   /// Reads and runs commands again once nothing holds reading back.
   private func resumeReading(context: ChannelHandlerContext) {
     guard !readable, !turnYielded, !closing, !draining, context.channel.isWritable,
-      heldBytes <= Self.heldLimit, unansweredBytes <= Self.unansweredLimit
+      heldBytes + expectedBytes <= Self.heldLimit, unansweredBytes <= Self.unansweredLimit
     else { return }
     readable = true
     client?.reading.store(true, ordering: .relaxed)
@@ -279,7 +290,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         Self.deliver(answer, at: sequence, through: durable, loop)
       }
     } else if let pending = outcome.pending {
-      let sequence = reserve(size)
+      let sequence = reserve(size, expected: outcome.replyBytes)
       if outcome.holdsConnection { heldBy = sequence }
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       let durable = self.durable
@@ -349,9 +360,10 @@ final class ConnectionHandler: ChannelInboundHandler {
   }
 
   /// Holds a place for a reply that comes later; returns its sequence number.
-  private func reserve(_ request: Int) -> Int {
+  private func reserve(_ request: Int, expected: Int = 0) -> Int {
     unansweredBytes += request
-    waiting.append(Slot(reply: nil, request: request))
+    expectedBytes += expected
+    waiting.append(Slot(reply: nil, request: request, expected: expected))
     return firstWaiting + waiting.count - 1
   }
 
@@ -371,18 +383,22 @@ final class ConnectionHandler: ChannelInboundHandler {
         heldBy = nil
         released = true
       }
-      var bytes = context.channel.allocator.buffer(capacity: 64)
-      reply.write(to: &bytes, protocol: session?.protocolVersion ?? .resp2)
-      heldBytes += bytes.readableBytes
       let slot = waiting.index(waiting.startIndex, offsetBy: index)
-      unansweredBytes -= waiting[slot].request
-      waiting[slot].request = 0
+      var bytes = context.channel.allocator.buffer(capacity: 64)
+      reply.write(
+        to: &bytes, parts: &waiting[slot].parts, protocol: session?.protocolVersion ?? .resp2)
       waiting[slot].reply = bytes
+      heldBytes += waiting[slot].size
+      unansweredBytes -= waiting[slot].request
+      expectedBytes -= waiting[slot].expected
+      waiting[slot].request = 0
+      waiting[slot].expected = 0
     }
     while var slot = waiting.first, slot.reply != nil {
       waiting.removeFirst()
       firstWaiting += 1
-      heldBytes -= slot.reply!.readableBytes
+      heldBytes -= slot.size
+      for part in slot.parts { write(part, context: context) }
       output.writeBuffer(&slot.reply!)
       if slot.close {
         closeAfterWrite(context: context)
@@ -397,6 +413,15 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
     resumeReading(context: context)
     account(context: context)
+  }
+
+  /// Writes `part` after the output so far, without copying it into the output.
+  private func write(_ part: ByteBuffer, context: ChannelHandlerContext) {
+    if output.readableBytes > 0 {
+      context.write(wrapOutboundOut(output), promise: nil)
+      output = context.channel.allocator.buffer(capacity: 4096)
+    }
+    context.write(wrapOutboundOut(part), promise: nil)
   }
 
   private func flush(context: ChannelHandlerContext) {
@@ -422,7 +447,7 @@ final class ConnectionHandler: ChannelInboundHandler {
       state.statistics.queryBufferLimitDisconnections.add(1, ordering: .relaxed)
       return close(context: context, "Closing client that reached max query buffer length")
     }
-    var omem = heldBytes
+    var omem = heldBytes + expectedBytes
     if !context.channel.isWritable,
       let buffered = try? context.channel.syncOptions?.getOption(
         ChannelOptions.bufferedWritableBytes)

@@ -51,6 +51,7 @@ struct VenueCommands {
         switch venues.code(owner: owner, venue: id) {
         case .failure(let error): return .error(error.message)
         case .success(let code):
+          call.replyBytes = QRArguments.replyBytes(options)
           call.pending = QRArguments.draw(code, options)
           return .null
         }
