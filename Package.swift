@@ -181,7 +181,7 @@ let package = Package(
       name: "Venues",
       dependencies: [
         "Accounts", "Store", "Notifications", "Geocoding", "Geodesy", "DispatchExecutor",
-        .product(name: "GRDB", package: "GRDB.swift"),
+        "RateLimits", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     // The venues' commands (VENUE.*, CHECKIN*, EXPOSURE*...): arguments in, JSON replies out.
     .target(
@@ -352,7 +352,7 @@ let package = Package(
       name: "LoadGenTests",
       dependencies: [
         "LoadGen", "RedisTestSupport", "Server", "Accounts", "Cards", "CardCommands", "Datasets",
-        "PinCommands", "VenueCommands", "Venues", "People", "PeopleCommands",
+        "PinCommands", "Pins", "VenueCommands", "Venues", "People", "PeopleCommands",
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "CardsTests", dependencies: ["Accounts", "Cards", "Datasets"]),

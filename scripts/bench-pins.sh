@@ -11,7 +11,8 @@ seconds=${2:-10}
 port=${3:-7912}
 bin=${CARDATLAS:-.build/release/cardatlas}
 data=$(mktemp -d /tmp/cardatlas-bench-pins.XXXXXX)
-"$bin" serve --port "$port" --data "$data" --fsync always --signups-per-address 0 --log-level warning &
+"$bin" serve --port "$port" --data "$data" --fsync always --signups-per-address 0 --pins-per-hour 0 \
+  --log-level warning &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 50); do

@@ -105,6 +105,10 @@ struct Serve: AsyncParsableCommand {
   var pinOpenSpeed = 300.0
   @Option(help: "PIN.OPENs one account may make in an hour (0: no limit).")
   var pinOpensPerHour = 120
+  @Option(help: "Pins one account may add in an hour (0: no limit).")
+  var pinsPerHour = 100
+  @Option(help: "Venues one account may create in an hour (0: no limit).")
+  var venuesPerHour = 30
   @Option(help: "The largest upload ASSET.PUT and PUT /v1/assets accept, in bytes.")
   var maxUploadBytes = 5 * 1024 * 1024
   @Option(help: "The bytes one account's uploads (ASSET.PUT) may take in all.")
@@ -193,6 +197,7 @@ struct Serve: AsyncParsableCommand {
     }
     var venues = Venues.Configuration()
     venues.checkInDistance = checkinDistance
+    venues.createsPerHour = venuesPerHour
     guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
     guard maxUploadBytes >= 1 else {
       throw ValidationError("--max-upload-bytes must be at least 1")
@@ -222,6 +227,10 @@ struct Serve: AsyncParsableCommand {
     }
     pinsConfiguration.maximumOpenerSpeed = pinOpenSpeed
     pinsConfiguration.opensPerHour = pinOpensPerHour
+    guard pinsPerHour >= 0, venuesPerHour >= 0 else {
+      throw ValidationError("--pins-per-hour and --venues-per-hour must be >= 0")
+    }
+    pinsConfiguration.addsPerHour = pinsPerHour
     let server = try CardAtlasServer(
       configuration: config,
       extensions: [

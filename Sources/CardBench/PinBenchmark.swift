@@ -42,7 +42,10 @@ public struct PinBenchmark {
       directory: directory, fsync: .batch, migrations: Accounts.migrations + Pins.migrations)
     let accounts = try Accounts(store: store)
     let media = try MediaFiles(directory: store.directory + "/media/pins")
-    let domain = try Pins(store: store, accounts: accounts, media: media)
+    var unlimited = Pins.Configuration()
+    unlimited.addsPerHour = 0
+    let domain = try Pins(
+      store: store, accounts: accounts, media: media, configuration: unlimited)
     let owners = try await CardBenchmark.makeAccounts(100, accounts)
     log("creating \(pins) pins")
     let started = DispatchTime.now().uptimeNanoseconds
@@ -71,7 +74,8 @@ public struct PinBenchmark {
     figures += at(domain, set, centres, " (index built pin by pin)")
     log("reloading the pins from the store, as a restart does")
     figures += at(
-      try Pins(store: store, accounts: accounts, media: media), set, centres, " (after a restart)")
+      try Pins(store: store, accounts: accounts, media: media, configuration: unlimited), set,
+      centres, " (after a restart)")
     store.close()
     return figures
   }

@@ -21,6 +21,8 @@ public final class Pins: Sendable {
     public var maximumOpenerSpeed = 300.0
     /// `PIN.OPEN`s one account may make in an hour (`--pin-opens-per-hour`, 0: no limit).
     public var opensPerHour = 120
+    /// Pins one account may add in an hour (`--pins-per-hour`, 0: no limit).
+    public var addsPerHour = 100
 
     public init() {}
   }
@@ -46,6 +48,7 @@ public final class Pins: Sendable {
   let map: PinMap
   let travel: OpenerTravel
   let opens: KeyedLimit
+  let adds: KeyedLimit
   public typealias Done<T> = @Sendable (Result<T, PinError>) -> Void
 
   /// Loads the pins and votes, then removes the photo files no pin names.
@@ -58,6 +61,7 @@ public final class Pins: Sendable {
     self.configuration = configuration
     travel = OpenerTravel(maximumSpeed: configuration.maximumOpenerSpeed / 3.6)
     opens = KeyedLimit(configuration.opensPerHour, per: 3_600)
+    adds = KeyedLimit(configuration.addsPerHour, per: 3_600)
     let (rows, votes, sequence) = try store.read { db in
       (
         try Row.fetchAll(
@@ -173,6 +177,10 @@ public final class Pins: Sendable {
     }
     let fields: PinFields
     do { fields = try PinFields.parse(json) } catch { return done(.failure(error)) }
+    if let wait = adds.take(["account:\(owner)"]) {
+      return done(
+        .failure(.limited(LimitExceeded("at most \(adds.limit) pins an hour", retryAfter: wait))))
+    }
     let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
     state.withLock { s in
       guard s.nextPin <= Int64(ItemID.max) else {

@@ -51,6 +51,7 @@ public struct VenueBenchmark {
     let people = try Accounts(store: store)
     var configuration = Venues.Configuration()
     configuration.clock = { clock.date }
+    configuration.createsPerHour = 0
     let domain = try Venues(
       store: store, accounts: people, notifier: SilentNotifier(), configuration: configuration)
     log("creating \(accounts) accounts and \(venues) venues")

@@ -112,6 +112,10 @@ extension Venues {
     case .success(let venue): parsed = venue
     case .failure(let error): return done(.failure(error))
     }
+    if let wait = creates.take(["account:\(owner)"]) {
+      return done(
+        .failure(.limit("at most \(creates.limit) venues an hour, retry after \(wait) s")))
+    }
     if let lon = parsed.longitude, let lat = parsed.latitude {
       return insert(owner, parsed, lon, lat, done)
     }

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Geocoding
 import Notifications
+import RateLimits
 import Store
 import Synchronization
 
@@ -24,6 +25,8 @@ public final class Venues: Sendable {
     public var reportDays = 14.0
     /// The time: tests set it to replay histories.
     public var clock: @Sendable () -> Date = { Date() }
+    /// Venues one account may create in an hour (`--venues-per-hour`, 0: no limit).
+    public var createsPerHour = 30
 
     public init() {}
   }
@@ -67,6 +70,7 @@ public final class Venues: Sendable {
   let accounts: Accounts
   let notifier: any Notifier
   public let configuration: Configuration
+  let creates: KeyedLimit
   let state = Mutex(State())
   public typealias Done<T> = @Sendable (Result<T, VenueError>) -> Void
 
@@ -77,6 +81,7 @@ public final class Venues: Sendable {
     self.accounts = accounts
     self.notifier = notifier
     self.configuration = configuration
+    creates = KeyedLimit(configuration.createsPerHour, per: 3_600)
     try store.read { db in try state.withLock { s in try Self.load(db, into: &s) } }
     accounts.addObserver(Observer(venues: self))
   }

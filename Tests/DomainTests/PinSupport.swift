@@ -29,6 +29,7 @@ extension AccountServer {
     var configuration = Pins.Configuration()
     configuration.maximumOpenerSpeed = .infinity
     configuration.opensPerHour = 0
+    configuration.addsPerHour = 0
     configure(&configuration)
     try await self.init(modules: [.pins(configuration)])
   }

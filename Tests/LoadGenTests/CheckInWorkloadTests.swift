@@ -3,6 +3,7 @@ import Foundation
 import RESP
 import Testing
 import VenueCommands
+import Venues
 
 @testable import LoadGen
 
@@ -11,7 +12,10 @@ import VenueCommands
 /// history, and a second run replaces the first run's accounts instead of adding to them.
 @Suite struct CheckInWorkloadTests {
   @Test func checksVisitorsInAtItsVenues() async throws {
-    let running = try await DomainServer.start(modules: [.venues()])
+    // 50 venues from one owner: more than an account may create in an hour by default.
+    var venues = Venues.Configuration()
+    venues.createsPerHour = 0
+    let running = try await DomainServer.start(modules: [.venues(venues)])
     let address = running.address
     var configuration = smallConfiguration(
       .checkin, target: address, requests: 400, points: nil, clients: 3, pipeline: 4)

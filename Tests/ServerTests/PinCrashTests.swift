@@ -128,7 +128,9 @@ struct PinCrashTests {
 
   /// The check opens every pin from its centre, one after another wherever they are: no
   /// opener could travel so, and none opens so often (`PinOpenAttackTests` checks those limits).
-  static let anywhere = ["--pin-open-speed", "1e12", "--pin-opens-per-hour", "0"]
+  static let anywhere = [
+    "--pin-open-speed", "1e12", "--pin-opens-per-hour", "0", "--pins-per-hour", "0",
+  ]
 
   /// Every acknowledged pin is there with its acknowledged photo (or the one in flight), every
   /// acknowledged deletion holds, and the photo files are exactly those the pins name. Returns

@@ -20,4 +20,14 @@ extension Wallets {
     return cards.card(idOrCode, viewer: viewer).map { .success($0.shown(to: viewer)) }
       ?? .failure(.notFound)
   }
+
+  /// The share URL of a card `viewer` may read, by `card(_:readBy:client:)`'s rule (what its QR
+  /// code carries); an inactive card has none.
+  public func shareURL(_ idOrCode: String, readBy viewer: Int64, client: String) -> Result<
+    String, CardError
+  > {
+    card(idOrCode, readBy: viewer, client: client).flatMap { card in
+      cards.url(of: card).map { .success($0) } ?? .failure(.inactive)
+    }
+  }
 }

@@ -35,6 +35,8 @@ extension AccountServer {
     configuration.clock = { Date(timeIntervalSince1970: clock.seconds) }
     configuration.positiveTest = { results.of($0) }
     configuration.checkInDistance = distance
+    // Tests make many venues from one account; VenueTests checks the limit.
+    configuration.createsPerHour = 0
     return try await AccountServer(cards: cards, modules: [.venues(configuration)])
   }
 }
