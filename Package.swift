@@ -347,7 +347,8 @@ let package = Package(
         "Store", "Keyspace", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),
-    .testTarget(name: "CommandsTests", dependencies: ["Commands", "Keyspace", "Datasets"]),
+    .testTarget(
+      name: "CommandsTests", dependencies: ["Commands", "Keyspace", "Datasets", "RateLimits"]),
     .testTarget(
       name: "LoadGenTests",
       dependencies: [

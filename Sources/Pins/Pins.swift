@@ -299,11 +299,12 @@ public final class Pins: Sendable {
   }
 
   /// Told by the accounts of deletions: the account's pins go (their photos once that is
-  /// durable), and its votes with them.
+  /// durable), and its votes and its last opening position with them.
   private struct Observer: AccountObserver {
     let pins: Pins
 
     func accountDeleted(_ id: Int64) -> [any DurableWrite] {
+      pins.travel.forget(id)
       let gone = pins.state.withLock { s -> [Pin] in
         let owned = (s.byOwner[id] ?? []).compactMap { s.pins[$0] }
         for pin in owned { Self.forget(pin, pins, &s) }

@@ -37,11 +37,6 @@ public final class KeyedLimit: Sendable {
     }
   }
 
-  /// Whether a key is at its limit now, without counting an event.
-  public func isFull(_ key: String, now: Double = Date().timeIntervalSince1970) -> Bool {
-    limit > 0 && events.withLock { ($0[key] ?? []).filter { now - $0 < window }.count >= limit }
-  }
-
   private static func evict(_ events: inout [String: [Double]], keeping count: Int) {
     let stalest = events.sorted { ($0.value.last ?? 0) < ($1.value.last ?? 0) }
       .prefix(events.count - count)
