@@ -45,14 +45,14 @@ struct BenchLoad: AsyncParsableCommand {
         pins    PIN.AT lon lat (CardAtlas only) over a photo pin at each point
                 (viewing radii 10 m to 1 km, log scale, seeded), made before
                 timing by pipelined PIN.ADD as for cards (--cards-per-account
-                pins per account). With --baseline radius, GEOSEARCH runs on
-                the same points.
+                pins per account; serve with --pins-per-hour 0 too). With
+                --baseline radius, GEOSEARCH runs on the same points.
         checkin CHECKIN <code> <lon> <lat> (CardAtlas only): a durable write
                 per request. Before timing, an owner account makes --venues
                 venues (around real cities) and reads their codes, and each
                 connection signs in as a visitor account of its own (no
-                --requirepass, --signups-per-address 0; one server, no
-                --compare). Each request checks its visitor in at a random
+                --requirepass, --signups-per-address 0 --venues-per-hour 0;
+                one server, no --compare). Each request checks its visitor in at a random
                 venue, closing the visit before.
         presence  PRESENCE.SET lon lat (CardAtlas only), each connection signed
                 in as an account of its own (made before timing, no cards;
