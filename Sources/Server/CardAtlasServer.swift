@@ -25,8 +25,11 @@ public final class CardAtlasServer: Sendable {
   /// Opens the store and loads everything from it, the domain modules' state included. Call
   /// `start()` next.
   public init(
-    configuration: ServerConfiguration, extensions: [ServerExtension] = [], logger: Logger
+    configuration given: ServerConfiguration, extensions: [ServerExtension] = [], logger: Logger
   ) throws {
+    var configuration = given
+    configuration.maxClients = DescriptorLimit.fit(
+      maxClients: given.maxClients, logger: logger)
     self.configuration = configuration
     self.logger = logger
     MemoryTuning.returnLargeBlocksToTheSystem()

@@ -111,4 +111,39 @@ struct HTTPDescriptorTests {
     process.waitUntilExit()
     #expect(process.terminationStatus == 0)
   }
+
+  @Test(
+    "under ulimit -n 64, --max-clients is lowered to fit (as Redis does): a RESP flood is refused with Redis's error while the store still writes"
+  )
+  func maxClientsFitTheLimit() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cardatlas-fd-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let port = try RedisProcess.freeLoopbackPort()
+    let process = ChildProcess()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = [
+      "-c", #"ulimit -n 64 && exec "$0" "$@""#, try CardAtlasExecutable.url().path,
+      "serve", "--port", "\(port)", "--data", directory, "--threads", "2", "--log-level", "error",
+    ]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    var admin: RESPConnection?
+    for _ in 0..<200 where admin == nil {
+      usleep(50_000)
+      admin = try? RESPConnection(port: port)
+      if (try? admin?.command("PING").text) != "+PONG\r\n" { admin = nil }
+    }
+    let c = try #require(admin)
+    #expect(try c.command("CONFIG", "GET", "maxclients").text.contains("$2\r\n32\r\n"))
+    // 40 more clients: those past 32 are told so, and nobody is left without an answer.
+    let flood = (0..<40).compactMap { _ in try? RESPConnection(port: port) }
+    let answers = flood.map { (try? $0.command("PING").text) ?? "no answer" }
+    #expect(answers.filter { $0 == "+PONG\r\n" }.count == 31, "\(Set(answers))")
+    #expect(answers.filter { $0 == "-ERR max number of clients reached\r\n" }.count == 9)
+    #expect(try c.command("GEOADD", "k", "1", "1", "m").text == ":1\r\n")
+    #expect(process.isRunning)
+  }
 }
