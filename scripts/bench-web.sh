@@ -13,7 +13,7 @@ bin=${CARDATLAS:-.build/release/cardatlas}
 origin="http://127.0.0.1:$http"
 data=$(mktemp -d /tmp/cardatlas-bench-web.XXXXXX)
 timeout 900 "$bin" serve --demo --port "$port" --http-port "$http" --data "$data" \
-  --public-url "$origin" --log-level warning &
+  --public-url "$origin" --code-reads-per-address 0 --log-level warning &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 600); do

@@ -117,6 +117,14 @@ struct Serve: AsyncParsableCommand {
   var uploadsPerHour = 30
   @Option(help: "Accounts one address may sign up in an hour (0: no limit; a load test's).")
   var signupsPerAddress = 20
+  @Option(
+    help: "Cards one account may look up by share code or share URL in an hour (0: no limit).")
+  var codeReadsPerAccount = 300
+  @Option(
+    help:
+      "Look-ups by share code or share URL (pages included) from one address in an hour (0: no limit)."
+  )
+  var codeReadsPerAddress = 1_000
   @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
   var logLevel = "info"
   @Option(
@@ -192,6 +200,11 @@ struct Serve: AsyncParsableCommand {
     }
     cardsConfiguration.freeCardLimit = freeCardLimit
     cardsConfiguration.proCardLimit = proCardLimit
+    guard codeReadsPerAccount >= 0, codeReadsPerAddress >= 0 else {
+      throw ValidationError("--code-reads-per-account and --code-reads-per-address must be >= 0")
+    }
+    cardsConfiguration.codeReadsPerAccount = codeReadsPerAccount
+    cardsConfiguration.codeReadsPerAddress = codeReadsPerAddress
     guard checkinDistance > 0, checkinDistance.isFinite else {
       throw ValidationError("--checkin-distance must be a positive number of metres")
     }

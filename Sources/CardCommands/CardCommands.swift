@@ -111,25 +111,23 @@ struct CardCommands {
         guard call.arguments.count <= 3 else { return .error(RedisError.syntax) }
         let slug = call.arguments.count == 3 ? call.arguments.string(2) : nil
         guard let viewer = call.session.account else { return .error(RedisError.needsAccount) }
-        // A share URL is a guess like a code: counted against the same limits.
-        if let refused = cards.countCodeRead(viewer: viewer, client: call.session.client) {
-          return .error(refused.message)
-        }
-        switch cards.open(username: call.arguments.string(1), slug: slug) {
-        case .card(let card):
+        let opened = cards.open(
+          username: call.arguments.string(1), slug: slug, viewer: viewer,
+          client: call.session.client)
+        switch opened {
+        case .failure(let error): return .error(error.message)
+        case .success(.card(let card)):
           return Self.viewed(
             card, by: viewer, &call, views,
-            CardJSON.bulk([
-              "state": "card", "card": CardJSON.object(card.shown(to: viewer), cards: cards),
-            ]))
-        case .inactive:
+            CardJSON.bulk(["state": "card", "card": CardJSON.object(card, cards: cards)]))
+        case .success(.inactive):
           return CardJSON.bulk([
             "state": "inactive", "message": OpenedCard.inactiveMessage,
             "createCardUrl": cards.createCardURL,
           ])
-        case .placeholder:
+        case .success(.placeholder):
           return CardJSON.bulk(["state": "placeholder", "message": OpenedCard.placeholderMessage])
-        case .notFound:
+        case .success(.notFound):
           return CardJSON.bulk(["state": "notfound"])
         }
       },

@@ -15,7 +15,8 @@ extension CardCommands {
       case .failure(let error): return .error(error.message)
       case .success(let parsed): options = parsed
       }
-      switch wallets.shareURL(call.arguments.string(1), readBy: viewer, client: call.session.client) {
+      switch wallets.shareURL(call.arguments.string(1), readBy: viewer, client: call.session.client)
+      {
       case .failure(let error): return .error(error.message)
       case .success(let url):
         call.replyBytes = QRArguments.replyBytes(options)

@@ -15,9 +15,9 @@ struct WalletCommands {
       CommandSpec("wallet.add", arity: 2, flags: [.needsAccount, .write]) {
         [wallets, cards] call in
         guard let account = call.session.account else { return .error(RedisError.needsAccount) }
-        let codeOrURL = call.arguments.string(1)
+        let (codeOrURL, client) = (call.arguments.string(1), call.session.client)
         call.pending = { answer in
-          wallets.add(account: account, codeOrURL) {
+          wallets.add(account: account, codeOrURL, client: client) {
             answer($0.reply { Self.reply($0, cards: cards) })
           }
         }

@@ -136,15 +136,18 @@ public final class Cards: Sendable {
   /// anyone may have found it there.
   public func isOnMap(_ id: Int64) -> Bool { map.contains(id) }
 
-  /// Counts a look-up by share code or share URL for the account and the address (`client`),
-  /// or the refusal when either is at its limit.
-  public func countCodeRead(viewer: Int64, client: String) -> CardError? {
-    guard
-      let wait = codeReads.take(["account:\(viewer)"])
-        ?? codeReadsByAddress.take(["address:" + client])
-    else { return nil }
+  /// Counts a look-up by share code or share URL for the account (none for a visitor signed in
+  /// nowhere) and the address (`client`), or the refusal when either is at its limit.
+  func countCodeRead(viewer: Int64?, client: String) -> CardError? {
+    if let viewer, let wait = codeReads.take(["account:\(viewer)"]) {
+      return .limited(
+        LimitExceeded("at most \(codeReads.limit) cards by code an hour", retryAfter: wait))
+    }
+    guard let wait = codeReadsByAddress.take(["address:" + client]) else { return nil }
     return .limited(
-      LimitExceeded("at most \(codeReads.limit) cards by code an hour", retryAfter: wait))
+      LimitExceeded(
+        "at most \(codeReadsByAddress.limit) cards by code an hour from your address",
+        retryAfter: wait))
   }
 
   /// The card of an id or a share code, if the viewer may see that it exists: their own, or an
@@ -176,8 +179,21 @@ public final class Cards: Sendable {
   /// Where a visitor makes a card of their own (what an inactive card's URL offers).
   public var createCardURL: String { configuration.publicURL + "/" }
 
-  /// What `<public-url>/c/<username>[/<slug>]` shows.
-  public func open(username: String, slug: String?) -> OpenedCard {
+  /// What `<public-url>/c/<username>[/<slug>]` shows `viewer` (nil: a visitor signed in
+  /// nowhere) from the address `client`. A username can be guessed as a code can: each opening
+  /// counts against the same limits (`countCodeRead`). Another's card kept off the map shows no
+  /// location.
+  public func open(
+    username: String, slug: String?, viewer: Int64?, client: String
+  ) -> Result<OpenedCard, CardError> {
+    if let refused = countCodeRead(viewer: viewer, client: client) { return .failure(refused) }
+    let opened = open(username: username, slug: slug)
+    guard case .card(let card) = opened else { return .success(opened) }
+    return .success(.card(card.shown(to: viewer)))
+  }
+
+  /// What `<public-url>/c/<username>[/<slug>]` shows, counting nothing.
+  func open(username: String, slug: String?) -> OpenedCard {
     guard let owner = accounts.account(username: username) else { return .notFound }
     let cards = self.cards(of: owner.id)
     guard let slug else {

@@ -2,6 +2,7 @@ import Accounts
 import Cards
 import Hummingbird
 import Mustache
+import RateLimits
 
 /// The card pages and vCards: each asks `Cards.open` what a share URL shows, as CARD.OPEN
 /// does, and counts a view through `CardViews`, as CARD.GET does. Only the rendering is here.
@@ -20,7 +21,7 @@ struct CardPages: Sendable {
       await page(request, context, context.parameters.get("username") ?? "", nil)
     }
     router.get("/c/:username/card.vcf") { request, context in
-      vCard(request, context.parameters.get("username") ?? "", nil)
+      vCard(request, context, context.parameters.get("username") ?? "", nil)
     }
     router.get("/c/:username/:slug") { request, context in
       await page(
@@ -28,7 +29,9 @@ struct CardPages: Sendable {
         context.parameters.get("slug"))
     }
     router.get("/c/:username/:slug/card.vcf") { request, context in
-      vCard(request, context.parameters.get("username") ?? "", context.parameters.get("slug"))
+      vCard(
+        request, context, context.parameters.get("username") ?? "",
+        context.parameters.get("slug"))
     }
     // Where an inactive card's page sends its visitors (`Cards.createCardURL`).
     router.get("/") { _, _ in
@@ -51,12 +54,17 @@ struct CardPages: Sendable {
   func page(_ request: Request, _ context: PageContext, _ username: String, _ slug: String?)
     async -> Response
   {
-    let opened = cards.open(username: username, slug: slug)
+    let viewer = viewer(request)
+    let opened: OpenedCard
+    switch open(username, slug, viewer, context) {
+    case .failure(let refused): return refused.response
+    case .success(let card): opened = card
+    }
     guard case .card(let card) = opened else { return notice(opened) }
     let record =
       if context.headOnly {
         nil as CardViews.Record?
-      } else if let viewer = viewer(request) {
+      } else if let viewer {
         views.opened(card, by: viewer)
       } else {
         views.opened(card, byVisitor: Self.client(request, context))
@@ -75,18 +83,43 @@ struct CardPages: Sendable {
   }
 
   /// The card as a vCard: 3.0, or 4.0 with `?v=4`. Not a view (the page was).
-  func vCard(_ request: Request, _ username: String, _ slug: String?) -> Response {
+  func vCard(_ request: Request, _ context: PageContext, _ username: String, _ slug: String?)
+    -> Response
+  {
     let version: VCardVersion
     switch request.uri.queryParameters.get("v") {
     case nil, "3": version = .v3
     case "4": version = .v4
     default: return PageResponse.text("v must be 3 or 4\n", status: .badRequest)
     }
-    let opened = cards.open(username: username, slug: slug)
+    let opened: OpenedCard
+    switch open(username, slug, viewer(request), context) {
+    case .failure(let refused): return refused.response
+    case .success(let card): opened = card
+    }
     guard case .card(let card) = opened else { return notice(opened) }
     let name = slug.map { "\(username)-\($0)" } ?? username
-    return PageResponse.vCard(
-      cards.vCard(card.shown(to: nil), version: version), filename: name + ".vcf")
+    return PageResponse.vCard(cards.vCard(card, version: version), filename: name + ".vcf")
+  }
+
+  /// What a share URL shows `viewer` (nil: a visitor), counted against the look-ups of its
+  /// address (`Cards.open(username:slug:viewer:client:)`); past them, a 429.
+  func open(_ username: String, _ slug: String?, _ viewer: Int64?, _ context: PageContext)
+    -> Result<OpenedCard, RefusedPage>
+  {
+    let client = ClientAddress.key(context.remoteAddress?.ipAddress ?? "?")
+    switch cards.open(username: username, slug: slug, viewer: viewer, client: client) {
+    case .success(let opened): return .success(opened)
+    case .failure(let error):
+      var response = PageResponse.text(error.message + "\n", status: .tooManyRequests)
+      if case .limited(let limit) = error { response.headers[.retryAfter] = "\(limit.retryAfter)" }
+      return .failure(RefusedPage(response: response))
+    }
+  }
+
+  /// A page not shown, and the response that says why.
+  struct RefusedPage: Error {
+    let response: Response
   }
 
   /// The inactive card's page (410), the reserved URL's placeholder (200), or a 404.

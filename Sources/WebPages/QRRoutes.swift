@@ -1,4 +1,5 @@
 import Accounts
+import Cards
 import Crypto
 import Dispatch
 import Hummingbird
@@ -16,11 +17,11 @@ struct QRRoutes: Sendable {
   func add(to router: Router<PageContext>) {
     for (name, format) in [("png", QRFormat.png), ("svg", .svg), ("jpg", .jpeg), ("jpeg", .jpeg)] {
       router.get("/c/:username/qr.\(name)") { request, context in
-        await card(request, format, context.parameters.get("username") ?? "", nil)
+        await card(request, context, format, context.parameters.get("username") ?? "", nil)
       }
       router.get("/c/:username/:slug/qr.\(name)") { request, context in
         await card(
-          request, format, context.parameters.get("username") ?? "",
+          request, context, format, context.parameters.get("username") ?? "",
           context.parameters.get("slug"))
       }
       router.get("/v/:venue/qr.\(name)") { request, context in
@@ -29,9 +30,10 @@ struct QRRoutes: Sendable {
     }
   }
 
-  func card(_ request: Request, _ format: QRFormat, _ username: String, _ slug: String?) async
-    -> Response
-  {
+  func card(
+    _ request: Request, _ context: PageContext, _ format: QRFormat, _ username: String,
+    _ slug: String?
+  ) async -> Response {
     let options: QROptions
     switch Self.options(format, { request.uri.queryParameters.get($0) }) {
     case .failure(let problem): return PageResponse.text(problem.text + "\n", status: .badRequest)
@@ -39,7 +41,11 @@ struct QRRoutes: Sendable {
     }
     // What the page would show for an inactive card (410) or none (404); a reserved URL's
     // placeholder has no card to encode (404). Never a code.
-    let opened = pages.cards.open(username: username, slug: slug)
+    let opened: OpenedCard
+    switch pages.open(username, slug, pages.viewer(request), context) {
+    case .failure(let refused): return refused.response
+    case .success(let card): opened = card
+    }
     guard case .card(let card) = opened, let url = pages.cards.url(of: card) else {
       if case .placeholder = opened { return pages.notice(.notFound) }
       return pages.notice(opened)

@@ -304,4 +304,26 @@ struct CardPageTests {
       String($0.prefix { $0 != "\"" })
     }
   }
+
+  @Test(
+    "a visitor guessing share URLs is limited per address: past the look-ups an hour, pages, vCards and QR codes answer 429 with Retry-After"
+  )
+  func guessingShareURLs() async throws {
+    let servers = try await WebServers(cards: { $0.codeReadsPerAddress = 4 })
+    let (ana, _, username) = try servers.signedIn("ana@x.org")
+    _ = try ana.object("CARD.CREATE", #"{"firstName":"Ana"}"#)
+    #expect(try await servers.get("/c/\(username)").status == 200)
+    #expect(try await servers.get("/c/nobody").status == 404)
+    #expect(try await servers.get("/c/\(username)/card.vcf").status == 200)
+    #expect(try await servers.get("/c/\(username)/qr.svg").status == 200)
+    for path in ["/c/\(username)", "/c/\(username)/card.vcf", "/c/\(username)/qr.png"] {
+      let refused = try await servers.get(path)
+      #expect(refused.status == 429, "\(path): \(refused.status)")
+      #expect(
+        refused.text.hasPrefix(
+          "LIMIT at most 4 cards by code an hour from your address, retry after "))
+      #expect(Int(refused.header("Retry-After") ?? "") ?? 0 > 0)
+    }
+    await servers.stop()
+  }
 }

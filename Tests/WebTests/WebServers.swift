@@ -31,7 +31,7 @@ final class WebServers {
   /// HTTP side's connection `limits`.
   init(
     assets: Assets.Configuration = .init(), map: WebMap.Options = .init(),
-    limits: HTTPLimits = .init()
+    limits: HTTPLimits = .init(), cards configure: (inout Cards.Configuration) -> Void = { _ in }
   ) async throws {
     directory =
       FileManager.default.temporaryDirectory
@@ -42,6 +42,7 @@ final class WebServers {
     accounts.signUpsPerAddress = 0
     var cards = Cards.Configuration()
     cards.publicURL = Self.publicURL
+    configure(&cards)
     var configuration = ServerConfiguration()
     configuration.port = 0
     configuration.dataDirectory = directory

@@ -142,8 +142,14 @@ public final class Wallets: Sendable {
   // MARK: Writing
 
   /// Adds another account's active card by its share code or share URL; adding a card already
-  /// held answers its entry again.
-  public func add(account: Int64, _ codeOrURL: String, _ done: @escaping Done<WalletEntry>) {
+  /// held answers its entry again. Each is a look-up by code, counted for the account and its
+  /// address (`client`) as `card(_:readBy:client:)` counts one.
+  public func add(
+    account: Int64, _ codeOrURL: String, client: String, _ done: @escaping Done<WalletEntry>
+  ) {
+    if let refused = cards.countCodeRead(viewer: account, client: client) {
+      return done(.failure(refused))
+    }
     let found: Result<Card, CardError>
     switch resolve(codeOrURL) {
     case .card(let card) where card.ownerId == account:

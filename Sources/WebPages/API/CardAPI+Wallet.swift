@@ -32,7 +32,7 @@ extension CardAPI {
 
   /// `POST /v1/wallet` with `{"card": "<share code or share URL>"}`, as WALLET.ADD: the entry
   /// (adding a card already held answers it again).
-  func addToWallet(_ request: Request) async throws -> Response {
+  func addToWallet(_ request: Request, client: String) async throws -> Response {
     let holder = try account(request)
     let body = try await Self.body(request)
     guard
@@ -41,7 +41,7 @@ extension CardAPI {
     else {
       throw APIError.badRequest("the body must be a JSON object {\"card\": \"<code or URL>\"}")
     }
-    let entry = try await Self.done { wallets.add(account: holder, codeOrURL, $0) }
+    let entry = try await Self.done { wallets.add(account: holder, codeOrURL, client: client, $0) }
     return APIResponse.json(CardJSON.data(CardJSON.object(entry, cards: cards)))
   }
 

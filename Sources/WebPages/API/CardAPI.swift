@@ -37,8 +37,11 @@ struct CardAPI: Sendable {
       await APIResponse.run { try await delete(request, id: context.parameters.get("id") ?? "") }
     }
     router.get("/v1/wallet") { request, _ in await APIResponse.run { try wallet(request) } }
-    router.post("/v1/wallet") { request, _ in
-      await APIResponse.run { try await addToWallet(request) }
+    router.post("/v1/wallet") { request, context in
+      await APIResponse.run {
+        try await addToWallet(
+          request, client: ClientAddress.key(context.remoteAddress?.ipAddress ?? "?"))
+      }
     }
     router.delete("/v1/wallet/:cardId") { request, context in
       await APIResponse.run {
