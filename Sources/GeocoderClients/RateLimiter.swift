@@ -12,6 +12,9 @@ public final class RateLimiter: Sendable {
     var updated: ContinuousClock.Instant
     /// No slot before this (a 429's Retry-After).
     var pausedUntil: ContinuousClock.Instant
+    /// When the last caller was let through, as it woke: with `burst` 1, no two go through
+    /// closer than 1/`rate`, however late their sleeps end together (a busy machine).
+    var lastThrough: ContinuousClock.Instant?
   }
   private let state: Mutex<State>
 
@@ -37,6 +40,18 @@ public final class RateLimiter: Sendable {
       return s.tokens >= 0 ? start : start + .seconds(-s.tokens / rate)
     }
     if slot > .now { try await Task.sleep(until: slot, clock: .continuous) }
+    guard burst == 1 else { return }
+    let gap = Duration.seconds(1 / rate)
+    while true {
+      let wait = state.withLock { s -> ContinuousClock.Instant? in
+        let now = ContinuousClock.now
+        if let last = s.lastThrough, now < last + gap { return last + gap }
+        s.lastThrough = now
+        return nil
+      }
+      guard let wait else { return }
+      try await Task.sleep(until: wait, clock: .continuous)
+    }
   }
 
   /// No slot before `seconds` from now: a server's Retry-After applies to every caller.
