@@ -154,6 +154,7 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Nominatim's email parameter.") var geocoderEmail: String?
 
   func run() async throws {
+    try checkHourlyLimits()
     guard let policy = FsyncPolicy(rawValue: fsync) else {
       throw ValidationError("--fsync must be 'always' or 'batch'")
     }
@@ -200,9 +201,6 @@ struct Serve: AsyncParsableCommand {
     }
     cardsConfiguration.freeCardLimit = freeCardLimit
     cardsConfiguration.proCardLimit = proCardLimit
-    guard codeReadsPerAccount >= 0, codeReadsPerAddress >= 0 else {
-      throw ValidationError("--code-reads-per-account and --code-reads-per-address must be >= 0")
-    }
     cardsConfiguration.codeReadsPerAccount = codeReadsPerAccount
     cardsConfiguration.codeReadsPerAddress = codeReadsPerAddress
     guard checkinDistance > 0, checkinDistance.isFinite else {
@@ -217,9 +215,7 @@ struct Serve: AsyncParsableCommand {
     }
     var assetsConfiguration = Assets.Configuration()
     assetsConfiguration.maxBytes = maxUploadBytes
-    guard uploadQuota >= 1, uploadsPerHour >= 0 else {
-      throw ValidationError("--upload-quota must be at least 1 and --uploads-per-hour >= 0")
-    }
+    guard uploadQuota >= 1 else { throw ValidationError("--upload-quota must be at least 1") }
     assetsConfiguration.quotaBytes = uploadQuota
     assetsConfiguration.uploadsPerHour = uploadsPerHour
     var map = WebMap.Options()
@@ -235,14 +231,9 @@ struct Serve: AsyncParsableCommand {
       host: host, port: httpPort, map: map, limits: try httpLimits(), logger: logger)
     var pinsConfiguration = Pins.Configuration()
     pinsConfiguration.maxPhotoBytes = maxPhotoBytes
-    guard pinOpenSpeed > 0, pinOpensPerHour >= 0 else {
-      throw ValidationError("--pin-open-speed must be > 0 and --pin-opens-per-hour >= 0")
-    }
+    guard pinOpenSpeed > 0 else { throw ValidationError("--pin-open-speed must be > 0") }
     pinsConfiguration.maximumOpenerSpeed = pinOpenSpeed
     pinsConfiguration.opensPerHour = pinOpensPerHour
-    guard pinsPerHour >= 0, venuesPerHour >= 0 else {
-      throw ValidationError("--pins-per-hour and --venues-per-hour must be >= 0")
-    }
     pinsConfiguration.addsPerHour = pinsPerHour
     let server = try CardAtlasServer(
       configuration: config,
@@ -288,13 +279,24 @@ struct Serve: AsyncParsableCommand {
     return limits
   }
 
+  /// The limits an account or an address meets in an hour: 0 is none, below it is refused.
+  func checkHourlyLimits() throws {
+    let limits = [
+      ("--signups-per-address", signupsPerAddress),
+      ("--code-reads-per-account", codeReadsPerAccount),
+      ("--code-reads-per-address", codeReadsPerAddress), ("--uploads-per-hour", uploadsPerHour),
+      ("--pin-opens-per-hour", pinOpensPerHour), ("--pins-per-hour", pinsPerHour),
+      ("--venues-per-hour", venuesPerHour),
+    ]
+    if let (flag, _) = limits.first(where: { $0.1 < 0 }) {
+      throw ValidationError("\(flag) must be >= 0 (0: no limit)")
+    }
+  }
+
   /// The ID-token providers and the mailer the options set.
   func accountsConfiguration(_ logger: Logger) throws -> Accounts.Configuration {
     var configuration = Accounts.Configuration()
     configuration.logger = logger
-    guard signupsPerAddress >= 0 else {
-      throw ValidationError("--signups-per-address must be >= 0")
-    }
     configuration.signUpsPerAddress = signupsPerAddress
     var providers: [IdentityProvider] = []
     if !googleClientId.isEmpty {
