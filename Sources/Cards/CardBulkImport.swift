@@ -146,7 +146,7 @@ private struct Chunk {
     return Card(
       id: row[0], ownerId: owner, code: row[1] ?? codes.text(row[0]), slug: row[2],
       isPrimary: row[3],
-      fields: try CardFields.parse(row[4], isPro: true),
+      fields: try CardFields.stored(row[4]),
       createdAt: Date(timeIntervalSince1970: row[5]),
       updatedAt: Date(timeIntervalSince1970: row[6]))
   }

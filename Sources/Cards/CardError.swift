@@ -7,6 +7,8 @@ public enum CardError: Error, Sendable, Equatable {
   case limit(Int, pro: Bool)
   /// The card is not the caller's.
   case noPermission
+  /// The card is the caller's own, where only another's may be (a wallet).
+  case ownCard
   /// No such card, or none the caller may see.
   case notFound
   /// The card is inactive (its owner's Pro ended): it cannot be shared or added.
@@ -29,6 +31,7 @@ public enum CardError: Error, Sendable, Equatable {
         ? "LIMIT Pro accounts have at most \(n) cards"
         : "LIMIT free accounts have \(n) card\(n == 1 ? "" : "s"); Pro accounts have more"
     case .noPermission: "NOPERM the card is not yours"
+    case .ownCard: "INVALID card: your own card"
     case .notFound: "NOTFOUND no such card"
     case .inactive: "INACTIVE the card is no longer active"
     case .badQuery(let why): "ERR \(why)"

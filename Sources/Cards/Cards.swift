@@ -86,7 +86,7 @@ public final class Cards: Sendable {
         let id: Int64 = row["id"]
         let card = Card(
           id: id, ownerId: row["owner_id"], code: row["code"] ?? codes.text(id), slug: row["slug"],
-          isPrimary: row["is_primary"], fields: try CardFields.parse(row["fields"], isPro: true),
+          isPrimary: row["is_primary"], fields: try CardFields.stored(row["fields"]),
           createdAt: Date(timeIntervalSince1970: row["created_at"]),
           updatedAt: Date(timeIntervalSince1970: row["updated_at"]))
         Self.add(card, to: &s)

@@ -29,6 +29,10 @@ struct AssetRoutes: Sendable {
     }
     let body: ByteBuffer
     do { body = try await request.body.collect(upTo: limit) } catch { throw tooLarge }
+    // No file at all is a malformed request, not one too large.
+    guard body.readableBytes > 0 else {
+      throw APIError(.badRequest, AssetError.size(maximum: limit).message)
+    }
     let bytes = Array(body.readableBytesView)
     let stored = await withCheckedContinuation {
       (done: CheckedContinuation<Result<Asset, AssetError>, Never>) in
@@ -78,6 +82,7 @@ struct AssetRoutes: Sendable {
 
   /// An upload's refusal: its message, under the status that says why.
   static func refusal(_ error: AssetError) -> APIError {
+    if case .limited(let limit) = error { return APIError(limit) }
     let status: HTTPResponse.Status =
       switch error {
       case .badKind: .badRequest

@@ -97,7 +97,8 @@ public final class WebServer: Sendable {
     throw CancellationError()
   }
 
-  /// Every route, its middleware first (CORS for the API).
+  /// Every route, its middleware first (CORS for the API). `MethodNotAllowed`, added last,
+  /// runs only where no route matched.
   private func makeRouter() -> Router<PageContext> {
     let router = Router(context: PageContext.self)
     router.add(middleware: APICORS())
@@ -106,6 +107,7 @@ public final class WebServer: Sendable {
     pages.add(to: router)
     qrCodes.add(to: router)
     uploads?.add(to: router)
+    router.add(middleware: MethodNotAllowed(routes: router.routes))
     return router
   }
 

@@ -103,19 +103,25 @@ import Testing
         == invalid("address.city", "must be a string"))
   }
 
-  @Test func locationsMergeMemberByMember() throws {
+  /// A location is one point: a patch's replaces the card's (its source too), so a point
+  /// moved by hand is never left marked as the phone's, and the same patch is valid or not
+  /// whatever the card held.
+  @Test func aLocationIsReplacedWhole() throws {
     var expected = Self.ann
-    expected.location?.source = .manual
-    #expect(try merged(#"{"location":{"source":"manual"}}"#) == expected)
-    #expect(try merged(#"{"location":{"source":null}}"#) == expected)
-    expected.location?.longitude = 2.35
-    #expect(try merged(#"{"location":{"lon":2.35,"source":null}}"#) == expected)
-    #expect(
-      refusal(merging: #"{"location":{"lon":2}}"#, into: CardFields(firstName: "Bo"))
-        == invalid("location.lat", "required"))
-    #expect(
-      refusal(merging: #"{"location":{"lat":null}}"#, into: Self.ann)
-        == invalid("location.lat", "required"))
+    expected.location = CardLocation(longitude: 2.35, latitude: 48.0, source: .manual)
+    #expect(try merged(#"{"location":{"lon":2.35,"lat":48}}"#) == expected)
+    expected.location?.source = .geocoded
+    #expect(try merged(#"{"location":{"lon":2.35,"lat":48,"source":"geocoded"}}"#) == expected)
+    expected.location = nil
+    #expect(try merged(#"{"location":null}"#) == expected)
+    for card in [Self.ann, CardFields(firstName: "Bo")] {
+      #expect(
+        refusal(merging: #"{"location":{"lon":2}}"#, into: card)
+          == invalid("location.lat", "required"))
+      #expect(
+        refusal(merging: #"{"location":{"source":"manual"}}"#, into: card)
+          == invalid("location.lon", "required"))
+    }
   }
 
   @Test func arraysAreReplacedWhole() throws {
@@ -170,7 +176,7 @@ import Testing
       (#"{"twitter":"ann lee"}"#, invalid("twitter", "must be an http or https URL or a handle")),
       (#"{"address":{"city":"Par\nis"}}"#, invalid("address.city", "must be a single line")),
       (
-        #"{"location":{"lat":90}}"#,
+        #"{"location":{"lon":2,"lat":90}}"#,
         invalid("location.lat", "must be between -85.05112878 and 85.05112878")
       ),
       (

@@ -209,11 +209,12 @@ enum RandomCard {
       "\u{A0}", "{", "}", "%",
     ]
 
-  /// Trimmed, non-empty text of at most `maximum` characters (and 40).
+  /// Trimmed, non-empty text of at most `maximum` characters (code points; and 40).
   static func text(_ maximum: Int, lines: Bool = false, using g: inout SeededGenerator) -> String {
     let pool = lines ? characters + ["\n", "\n", "\r\n"] : characters
     let count = Int.random(in: 1...min(maximum, 40), using: &g)
-    let raw = (0..<count).map { _ in pool.randomElement(using: &g)! }.joined()
+    var raw = (0..<count).map { _ in pool.randomElement(using: &g)! }.joined()
+    while raw.unicodeScalars.count > maximum { raw.removeLast() }
     let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
     return trimmed.isEmpty ? "x" : trimmed
   }

@@ -168,7 +168,7 @@ struct APICardTests {
       let ownerToken = try owner.text("SESSION.OPEN", "owner@x.org", "secret1")
       let own = try await servers.send(
         "POST", "/v1/wallet", token: ownerToken, json: #"{"card":"\#(code)"}"#)
-      #expect(own.status == 400)
+      #expect(own.status == 409 && own.error == "INVALID card: your own card")
       for query in ["count=0", "count=1001", "count=x", "cursor=bad"] {
         #expect(try await servers.send("GET", "/v1/wallet?\(query)", token: token).status == 400)
       }

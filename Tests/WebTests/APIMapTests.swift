@@ -156,20 +156,18 @@ struct APIMapTests {
     }
   }
 
-  @Test("bad map parameters are a 400 with a JSON error, never a 5xx")
+  @Test(
+    "bad map parameters are a 400 (a bbox that is not a view, 422) with a JSON error, never a 5xx")
   func badParameters() async throws {
     try await WebServers.with { servers in
       let bad = [
         "/v1/cards", "/v1/cards?zoom=3", "/v1/cards?bbox=1,2,3&zoom=3",
         "/v1/cards?bbox=1,2,3,4,5&zoom=3", "/v1/cards?bbox=nan,0,1,1&zoom=3",
         "/v1/cards?bbox=0,0,inf,1&zoom=3", "/v1/cards?bbox=-181,0,1,1&zoom=3",
-        "/v1/cards?bbox=0,-91,1,1&zoom=3", "/v1/cards?bbox=0,10,1,5&zoom=3",
+        "/v1/cards?bbox=0,-91,1,1&zoom=3",
         "/v1/cards?bbox=0,0,1,1", "/v1/cards?bbox=0,0,1,1&zoom=21",
         "/v1/cards?bbox=0,0,1,1&zoom=-1",
         "/v1/cards?bbox=0,0,1,1&zoom=1.5", "/v1/cards?bbox=a,b,c,d&zoom=1",
-        // Larger than a 4096 × 4096-pixel view at the zoom: the whole map at a city's zoom.
-        "/v1/cards?bbox=-180,-85,180,85&zoom=6", "/v1/cards?bbox=2,48,3,49&zoom=20",
-        "/v1/cards?bbox=170,-30,-170,-10&zoom=12",
         "/v1/cards/nearby", "/v1/cards/nearby?lon=2&lat=48", "/v1/cards/nearby?lat=48&radius=5",
         "/v1/cards/nearby?lon=nan&lat=48&radius=5", "/v1/cards/nearby?lon=2&lat=91&radius=5",
         "/v1/cards/nearby?lon=200&lat=48&radius=5", "/v1/cards/nearby?lon=2&lat=48&radius=-1",
@@ -184,6 +182,17 @@ struct APIMapTests {
         #expect(fetched.status == 400, "\(path)")
         #expect(fetched.header("Content-Type") == "application/json", "\(path)")
         #expect(fetched.error?.hasPrefix("ERR ") == true, "\(path): \(fetched.text)")
+      }
+      // Well formed, but no view: south above north, or larger than a 4096 × 4096-pixel view at
+      // the zoom (the whole map at a city's zoom).
+      let notViews = [
+        "/v1/cards?bbox=0,10,1,5&zoom=3", "/v1/cards?bbox=-180,-85,180,85&zoom=6",
+        "/v1/cards?bbox=2,48,3,49&zoom=20", "/v1/cards?bbox=170,-30,-170,-10&zoom=12",
+      ]
+      for path in notViews {
+        let fetched = try await servers.get(path)
+        #expect(fetched.status == 422, "\(path)")
+        #expect(fetched.error?.hasPrefix("ERR bbox") == true, "\(path): \(fetched.text)")
       }
       let unknown = try await servers.get("/v1/nothing")
       #expect(unknown.status == 404 && unknown.error == "NOTFOUND no such route")
@@ -216,6 +225,39 @@ struct APIMapTests {
       #expect(page.status == 404 && page.header("Access-Control-Allow-Origin") == nil)
       let pagePreflight = try await servers.send("OPTIONS", "/c/nobody")
       #expect(pagePreflight.header("Access-Control-Allow-Origin") == nil)
+    }
+  }
+
+  @Test(
+    "a method a path does not take is a 405 naming those it does (Allow); an unknown path a 404")
+  func methodNotAllowed() async throws {
+    try await WebServers.with { servers in
+      let cases: [(method: String, path: String, allow: String)] = [
+        ("TRACE", "/v1/cards?bbox=-10,35,30,60&zoom=0", "GET, HEAD, OPTIONS"),
+        ("DELETE", "/v1/cards/nearby", "GET, HEAD, OPTIONS"),
+        // The literal route wins over /v1/cards/{id}, which takes PATCH: as the router picks.
+        ("PATCH", "/v1/cards/mine", "GET, HEAD, OPTIONS, POST"),
+        ("POST", "/v1/cards/12", "DELETE, GET, HEAD, OPTIONS, PATCH"),
+        ("GET", "/v1/wallet/12", "DELETE, OPTIONS"),
+        ("PUT", "/openapi.json", "GET, HEAD, OPTIONS"),
+      ]
+      for (method, path, allow) in cases {
+        let fetched = try await servers.send(method, path)
+        #expect(fetched.status == 405, "\(method) \(path)")
+        #expect(fetched.header("Allow") == allow, "\(method) \(path)")
+        #expect(fetched.error == "ERR method not allowed", "\(method) \(path)")
+        #expect(fetched.header("Access-Control-Allow-Origin") == "*", "\(method) \(path)")
+      }
+      // The pages: plain text, no CORS.
+      let page = try await servers.send("POST", "/c/nobody")
+      #expect(page.status == 405 && page.header("Allow") == "GET, HEAD")
+      #expect(page.header("Access-Control-Allow-Origin") == nil)
+      for (method, path) in [("POST", "/v1/nothing"), ("TRACE", "/v1/cards/1/x"), ("GET", "/v1")] {
+        let fetched = try await servers.send(method, path)
+        #expect(fetched.status == 404 && fetched.error == "NOTFOUND no such route", "\(path)")
+      }
+      // The catch-all serves the pages' 404 to any GET, and is no route for other methods.
+      #expect(try await servers.send("DELETE", "/nothing/here").status == 404)
     }
   }
 }

@@ -73,9 +73,9 @@ struct Seeded: Sendable {
     "cvUrl", "imageUrl", "logoUrl", "webLinks",
   ]
 
-  /// Every text field set to `value`, cut to the field's bound.
+  /// Every text field set to `value`, cut to the field's bound (in code points).
   static func hostileCard(_ value: String) -> [String: Any] {
-    func cut(_ n: Int) -> String { String(value.prefix(n)) }
+    func cut(_ n: Int) -> String { Self.cut(value, n) }
     var card: [String: Any] = [:]
     for field in ["firstName", "middleName", "lastName", "prefix", "credentials", "pronouns"] {
       card[field] = cut(100)
@@ -84,9 +84,10 @@ struct Seeded: Sendable {
     card["description"] = cut(300)
     card["jobTitle"] = cut(150)
     card["company"] = cut(150)
-    for field in ["aboutMe", "customMessage", "cvDescription"] { card[field] = value }
+    card["customMessage"] = cut(500)
+    for field in ["aboutMe", "cvDescription"] { card[field] = cut(2_000) }
     card["address"] = [
-      "street": value, "city": cut(100), "region": cut(100), "postcode": cut(20),
+      "street": cut(200), "city": cut(100), "region": cut(100), "postcode": cut(20),
       "country": cut(100),
     ]
     card["webLinks"] = [["url": "https://links.example/a", "displayText": cut(100)]]
@@ -97,9 +98,14 @@ struct Seeded: Sendable {
     return card
   }
 
+  /// The first `n` code points, as a field's bound counts them.
+  static func cut(_ value: String, _ n: Int) -> String {
+    String(String.UnicodeScalarView(value.unicodeScalars.prefix(n)))
+  }
+
   /// The display name of a hostile card: prefix, first, middle and last names, credentials.
   static func hostileName(_ value: String) -> String {
-    let v = String(value.prefix(100))
+    let v = cut(value, 100)
     return "\(v) \(v) \(v) \(v), \(v)"
   }
 

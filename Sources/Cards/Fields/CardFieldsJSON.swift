@@ -24,6 +24,14 @@ extension CardFields {
     return fields
   }
 
+  /// A card's fields as the store holds them (`json()`'s text), read without the rules for
+  /// what an owner may write: those were checked when the fields were written, and a rule
+  /// made stricter since (a length, a refused host) must not keep a card, or the daemon, from
+  /// loading.
+  public static func stored(_ json: String) throws(CardFieldError) -> CardFields {
+    try JSONInput.fields(JSONInput.object(json), checking: false)
+  }
+
   /// A JSON object's fields as already read into Swift values (`String`, `Bool`, `Double`,
   /// `NSNumber`, `NSNull`, arrays and dictionaries), checked as `parse` checks them but with
   /// Pro allowed: what `cardatlas import` reads from a row without writing and reading JSON.
@@ -45,7 +53,10 @@ extension CardFields {
   }
 
   /// CARD.UPDATE: applies an RFC 7396 JSON merge patch (null removes a field; objects merge
-  /// recursively; arrays replace) to these fields and validates the whole result.
+  /// recursively; arrays replace) to these fields and validates the whole result. A location
+  /// is one point: a patch's replaces the card's whole, its source too, never one coordinate
+  /// (which would keep a geocoded source for a point moved by hand, and make the same patch
+  /// valid or not by whether the card had a location).
   ///
   /// The patch must be an object, and names no server-set or unknown field (even to remove it).
   /// Without Pro, a patch may keep or remove the `cv` fields a card already has (so an owner
@@ -53,7 +64,9 @@ extension CardFields {
   public func merging(_ patch: String, isPro: Bool) throws(CardFieldError) -> CardFields {
     let changes = try JSONInput.object(patch)
     try JSONInput.checkNames(changes)
-    let merged = JSONInput.mergePatch(jsonObject(), changes) as? [String: Any] ?? [:]
+    var target = jsonObject()
+    if changes["location"] != nil { target["location"] = nil }
+    let merged = JSONInput.mergePatch(target, changes) as? [String: Any] ?? [:]
     let fields = try JSONInput.fields(merged)
     try fields.checkPro(isPro: isPro, before: self)
     try fields.checkSize()
@@ -221,8 +234,16 @@ enum JSONInput {
     return result
   }
 
-  /// The fields of a JSON object whose names have been checked.
-  static func fields(_ object: [String: Any]) throws(CardFieldError) -> CardFields {
+  /// The fields of a JSON object whose names have been checked; `checking` false takes each
+  /// value as it is (`CardFields.stored`).
+  static func fields(_ object: [String: Any], checking: Bool = true) throws(CardFieldError)
+    -> CardFields
+  {
+    func checked(_ value: String, _ kind: FieldRules.Kind, _ field: String)
+      throws(CardFieldError) -> String
+    {
+      checking ? try JSONInput.checked(value, kind, field) : value
+    }
     guard let rawFirstName = try string(object["firstName"], "firstName") else {
       throw CardFieldError(field: "firstName", reason: "required")
     }
@@ -236,23 +257,23 @@ enum JSONInput {
         fields[field] = try checked(value, field.kind, field.name)
       }
     }
-    fields.address = try address(object["address"])
+    fields.address = try address(object["address"], checking: checking)
     fields.location = try location(object["location"])
     if let showOnMap = try boolean(object["showOnMap"], "showOnMap") {
       fields.showOnMap = showOnMap
     }
-    fields.webLinks = try webLinks(object["webLinks"])
+    fields.webLinks = try webLinks(object["webLinks"], checking: checking)
     return fields
   }
 
-  static func address(_ value: Any?) throws(CardFieldError) -> CardAddress? {
+  static func address(_ value: Any?, checking: Bool) throws(CardFieldError) -> CardAddress? {
     guard let object = try self.object(value, "address") else { return nil }
     try checkNames(object, known: FieldRules.addressFieldNames, in: "address")
     var address = CardAddress()
     for part in FieldRules.addressFields {
       let name = "address.\(part.name)"
       if let text = try string(object[part.name], name) {
-        address[keyPath: part.path] = try checked(text, part.kind, name)
+        address[keyPath: part.path] = checking ? try checked(text, part.kind, name) : text
       }
     }
     return address.isEmpty ? nil : address
@@ -290,7 +311,7 @@ enum JSONInput {
     return degrees
   }
 
-  static func webLinks(_ value: Any?) throws(CardFieldError) -> [CardWebLink] {
+  static func webLinks(_ value: Any?, checking: Bool) throws(CardFieldError) -> [CardWebLink] {
     guard let value, !isNull(value) else { return [] }
     guard let items = value as? [Any] else {
       throw CardFieldError(field: "webLinks", reason: "must be an array")
@@ -313,8 +334,8 @@ enum JSONInput {
         if displayText == nil { continue }
         throw CardFieldError(field: "\(path).url", reason: "required")
       }
-      let kept = try checked(url, .url, "\(path).url")
-      if let text = displayText {
+      let kept = checking ? try checked(url, .url, "\(path).url") : url
+      if checking, let text = displayText {
         displayText = try checked(text, FieldRules.webLinkText, "\(path).displayText")
       }
       links.append(CardWebLink(url: kept, displayText: displayText))

@@ -1,7 +1,8 @@
 import Foundation
 
-/// What each owner-set field may hold. Lengths of text are in characters (grapheme clusters),
-/// of URLs and emails in UTF-8 bytes.
+/// What each owner-set field may hold. Lengths of text are in characters (Unicode code points,
+/// as JSON Schema's `maxLength` and PostgreSQL's `char_length` count them: stacked combining
+/// marks count each), of URLs and emails in UTF-8 bytes.
 ///
 /// | fields | rule |
 /// |---|---|
@@ -188,8 +189,8 @@ enum FieldRules {
         }
       }
     }
-    // Characters are never more than UTF-8 bytes: most values need no counting.
-    if value.utf8.count > maximum, value.count > maximum {
+    // Code points are never more than UTF-8 bytes: most values need no counting.
+    if value.utf8.count > maximum, value.unicodeScalars.count > maximum {
       return Reason("at most \(maximum) characters")
     }
     return nil

@@ -153,7 +153,7 @@ public final class Wallets: Sendable {
     let found: Result<Card, CardError>
     switch resolve(codeOrURL) {
     case .card(let card) where card.ownerId == account:
-      found = .failure(.invalid(CardFieldError(field: "card", reason: "your own card")))
+      found = .failure(.ownCard)
     case .card(let card):
       found = cards.isActive(card) ? .success(card) : .failure(.inactive)
     case .inactive: found = .failure(.inactive)

@@ -2,16 +2,24 @@ import Cards
 import Foundation
 import Hummingbird
 import NIOCore
+import RateLimits
 
 /// Why an API request was refused: its status and the message of its JSON body
 /// (`{"error": "..."}`). A domain refusal keeps the domain's message, as the RESP error line.
 struct APIError: Error {
   let status: HTTPResponse.Status
   let message: String
+  /// A limit's wait, sent as `Retry-After`.
+  var retryAfter: Int?
 
   init(_ status: HTTPResponse.Status, _ message: String) {
     self.status = status
     self.message = message
+  }
+
+  init(_ limit: LimitExceeded) {
+    self.init(.tooManyRequests, limit.message)
+    retryAfter = limit.retryAfter
   }
 
   init(_ error: CardError) {
@@ -21,11 +29,13 @@ struct APIError: Error {
       case .limit, .noPermission: .forbidden
       case .notFound, .addressNotFound: .notFound
       case .inactive: .gone
+      case .ownCard: .conflict
       case .geocoding: .badGateway
       case .notPersisted: .serviceUnavailable
       case .limited: .tooManyRequests
       }
     self.init(status, error.message)
+    if case .limited(let limit) = error { retryAfter = limit.retryAfter }
   }
 
   static func badRequest(_ message: String) -> APIError { APIError(.badRequest, "ERR " + message) }
@@ -59,6 +69,7 @@ enum APIResponse {
     if error.status == .unauthorized {
       response.headers[.wwwAuthenticate] = "Bearer realm=\"CardAtlas\""
     }
+    if let wait = error.retryAfter { response.headers[.retryAfter] = "\(wait)" }
     return response
   }
 

@@ -21,12 +21,17 @@ extension CardAPI {
       text.split(separator: ",", omittingEmptySubsequences: false).map { Double(String($0)) }
     }
     guard let corners, corners.count == 4, let a = corners[0], let b = corners[1],
-      let c = corners[2], let d = corners[3],
-      let box = Cards.viewport(minLongitude: a, minLatitude: b, maxLongitude: c, maxLatitude: d)
+      let c = corners[2], let d = corners[3], [a, c].allSatisfy({ abs($0) <= 180 }),
+      [b, d].allSatisfy({ abs($0) <= 90 })
     else {
       throw .badRequest(
-        "bbox must be minLon,minLat,maxLon,maxLat: longitudes -180 to 180, latitudes -90 to 90, "
-          + "minLat <= maxLat")
+        "bbox must be minLon,minLat,maxLon,maxLat: longitudes -180 to 180, latitudes -90 to 90")
+    }
+    // Well formed, but not a view: 422, as what the document's schema cannot say.
+    guard
+      let box = Cards.viewport(minLongitude: a, minLatitude: b, maxLongitude: c, maxLatitude: d)
+    else {
+      throw APIError(.unprocessableContent, "ERR bbox's minLat must not be above its maxLat")
     }
     guard let zoom = query.get("zoom").flatMap({ Int($0) }) else {
       throw .badRequest("zoom must be an integer 0 to \(Cards.maxClusterZoom)")
@@ -35,8 +40,9 @@ extension CardAPI {
     // to ask for every card.
     let cells = Cards.clusterCells(in: box, zoom: zoom)
     guard cells <= Self.maxClusterCells else {
-      throw .badRequest(
-        "bbox too large for zoom \(zoom): \(cells) grid cells, at most \(Self.maxClusterCells) "
+      throw APIError(
+        .unprocessableContent,
+        "ERR bbox too large for zoom \(zoom): \(cells) grid cells, at most \(Self.maxClusterCells) "
           + "(a 4096 × 4096-pixel view)")
     }
     // CARD.CLUSTERS's FILTER <field> <value>, one parameter per field.

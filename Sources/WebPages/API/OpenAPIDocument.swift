@@ -41,7 +41,7 @@ enum OpenAPIDocument {
               "bbox", required: true,
               [
                 "type": "string",
-                "pattern": "^-?[0-9.]+,-?[0-9.]+,-?[0-9.]+,-?[0-9.]+$",
+                "pattern": "^\(longitude),\(latitude),\(longitude),\(latitude)$",
                 "examples": ["-10,35,30,60", "170,-50,-170,-30"],
               ],
               "minLon,minLat,maxLon,maxLat; minLon > maxLon crosses the antimeridian; at most "
@@ -60,7 +60,8 @@ enum OpenAPIDocument {
             "200": body(
               "A GeoJSON FeatureCollection of clusters and cards", ref("FeatureCollection"),
               type: "application/geo+json"),
-            "400": error("Bad bbox or zoom, or a bbox too large for the zoom"),
+            "400": error("A bbox or zoom missing, malformed or out of range"),
+            "422": error("A bbox whose minLat is above its maxLat, or too large for the zoom"),
           ])
       ],
       "/v1/cards/nearby": [
@@ -104,7 +105,10 @@ enum OpenAPIDocument {
         "get": operation(
           "getCard", "A card as CARD.GET shows it (counts a view)", secured: true,
           parameters: [idParameter],
-          responses: ["200": body("The card", ref("Card")), "404": error("No such card")]),
+          responses: [
+            "200": body("The card", ref("Card")), "404": error("No such card"),
+            "429": limited("Past the look-ups by code an hour (the account's or the address's)"),
+          ]),
         "patch": operation(
           "updateCard", "Applies an RFC 7396 merge patch (CARD.UPDATE)", secured: true,
           parameters: [idParameter], requestBody: ref("CardPatch"),
@@ -132,7 +136,8 @@ enum OpenAPIDocument {
                 "default": CardAPI.defaultWalletCount,
               ], "At most this many"),
             query(
-              "cursor", required: false, ["type": "string"],
+              "cursor", required: false,
+              ["type": "string", "pattern": "^[0-9]{1,18}-[0-9]{1,18}$"],
               "The previous page's `next`"),
           ],
           responses: [
@@ -143,8 +148,10 @@ enum OpenAPIDocument {
           secured: true, requestBody: ref("WalletAdd"),
           responses: [
             "200": body("The entry", ref("WalletEntry")),
-            "400": error("Bad body, or your own card"), "404": error("No such card"),
+            "400": error("Not a JSON object with a card"),
+            "409": error("Your own card"), "404": error("No such card"),
             "410": error("The card is no longer active"),
+            "429": limited("Past the look-ups by code an hour (the account's or the address's)"),
             "413": error("The body is over 64 KiB"),
           ]),
       ],
@@ -174,10 +181,11 @@ enum OpenAPIDocument {
           responses: [
             "201": body(
               "Stored", ref("Asset"), headers: ["Location": ["schema": ["type": "string"]]]),
-            "400": error("No or an unknown kind"),
-            "413": error("Empty, or over the upload bound (--max-upload-bytes)"),
+            "400": error("No or an unknown kind, or no body"),
+            "413": error("Over the upload bound (--max-upload-bytes) or the account's quota"),
             "415": error("Not a whole file of a type the kind takes"),
             "422": error("An image of too many pixels"),
+            "429": limited("Past the uploads an hour (--uploads-per-hour)"),
           ])
       ],
       path: [
@@ -187,6 +195,10 @@ enum OpenAPIDocument {
       ],
     ]
   }
+
+  /// A decimal longitude, -180 to 180, and latitude, -90 to 90, as a bbox's corners take them.
+  static let longitude = "-?(180(\\.0+)?|(1[0-7][0-9]|[1-9]?[0-9])(\\.[0-9]+)?)"
+  static let latitude = "-?(90(\\.0+)?|[1-8]?[0-9](\\.[0-9]+)?)"
 
   static var idParameter: [String: Any] {
     [
@@ -255,5 +267,17 @@ enum OpenAPIDocument {
 
   static func error(_ description: String) -> [String: Any] {
     body(description, ref("Error"))
+  }
+
+  /// A 429: the limit's message, and when to try again.
+  static func limited(_ description: String) -> [String: Any] {
+    body(
+      description, ref("Error"),
+      headers: [
+        "Retry-After": [
+          "required": true, "description": "Seconds until the limit lets the request through",
+          "schema": ["type": "integer", "minimum": 0],
+        ]
+      ])
   }
 }

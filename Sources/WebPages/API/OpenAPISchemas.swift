@@ -8,14 +8,26 @@ extension OpenAPIDocument {
     static var number: [String: Any] { ["type": "number"] }
     static var time: [String: Any] { ["type": "string", "format": "date-time"] }
 
-    /// Some of a card's fields (validation checks each: docs/PROTOCOL.md).
+    /// A character of one line of text, as `FieldRules.textProblem` takes it: no control
+    /// character but tab, no line break.
+    static let lineCharacter = "[^\\u0000-\\u0008\\u000A-\\u001F\\u007F-\\u009F\\u2028\\u2029]"
+
+    /// One line of at most `maximum` characters. Surrounding white space is trimmed, and an
+    /// optional field left empty is absent; a required one needs a character that is not
+    /// white space.
+    static func line(_ maximum: Int, required: Bool = false) -> [String: Any] {
+      let visible = "[^\\s\\u0000-\\u001F\\u007F-\\u009F]"
+      let pattern =
+        required ? "^\(lineCharacter)*\(visible)\(lineCharacter)*$" : "^\(lineCharacter)*$"
+      return ["type": "string", "maxLength": maximum, "pattern": pattern]
+    }
+
+    /// Some of a card's fields (validation checks each: docs/PROTOCOL.md); `firstName` is
+    /// added by the schemas that take it.
     static var fields: [String: Any] {
-      let line: [String: Any] = [
-        "type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[^\\r\\n]+$",
-      ]
-      return [
-        "firstName": line, "lastName": line, "jobTitle": line, "company": line,
-        "description": line, "showOnMap": boolean,
+      [
+        "lastName": line(100), "jobTitle": line(150), "company": line(150),
+        "description": line(300), "showOnMap": boolean,
         "location": [
           "type": "object", "required": ["lon", "lat"], "additionalProperties": false,
           "properties": [
@@ -24,6 +36,13 @@ extension OpenAPIDocument {
           ],
         ],
       ]
+    }
+
+    /// The fields as a card's JSON input takes them: null is an absent field (it removes one
+    /// in a patch), but for firstName, which a card always has.
+    static var nullableFields: [String: Any] {
+      fields.mapValues { ["anyOf": [$0, ["type": "null"]]] }
+        .merging(["firstName": line(100, required: true)]) { $1 }
     }
 
     static var all: [String: Any] {
@@ -41,12 +60,12 @@ extension OpenAPIDocument {
         "CardInput": [
           "type": "object", "required": ["firstName"], "additionalProperties": false,
           "description": "A card's fields as CARD.CREATE takes them (docs/PROTOCOL.md lists all)",
-          "properties": fields,
+          "properties": nullableFields,
         ],
         "CardPatch": [
           "type": "object", "additionalProperties": false,
           "description": "An RFC 7396 merge patch of the fields: null removes one",
-          "properties": fields.mapValues { ["anyOf": [$0, ["type": "null"]]] },
+          "properties": nullableFields,
         ],
         "Card": [
           "type": "object",
