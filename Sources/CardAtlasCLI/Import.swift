@@ -18,7 +18,9 @@ struct Import: AsyncParsableCommand {
       same externalId of the same owner again updates that card; owners without an account \
       get one, invited: no password until they reset it), the address as street, city, \
       region, postcode, country (or one address column), and lon, lat (then nothing is \
-      geocoded). Unknown columns stop the import before anything is written.
+      geocoded). A country is a code or a name in any language ("PK", "Pakistan", \
+      "Deutschland", "UK"), and only places in it match; one that names no country leaves \
+      the row not-found. Unknown columns stop the import before anything is written.
 
       Ctrl-C stops after the rows already geocoded are written; running the same command \
       again continues after the last written row (<FILE>.checkpoint). Exits 1 when any row \
@@ -80,6 +82,11 @@ struct Import: AsyncParsableCommand {
       throw ExitCode(2)
     }
     var geocoder = try makeGeocoder(self.geocoder, url: geocoderUrl, rate: rate, data: data)
+    // The countries rows name, as the offline geocoder reads them (with a service too).
+    let countries: CountryNames
+    do { countries = try (geocoder as? Gazetteer)?.countryNames ?? CountryNames.load() } catch {
+      throw ValidationError("\(error)")
+    }
     // A service's own rate limit is its PoliteGeocoder's; the gazetteer's is paced here.
     if let rate, self.geocoder == .offline { geocoder = PacedGeocoder(geocoder, rate: rate) }
     let sink: any CardSink =
@@ -93,7 +100,8 @@ struct Import: AsyncParsableCommand {
     defer { sink.close() }
     StopRequest.install()
     let importer = Importer(
-      options: options, geocoder: geocoder, sink: sink, stopRequested: { StopRequest.requested })
+      options: options, geocoder: geocoder, countries: countries, sink: sink,
+      stopRequested: { StopRequest.requested })
     let summary = try await importer.run(source)
     print(summary.text)
     if let report { print("report: \(report)") }

@@ -37,8 +37,11 @@ public final class Gazetteer: Geocoder {
 
   /// How many places, regions and countries it holds, and search keys it indexes.
   public var counts: (places: Int, regions: Int, countries: Int, keys: Int) {
-    (data.count, data.regions.count, data.countries.count, keys.count)
+    (data.count, data.regions.count, data.countryNames.countries.count, keys.count)
   }
+
+  /// The countries it knows, by name and code.
+  public var countryNames: CountryNames { data.countryNames }
 
   public func search(_ query: GeocodeQuery) async throws -> [Place] { try lookup(query) }
 
@@ -67,7 +70,7 @@ public final class Gazetteer: Geocoder {
   /// The result for place `i`.
   func place(_ i: Int, confidence: Double) -> Place {
     let fields = data.fields(i)
-    let country = data.countries[Int(data.country[i])]
+    let country = data.countryNames.countries[Int(data.country[i])]
     let region = data.region[i] >= 0 ? data.regions[Int(data.region[i])].name : nil
     let name = fields[1]
     let label = ([name] + [region].compactMap { $0 }.filter { $0 != name } + [country.name])

@@ -20,12 +20,10 @@ struct Region: Sendable {
 /// its row, whose name and keys are read from the text when needed.
 struct GazetteerData: Sendable {
   let text: [UInt8]
-  let countries: [Country]
+  let countryNames: CountryNames
   let regions: [Region]
-  /// Folded name or code → countries or regions known by it.
-  let countryKeys: [String: [Int]]
+  /// Folded name or code → regions known by it (`countryNames.keys`: countries).
   let regionKeys: [String: [Int]]
-  let countryByCode: [String: Int]
   // Per place, by row number.
   let rowStart: [UInt32]
   let keysStart: [UInt32]
@@ -41,17 +39,8 @@ struct GazetteerData: Sendable {
   init(text: [UInt8]) throws(GazetteerError) {
     self.text = text
     var reader = LineReader(text: text)
-    var countries = [Country]()
-    var countryKeys = [String: [Int]]()
-    var countryByCode = [String: Int]()
-    let countryCount = try reader.section("countries")
-    for _ in 0..<countryCount {
-      let f = try reader.fields(4)
-      let index = countries.count
-      countries.append(Country(code: f[0], name: f[2]))
-      countryByCode[f[0]] = index
-      for key in f[3].split(separator: "|") { countryKeys[String(key), default: []].append(index) }
-    }
+    let countryNames = try CountryNames(&reader)
+    let countryByCode = countryNames.byCode
     var regions = [Region]()
     var regionKeys = [String: [Int]]()
     // By the hash of the bytes "CC\tADMIN1", as they stand in a place's row.
@@ -98,11 +87,9 @@ struct GazetteerData: Sendable {
       region.append(regionByCode[row.region] ?? -1)
     }
     guard reader.atEnd else { throw reader.error("text after the last place") }
-    self.countries = countries
+    self.countryNames = countryNames
     self.regions = regions
-    self.countryKeys = countryKeys
     self.regionKeys = regionKeys
-    self.countryByCode = countryByCode
     self.rowStart = rowStart
     self.keysStart = keysStart
     self.lon = lon
@@ -137,7 +124,7 @@ struct GazetteerData: Sendable {
 }
 
 /// Reads the data file line by line, by byte offsets.
-private struct LineReader {
+struct LineReader {
   let text: [UInt8]
   var offset = 0
   var line = 0

@@ -29,7 +29,7 @@ extension Gazetteer {
     let query = try query.validated()
     var country: Int?
     if let code = query.countryCode {
-      guard let c = data.countryByCode[code] else { throw .unknownCountryCode(code) }
+      guard let c = data.countryNames.byCode[code] else { throw .unknownCountryCode(code) }
       country = c
     }
     var extra = [Qualifier]()
@@ -80,7 +80,7 @@ extension Gazetteer {
   }
 
   private func qualifier(_ key: String) -> Qualifier? {
-    let countries = data.countryKeys[key] ?? []
+    let countries = data.countryNames.keys[key] ?? []
     let regions = data.regionKeys[key] ?? []
     if countries.isEmpty && regions.isEmpty { return nil }
     return Qualifier(countries: Set(countries), regions: Set(regions))

@@ -1,5 +1,6 @@
 import Cards
 import Foundation
+import Gazetteer
 import Geocoding
 
 /// The columns an import understands: the card's field names (flat), `externalId`,
@@ -45,10 +46,13 @@ struct ImportRecord {
   var hasShowOnMap = false
   /// Why the row cannot be imported, found before any geocoding or writing.
   var problem: String?
+  /// Why its address is not geocoded though it has one (the card is written without a
+  /// location): a country that names none.
+  var notFound: String?
 
   /// Reads a row's cells (strings from CSV; any JSON value from JSON Lines). Empty strings and
   /// nulls are absent values.
-  init(row: Int, cells: [String: Any]) {
+  init(row: Int, cells: [String: Any], countries: CountryNames) {
     self.row = row
     var address: [String: Any] = [:]
     var freeText: String?
@@ -92,7 +96,7 @@ struct ImportRecord {
         if let freeText {
           query = GeocodeQuery(freeText, limit: 1)
         } else if !address.isEmpty {
-          query = Self.structured(address)
+          (query, notFound) = Self.structured(address, countries)
         }
       default: throw RowProblem("lon and lat: give both or neither")
       }
@@ -143,17 +147,28 @@ struct ImportRecord {
     }
   }
 
-  /// Street, city and postcode for a structured search; a two-letter country as its code (a
-  /// country's name only stays in the address).
-  private static func structured(_ address: [String: Any]) -> GeocodeQuery? {
+  /// Street, city and postcode for a structured search, only in the country the row names by
+  /// code or by name ("PK", "Pakistan", "Deutschland", "UK": `CountryNames`), as a free-text
+  /// search reads "Hyderabad, Pakistan". A country that names none is never dropped, which
+  /// would let a namesake elsewhere win: the address is not geocoded, and the row says why.
+  private static func structured(_ address: [String: Any], _ countries: CountryNames)
+    -> (GeocodeQuery?, notFound: String?)
+  {
     let part = { (name: String) in (address[name]).map(Self.text) }
-    let country = part("country").flatMap { $0.count == 2 ? $0 : nil }
     guard part("street") != nil || part("city") != nil || part("postcode") != nil else {
-      return nil
+      return (nil, nil)
     }
-    return GeocodeQuery(
-      countryCode: country, region: part("region"), limit: 1, street: part("street"),
+    var code: String?
+    if let country = part("country") {
+      guard let found = countries.code(for: country) else {
+        return (nil, "no country is called \"\(country)\"; imported without a location")
+      }
+      code = found
+    }
+    let query = GeocodeQuery(
+      countryCode: code, region: part("region"), limit: 1, street: part("street"),
       city: part("city"), postcode: part("postcode"))
+    return (query, nil)
   }
 
   private static func present(_ value: Any) -> Any? {

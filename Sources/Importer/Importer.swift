@@ -1,5 +1,6 @@
 import Cards
 import Foundation
+import Gazetteer
 import Geocoding
 
 public struct ImportOptions: Sendable {
@@ -66,16 +67,18 @@ public struct ImportSummary: Sendable {
 public final class Importer {
   let options: ImportOptions
   let geocoder: any Geocoder
+  let countries: CountryNames
   let sink: any CardSink
   let stopRequested: @Sendable () -> Bool
   let cache = GeocodeCache()
 
   public init(
-    options: ImportOptions, geocoder: any Geocoder, sink: any CardSink,
-    stopRequested: @escaping @Sendable () -> Bool
+    options: ImportOptions, geocoder: any Geocoder, countries: CountryNames,
+    sink: any CardSink, stopRequested: @escaping @Sendable () -> Bool
   ) {
     self.options = options
     self.geocoder = geocoder
+    self.countries = countries
     self.sink = sink
     self.stopRequested = stopRequested
   }
@@ -148,10 +151,10 @@ public final class Importer {
   private func prepare(_ raws: [RawRow]) async -> Prepared {
     var records = raws.map { raw in
       raw.problem.map { problem in
-        var record = ImportRecord(row: raw.row, cells: [:])
+        var record = ImportRecord(row: raw.row, cells: [:], countries: countries)
         record.problem = problem
         return record
-      } ?? ImportRecord(row: raw.row, cells: raw.cells)
+      } ?? ImportRecord(row: raw.row, cells: raw.cells, countries: countries)
     }
     let found = await geocode(records)
     let done =
@@ -168,7 +171,10 @@ public final class Importer {
         continue
       }
       var record = record
-      if case .answer(let answer) = found[i] {
+      if let reason = record.notFound {
+        row.status = .notFound
+        row.reason = reason
+      } else if case .answer(let answer) = found[i] {
         switch answer {
         case .failure(let error):
           row.status = .failed

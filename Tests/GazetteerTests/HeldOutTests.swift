@@ -34,7 +34,7 @@ struct HeldOutTests {
     for _ in 0..<Self.sampleSize {
       let i = random.int(below: g.data.count)
       let name = g.data.fields(i)[1]
-      let country = g.data.countries[Int(g.data.country[i])].name
+      let country = g.data.countryNames.countries[Int(g.data.country[i])].name
       let region = g.data.region[i] >= 0 ? g.data.regions[Int(g.data.region[i])].name : nil
       let lon = g.data.lon[i]
       let lat = g.data.lat[i]

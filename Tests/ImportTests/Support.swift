@@ -178,8 +178,12 @@ func reportRows(_ path: String) throws -> [[String: String]] {
     var fields: [String] = []
     var current = ""
     var quoted = false
+    var last: Character?
     for character in line {
+      defer { last = character }
       if character == "\"" {
+        // A quote in a quoted field is written twice: the second reopens it, and is kept.
+        if !quoted, last == "\"" { current.append("\"") }
         quoted.toggle()
       } else if character == ",", !quoted {
         fields.append(current)
