@@ -23,8 +23,11 @@ struct Import: AsyncParsableCommand {
       the row not-found. Unknown columns stop the import before anything is written.
 
       Ctrl-C stops after the rows already geocoded are written; running the same command \
-      again continues after the last written row (<FILE>.checkpoint). Exits 1 when any row \
-      failed, 2 when the input is refused (nothing written), 130 when interrupted.
+      again continues after the last written row (<FILE>.checkpoint). With --server, the \
+      connection, the sign-in and the right to run CARD.IMPORT are checked before any row. \
+      Exits 0 when every row was written, 1 when any row failed, 2 for bad usage or a file \
+      refused (nothing written), 3 when the server cannot be reached, refuses the sign-in \
+      or is lost, 130 when interrupted.
         cardatlas import staff.csv --data ./var --report staff-report.csv
         cardatlas import staff.jsonl --server 127.0.0.1:7878 --password secret
       """)
@@ -56,6 +59,11 @@ struct Import: AsyncParsableCommand {
     guard (server == nil) != (data == nil) else {
       throw ValidationError("give one of --server host:port or --data DIR")
     }
+    if let server {
+      guard let colon = server.lastIndex(of: ":"), colon != server.startIndex,
+        UInt16(server[server.index(after: colon)...]) != nil
+      else { throw ValidationError("--server takes host:port, got \(server)") }
+    }
     guard (0...1).contains(minConfidence) else {
       throw ValidationError("--min-confidence is between 0 and 1")
     }
@@ -75,12 +83,25 @@ struct Import: AsyncParsableCommand {
       concurrency ?? (geocoder == .offline ? ProcessInfo.processInfo.activeProcessorCount : 4)
     options.chunkSize = chunkSize
     options.progressInterval = progressInterval
-    // The columns are checked before the geocoder loads or anything opens.
+    // The columns are checked, then the target opened (a server reached, signed in to and
+    // asked for CARD.IMPORT), before the geocoder loads.
     let source: ImportInput
-    do { source = try Importer.open(options) } catch {
-      FileHandle.standardError.write(Data("error: \(error)\n".utf8))
-      throw ExitCode(2)
-    }
+    do { source = try Importer.open(options) } catch { throw Self.exit(2, error) }
+    let sink: any CardSink
+    do {
+      if let server {
+        let resp = try RESPSink(
+          server: server,
+          password: password ?? ProcessInfo.processInfo.environment["CARDATLAS_PASSWORD"])
+        if resp.passwordNotNeeded {
+          Self.warn("\(server) has no admin password (--requirepass): --password is not needed")
+        }
+        sink = resp
+      } else {
+        sink = try StoreSink(directory: data!)
+      }
+    } catch { throw Self.exit(server == nil ? 2 : 3, error) }
+    defer { sink.close() }
     var geocoder = try makeGeocoder(self.geocoder, url: geocoderUrl, rate: rate, data: data)
     // The countries rows name, as the offline geocoder reads them (with a service too).
     let countries: CountryNames
@@ -89,24 +110,31 @@ struct Import: AsyncParsableCommand {
     }
     // A service's own rate limit is its PoliteGeocoder's; the gazetteer's is paced here.
     if let rate, self.geocoder == .offline { geocoder = PacedGeocoder(geocoder, rate: rate) }
-    let sink: any CardSink =
-      if let server {
-        try RESPSink(
-          server: server,
-          password: password ?? ProcessInfo.processInfo.environment["CARDATLAS_PASSWORD"])
-      } else {
-        try StoreSink(directory: data!)
-      }
-    defer { sink.close() }
     StopRequest.install()
     let importer = Importer(
       options: options, geocoder: geocoder, countries: countries, sink: sink,
       stopRequested: { StopRequest.requested })
-    let summary = try await importer.run(source)
+    let summary: ImportSummary
+    do { summary = try await importer.run(source) } catch let error as ImportError {
+      if case .server = error { throw Self.exit(3, error) }
+      throw Self.exit(2, error)
+    }
     print(summary.text)
     if let report { print("report: \(report)") }
     if summary.interrupted { throw ExitCode(130) }
     if summary.failed > 0 { throw ExitCode(1) }
+  }
+}
+
+extension Import {
+  /// Errors as ArgumentParser writes its own (`Error: ...`), with the exit status the help gives.
+  static func exit(_ status: Int32, _ error: any Error) -> ExitCode {
+    FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+    return ExitCode(status)
+  }
+
+  static func warn(_ message: String) {
+    FileHandle.standardError.write(Data("Warning: \(message)\n".utf8))
   }
 }
 

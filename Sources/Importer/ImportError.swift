@@ -15,7 +15,7 @@ public enum ImportError: Error, Equatable, Sendable, CustomStringConvertible {
     case .badColumns(let why): why
     case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
     case .badInput(let row, let reason): "row \(row): \(reason)"
-    case .server(let why): "server: \(why)"
+    case .server(let why): why
     }
   }
 }

@@ -27,18 +27,50 @@ public final class RESPSink: CardSink {
     var reads: [Task<[Result<ImportOutcome, RowFailure>], any Error>] = []
   }
 
-  /// Connects to `host:port` and signs in with the admin password (`--requirepass`), if any.
+  /// The server has no admin password, so the one given was not needed (Redis answers AUTH
+  /// so; every client is its admin).
+  public let passwordNotNeeded: Bool
+
+  /// Connects to `host:port`, signs in with the admin password (`--requirepass`), if any, and
+  /// makes sure this connection may run CARD.IMPORT before any row is read: every failure is
+  /// `ImportError.server`, saying which step failed and what the server answered.
   public init(server: String, password: String?) throws {
-    connection = try RESPConnection(server)
+    let connection = try RESPConnection(server)
     var output = RESPConnection.Output(connection.fd)
     var input = RESPConnection.Input(connection.fd)
-    if let password {
-      try output.send([["AUTH", password]])
-      if case .error(let message) = try input.reply() {
-        connection.disconnect()
-        throw ImportError.server(message)
+    var passwordNotNeeded = false
+    do {
+      if let password {
+        try output.send([["AUTH", password]])
+        if case .error(let message) = try input.reply() {
+          guard message.contains("without any password configured") else {
+            throw ImportError.server("\(server) refused the password: \(message)")
+          }
+          passwordNotNeeded = true
+        }
       }
+      // A CARD.IMPORT that its right arity gets past the arity check: refused as INVALID (and
+      // nothing written) for the admin, NOAUTH or NOPERM for anyone else.
+      try output.send([["CARD.IMPORT", "", "", ""]])
+      switch try input.reply() {
+      case .error(let message) where message.hasPrefix("INVALID"): break
+      case .error(let message) where message.hasPrefix("NOAUTH") || message.hasPrefix("NOPERM"):
+        throw ImportError.server(
+          password == nil
+            ? "\(server) needs its admin password (--password or CARDATLAS_PASSWORD): \(message)"
+            : "the password does not make this import \(server)'s admin: \(message)")
+      case .error(let message):
+        throw ImportError.server(
+          "\(server) does not take CARD.IMPORT (is it a CardAtlas daemon?): \(message)")
+      default:
+        throw ImportError.server("\(server) answered CARD.IMPORT unexpectedly")
+      }
+    } catch {
+      connection.disconnect()
+      throw error
     }
+    self.connection = connection
+    self.passwordNotNeeded = passwordNotNeeded
     self.output = Mutex(output)
     self.input = Mutex(input)
   }

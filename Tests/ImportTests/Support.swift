@@ -78,10 +78,12 @@ final class Daemon {
   let port: UInt16
   let program: Program
 
-  init(data: String, in scratch: Scratch) throws {
+  /// `adminPassword` false: no `--requirepass`, every client is the admin.
+  init(data: String, in scratch: Scratch, adminPassword: Bool = true) throws {
     port = try freePort()
     program = try Program(
-      ["serve", "--port", String(port), "--data", data, "--requirepass", Self.password],
+      ["serve", "--port", String(port), "--data", data]
+        + (adminPassword ? ["--requirepass", Self.password] : []),
       in: scratch, name: "serve")
     for _ in 0..<300 {
       if (try? RESPConnection(port: port)) != nil { return }
