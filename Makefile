@@ -76,7 +76,7 @@ bench-build:
 
 ## bench: time the in-memory index against its baselines
 bench:
-	$(SWIFT) run $(SWIFT_FLAGS) -c release cardatlas bench index
+	$(SWIFT) run $(SWIFT_FLAGS) -c release cardatlas-bench index
 
 ## format: format all Swift sources in place
 format:

@@ -14,6 +14,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .executable(name: "cardatlas", targets: ["CardAtlasCLI"]),
+    .executable(name: "cardatlas-bench", targets: ["CardAtlasBench"]),
     .library(name: "Geodesy", targets: ["Geodesy"]),
     .library(name: "SpatialIndex", targets: ["SpatialIndex"]),
     .library(name: "Datasets", targets: ["Datasets"]),
@@ -63,9 +64,9 @@ let package = Package(
     .target(
       name: "IndexBaselines",
       dependencies: ["Geodesy", "SpatialIndex", .product(name: "GRDB", package: "GRDB.swift")]),
-    // `cardatlas bench index`: runs the index workloads and baselines, prints a table or JSON.
+    // `cardatlas-bench index`: runs the index workloads and baselines, prints a table or JSON.
     .target(name: "IndexBench", dependencies: ["SpatialIndex", "Datasets", "IndexBaselines"]),
-    // `cardatlas bench cards`, `bench pins` and `bench people`: the card domain's, the pins' and
+    // `cardatlas-bench cards`, `bench pins` and `bench people`: the card domain's, the pins' and
     // the people's goals in process (map search and PIN.AT against GEOSEARCH on the same points,
     // clusters, wallet search, memory; PEOPLE.NEARBY over moving presences).
     .target(
@@ -191,7 +192,7 @@ let package = Package(
         "QRCodes",
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
-    // `cardatlas bench venues`: EXPOSURE and CHECKIN in process.
+    // `cardatlas-bench venues`: EXPOSURE and CHECKIN in process.
     .target(
       name: "VenueBench",
       dependencies: ["Venues", "Accounts", "Store", "Notifications", "Datasets", "Geodesy"]),
@@ -239,11 +240,19 @@ let package = Package(
         "Assets", "CardCommands", "Commands", "RESP", "MediaFiles",
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
-    // `cardatlas bench load`: a pipelined RESP load generator with latency histograms.
+    // RESP clients: a blocking connection (the importer's, the tests') and a pipelined one on
+    // SwiftNIO (the load generator's), framing requests and reading replies with RESP's parser.
+    .target(
+      name: "RESPClient",
+      dependencies: [
+        "RESP", .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ]),
+    // `cardatlas-bench load`: a pipelined RESP load generator with latency histograms.
     .target(
       name: "LoadGen",
       dependencies: [
-        "Datasets", "RESP",
+        "Datasets", "RESP", "RESPClient",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -286,7 +295,7 @@ let package = Package(
     .target(
       name: "Importer",
       dependencies: [
-        "Cards", "Accounts", "Store", "Geocoding", "Gazetteer", "Notifications",
+        "Cards", "Accounts", "Store", "Geocoding", "Gazetteer", "Notifications", "RESPClient",
         .product(name: "CSV", package: "CSV.swift"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -308,13 +317,20 @@ let package = Package(
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
-        "IndexBench", "CardBench", "Server", "LoadGen", "Store", "RESP", "Accounts",
-        "AccountCommands", "CardCommands", "PinCommands", "Pins", "Geocoding", "Gazetteer",
+        "Server", "Store", "RESP", "Accounts", "AccountCommands", "CardCommands", "PinCommands", "Pins", "Geocoding", "Gazetteer",
         "IdentityTokens", "GeocoderClients", "GeocodeCommands", "Importer", "VenueCommands",
-        "Venues", "VenueBench", "People", "PeopleCommands", "Documents", "DocumentCommands",
+        "Venues", "People", "PeopleCommands", "Documents", "DocumentCommands",
         "WebPages", "Assets", "AssetCommands", "AllocatorOptions",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+      ],
+      linkerSettings: allocator),
+    // `cardatlas-bench`: the index, load, cards, pins, venues, people and QR benchmarks.
+    .executableTarget(
+      name: "CardAtlasBench",
+      dependencies: [
+        "IndexBench", "CardBench", "VenueBench", "LoadGen", "AllocatorOptions",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       linkerSettings: allocator),
     // The request parser and the command layer under libFuzzer (`make fuzz`, docs/FUZZING.md);
@@ -329,7 +345,7 @@ let package = Package(
     .target(
       name: "RedisTestSupport",
       dependencies: [
-        "RESP", "CSpawn", .product(name: "NIOCore", package: "swift-nio"),
+        "RESP", "RESPClient", "CSpawn", .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
       ],
       path: "Tests/RedisTestSupport"),
@@ -352,7 +368,7 @@ let package = Package(
     .testTarget(
       name: "LoadGenTests",
       dependencies: [
-        "LoadGen", "RedisTestSupport", "Server", "Accounts", "Cards", "CardCommands", "Datasets",
+        "LoadGen", "RESPClient", "RedisTestSupport", "Server", "Accounts", "Cards", "CardCommands", "Datasets",
         "PinCommands", "Pins", "VenueCommands", "Venues", "People", "PeopleCommands",
         .product(name: "Logging", package: "swift-log"),
       ]),

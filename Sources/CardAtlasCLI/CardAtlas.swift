@@ -6,7 +6,7 @@ struct CardAtlas: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "cardatlas",
     abstract: "CardAtlas: a geospatial backend for business cards, photo pins, people and venues.",
-    subcommands: [Serve.self, Geocode.self, Import.self, Bench.self])
+    subcommands: [Serve.self, Geocode.self, Import.self])
 
   /// ArgumentParser's `main`, except that `import`'s usage errors exit 2, as its help says
   /// (its 1 is "a row failed"; the other commands keep ArgumentParser's 64).
@@ -28,13 +28,4 @@ struct CardAtlas: AsyncParsableCommand {
       exit(withError: error)
     }
   }
-}
-
-struct Bench: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    abstract: "Measure CardAtlas.",
-    subcommands: [
-      BenchIndex.self, BenchLoad.self, BenchCards.self, BenchPins.self, BenchVenues.self,
-      BenchPeople.self, BenchQR.self,
-    ])
 }

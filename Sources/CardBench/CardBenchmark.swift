@@ -9,7 +9,7 @@ import Notifications
 import SpatialIndex
 import Store
 
-/// `cardatlas bench cards`: the map search, clusters, wallet search and memory goals of the card
+/// `cardatlas-bench cards`: the map search, clusters, wallet search and memory goals of the card
 /// domain, in process. Cards are made through `Cards.create` (as CARD.CREATE makes them, without
 /// RESP), at points clustered around real cities; GEOSEARCH runs on a GEO key of the same
 /// points, interleaved with the card searches round by round so that a drift in the machine's

@@ -9,7 +9,7 @@ import People
 import Store
 import Synchronization
 
-/// `cardatlas bench people`: PEOPLE.NEARBY's goal in process. Each of `people` accounts has a
+/// `cardatlas-bench people`: PEOPLE.NEARBY's goal in process. Each of `people` accounts has a
 /// primary card (made through `Cards.create`) and a live presence at points clustered around
 /// real cities; while a thread moves `updatesPerSecond` presences a second (each up to 100 m),
 /// searches from random people's presences are timed one by one, as `People.nearby` answers

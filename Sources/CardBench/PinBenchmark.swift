@@ -8,7 +8,7 @@ import MediaFiles
 import Pins
 import Store
 
-/// `cardatlas bench pins`: PIN.AT's goal in process. Pins are made through `Pins.add` (as
+/// `cardatlas-bench pins`: PIN.AT's goal in process. Pins are made through `Pins.add` (as
 /// PIN.ADD makes them, without RESP) at points clustered around real cities, each with a
 /// viewing radius drawn from 10 m to 1 km on a log scale; PIN.AT (`Pins.at`: the circles
 /// holding the point, with their JSON) is timed from query points drawn like the data, against

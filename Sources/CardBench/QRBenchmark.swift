@@ -1,7 +1,7 @@
 import Dispatch
 import QRCodes
 
-/// `cardatlas bench qr`: the QR goal in process. A share URL is encoded and drawn, as CARD.QR and
+/// `cardatlas-bench qr`: the QR goal in process. A share URL is encoded and drawn, as CARD.QR and
 /// `GET …/qr.png` do (`QRCodes.image`, without RESP or HTTP), image after image, each timed
 /// alone: the median and 99th percentile per format, side and error-correction level.
 public struct QRBenchmark {

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import NIOCore
 import RESP
+import RESPClient
 
 /// Cards prepared for the `cards` workload (or pins for `pins`): how many, and how fast
 /// `CARD.CREATE` (`PIN.ADD`) made them.

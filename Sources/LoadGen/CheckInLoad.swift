@@ -2,6 +2,7 @@ import Datasets
 import Foundation
 import NIOCore
 import RESP
+import RESPClient
 
 /// Prepares the `checkin` workload through the protocol, as the apps would: an owner account
 /// (`ACCOUNT.CREATE`) makes `venues` venues around real cities (`VENUE.CREATE`, pipelined) and

@@ -1,5 +1,6 @@
 import Foundation
 import RESP
+import RESPClient
 
 extension RESPClient {
   /// A fresh account signed in on this connection, and a session token for it. Sign-up answers
@@ -34,6 +35,6 @@ extension RESPClient {
   }
 
   private func setupFailed(_ reason: String) -> LoadGenError {
-    .setupFailed(server: "\(server)", reason: reason)
+    .setupFailed(server: server, reason: reason)
   }
 }

@@ -4,8 +4,9 @@ import Histogram
 import NIOCore
 import NIOPosix
 import RESP
+import RESPClient
 
-/// `cardatlas bench load`: loads the same points into each server, then runs the identical
+/// `cardatlas-bench load`: loads the same points into each server, then runs the identical
 /// pre-encoded workload (and baseline) against each in turn, target first, round after round,
 /// and reports throughput and latency.
 public struct LoadBenchmark: Sendable {
@@ -225,7 +226,7 @@ public struct LoadBenchmark: Sendable {
       let first =
         pool.count > config.pipeline ? index * (pool.count / config.clients) + resume : 0
       let pipeline = config.pipeline
-      let bootstrap = ClientBootstrap.loadGenerator(group: loop) {
+      let bootstrap = ClientBootstrap.pipelined(group: loop) {
         LoadConnectionHandler(
           pool: pool, pipeline: pipeline, firstRequest: first, state: state, server: name,
           promise: promise, preamble: preamble, ready: ready)

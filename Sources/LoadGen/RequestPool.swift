@@ -1,5 +1,6 @@
 import Datasets
 import NIOCore
+import RESPClient
 
 #if canImport(Glibc)
   import Glibc

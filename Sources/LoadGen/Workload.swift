@@ -1,5 +1,6 @@
 import Datasets
 import NIOCore
+import RESPClient
 
 /// What each request of a run does.
 public enum Workload: String, Sendable, CaseIterable, Codable {

@@ -7,7 +7,7 @@ import Store
 import Synchronization
 import Venues
 
-/// `cardatlas bench venues`: the exposure search and check-ins in process. A month of visits is
+/// `cardatlas-bench venues`: the exposure search and check-ins in process. A month of visits is
 /// replayed through `Venues.checkIn` and `checkOut` (as CHECKIN and CHECKOUT make them, without
 /// RESP) on a simulated clock: accounts check in at venues near their home (venues placed
 /// around real cities), most check out after a stay of 15 minutes to 4 hours, some never do

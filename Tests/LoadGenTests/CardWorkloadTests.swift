@@ -3,6 +3,7 @@ import Cards
 import Datasets
 import Foundation
 import RESP
+import RESPClient
 import Testing
 
 @testable import LoadGen

@@ -4,6 +4,7 @@ import Foundation
 import PinCommands
 import Pins
 import RESP
+import RESPClient
 import Testing
 
 @testable import LoadGen

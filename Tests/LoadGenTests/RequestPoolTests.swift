@@ -1,6 +1,7 @@
 import Datasets
 import NIOCore
 import RESP
+import RESPClient
 import Testing
 
 @testable import LoadGen

@@ -15,7 +15,7 @@ public enum BenchmarkData {
     return n
   }()
 
-  /// The seed of every dataset and query set (`cardatlas bench index` and `bench load` default
+  /// The seed of every dataset and query set (`cardatlas-bench index` and `bench load` default
   /// to 1 as well).
   public static let seed: UInt64 = 1
 

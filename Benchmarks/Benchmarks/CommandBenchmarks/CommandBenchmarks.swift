@@ -22,7 +22,7 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark.defaultConfiguration = .init(
     metrics: commandMetrics, warmupIterations: 1, scalingFactor: .kilo, maxDuration: .seconds(2))
 
-  // MARK: Searches, as `cardatlas bench load --workload radius` sends them
+  // MARK: Searches, as `cardatlas-bench load --workload radius` sends them
 
   commandBenchmark("GEOSEARCH 1 km COUNT 10 ASC") {
     [Fixtures.search(longitude: 139.6917, latitude: 35.6895, radiusKm: 1)]

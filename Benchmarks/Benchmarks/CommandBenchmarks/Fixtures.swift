@@ -6,7 +6,7 @@ import Keyspace
 import LoadGen
 import NIOCore
 
-/// The data the command benchmarks run on: the keyspace `cardatlas bench load` fills (the same
+/// The data the command benchmarks run on: the keyspace `cardatlas-bench load` fills (the same
 /// key, the same seeded points, named the same way), and requests encoded as clients send them.
 ///
 /// Every fixture is a `static let`: built on first use and then shared. package-benchmark runs
@@ -20,7 +20,7 @@ enum Fixtures {
 
   static var seed: UInt64 { BenchmarkData.seed }
 
-  /// The key `cardatlas bench load` loads and searches.
+  /// The key `cardatlas-bench load` loads and searches.
   static let key = "bench:points"
 
   static func requireData() throws { try BenchmarkData.requireData() }
@@ -29,10 +29,10 @@ enum Fixtures {
 
   // MARK: Data
 
-  /// N points clustered around real cities, as `cardatlas bench load --points N` sends them.
+  /// N points clustered around real cities, as `cardatlas-bench load --points N` sends them.
   static let generated = PointSet.realistic(count: pointCount, seed: seed, generator: generator)
 
-  /// The points as the server holds them after `cardatlas bench load` has sent them: the
+  /// The points as the server holds them after `cardatlas-bench load` has sent them: the
   /// doubles it parses from the text of its GEOADDs.
   static let points: [Coordinate] = zip(generated.longitudes, generated.latitudes).map {
     Coordinate(longitude: sent($0), latitude: sent($1))
@@ -44,7 +44,7 @@ enum Fixtures {
   static let centres = PointSet.queryCentres(count: requestCount, seed: seed, generator: generator)
 
   /// A command processor over a keyspace holding the N points as the GEO key `key` in database
-  /// 0, members `p0`, `p1`, … in order, as `cardatlas bench load` names them. Filled the way the
+  /// 0, members `p0`, `p1`, … in order, as `cardatlas-bench load` names them. Filled the way the
   /// server loads its store at start-up (`Keyspace.load`: one bulk index build), not by GEOADDs.
   static let processor: CommandProcessor = {
     let keyspace = Keyspace()
@@ -71,7 +71,7 @@ enum Fixtures {
   // MARK: Requests
 
   /// `GEOSEARCH bench:points FROMLONLAT lon lat BYRADIUS r km ASC COUNT 10`, as
-  /// `cardatlas bench load --workload radius` sends it, with `extra` options at the end.
+  /// `cardatlas-bench load --workload radius` sends it, with `extra` options at the end.
   static func search(longitude: Double, latitude: Double, radiusKm: Int, extra: [String] = [])
     -> ByteBuffer
   {
@@ -82,7 +82,7 @@ enum Fixtures {
       ] + extra)
   }
 
-  /// The moves `cardatlas bench load --workload add` sends (same seed and stream): random
+  /// The moves `cardatlas-bench load --workload add` sends (same seed and stream): random
   /// members each moved up to 100 m, and half a pool later moved back.
   static let moves: [ByteBuffer] = RequestPool.moves(
     requestCount, key: key, members: generated, seed: seed

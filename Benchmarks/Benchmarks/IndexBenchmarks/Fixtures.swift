@@ -6,7 +6,7 @@ import IndexBaselines
 import SpatialIndex
 
 /// The data the benchmarks run on, built the way `IndexWorkload.realistic(points:queries:seed:)`
-/// builds it for `cardatlas bench index` (same seed, so the same points and queries).
+/// builds it for `cardatlas-bench index` (same seed, so the same points and queries).
 ///
 /// Every fixture is a `static let`: built on first use and then shared. package-benchmark runs
 /// each benchmark in a process of its own, so a benchmark builds only what it touches; its setup
@@ -148,12 +148,12 @@ enum Fixtures {
   static let viewportWidth = 0.104
   static let viewportHeight = 0.0624
   /// On 1M uniform points (about 24 a square degree at the equator), 2.84° × 1.71° holds a
-  /// median of about 100 (`cardatlas bench index --dataset uniform` sizes it the same way).
+  /// median of about 100 (`cardatlas-bench index --dataset uniform` sizes it the same way).
   static let uniformViewportWidth = 2.844
   static let uniformViewportHeight = 1.706
 
   /// A 1280 × 800 pixel screen at zoom 12 (256-pixel tiles; the height shrunk by 0.8 for the
-  /// Mercator stretch at Shanghai's latitude): 0.439° × 0.220°, as in `cardatlas bench index`.
+  /// Mercator stretch at Shanghai's latitude): 0.439° × 0.220°, as in `cardatlas-bench index`.
   static let cityScreenWidth = 1280.0 / 256 * 360 / 4096
   static let cityScreenHeight = 800.0 / 256 * 360 / 4096 * 0.8
 

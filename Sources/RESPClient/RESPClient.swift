@@ -2,28 +2,42 @@ import NIOCore
 import NIOPosix
 import RESP
 
-/// A plain pipelined RESP connection for setup and checks (loading points, counting them): each
-/// `send` writes its commands at once and returns their replies in order. Not the load path.
+/// Why an asynchronous connection could not be made or went away.
+public enum RESPClientError: Error, Equatable, Sendable, CustomStringConvertible {
+  case connectFailed(server: String, reason: String)
+  /// The connection closed, or a reply could not be framed, with requests outstanding.
+  case connectionFailed(server: String, reason: String)
+
+  public var description: String {
+    switch self {
+    case .connectFailed(let server, let reason): "cannot connect to \(server): \(reason)"
+    case .connectionFailed(let server, let reason): "connection to \(server) failed: \(reason)"
+    }
+  }
+}
+
+/// A pipelined RESP connection on SwiftNIO, for async callers (the load generator's setup and
+/// checks): each `send` writes its commands at once and returns their replies in order.
 public final class RESPClient: Sendable {
-  public let server: ServerAddress
+  /// The server as `connect` was given its name.
+  public let server: String
   private let channel: any Channel
 
-  private init(server: ServerAddress, channel: any Channel) {
+  private init(server: String, channel: any Channel) {
     self.server = server
     self.channel = channel
   }
 
-  public static func connect(to server: ServerAddress, group: any EventLoopGroup) async throws
-    -> RESPClient
-  {
-    let bootstrap = ClientBootstrap.loadGenerator(group: group) {
-      RESPClientHandler(server: server.description)
-    }
+  /// Connects to `host:port`; `name` is how errors name the server.
+  public static func connect(
+    host: String, port: Int, name: String, group: any EventLoopGroup
+  ) async throws -> RESPClient {
+    let bootstrap = ClientBootstrap.pipelined(group: group) { RESPClientHandler(server: name) }
     do {
-      let channel = try await bootstrap.connect(host: server.host, port: server.port).get()
-      return RESPClient(server: server, channel: channel)
+      let channel = try await bootstrap.connect(host: host, port: port).get()
+      return RESPClient(server: name, channel: channel)
     } catch {
-      throw LoadGenError.connectFailed(server: server.description, reason: "\(error)")
+      throw RESPClientError.connectFailed(server: name, reason: "\(error)")
     }
   }
 
@@ -38,12 +52,12 @@ public final class RESPClient: Sendable {
   }
 
   /// Sends `count` already encoded commands and returns their replies, in order.
-  func send(encoded bytes: ByteBuffer, count: Int) async throws -> [RESPValue] {
+  public func send(encoded bytes: ByteBuffer, count: Int) async throws -> [RESPValue] {
     try await submit(bytes, count: count).get()
   }
 
   /// Writes `count` already encoded commands now; the future holds their replies, in order.
-  func submit(_ bytes: ByteBuffer, count: Int) -> EventLoopFuture<[RESPValue]> {
+  public func submit(_ bytes: ByteBuffer, count: Int) -> EventLoopFuture<[RESPValue]> {
     let promise = channel.eventLoop.makePromise(of: [RESPValue].self)
     let request = RESPClientHandler.Request(bytes: bytes, count: count, promise: promise)
     // A write that fails (the connection is gone) never reaches the handler's queue.
@@ -106,35 +120,36 @@ private final class RESPClientHandler: ChannelDuplexHandler {
         }
       }
     } catch {
-      fail(LoadGenError.connectionFailed(server: server, reason: "\(error)"))
+      fail(RESPClientError.connectionFailed(server: server, reason: "\(error)"))
       context.close(promise: nil)
     }
   }
 
   func channelInactive(context: ChannelHandlerContext) {
-    fail(LoadGenError.connectionFailed(server: server, reason: "the server closed the connection"))
+    fail(
+      RESPClientError.connectionFailed(server: server, reason: "the server closed the connection"))
     context.fireChannelInactive()
   }
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
-    fail(LoadGenError.connectionFailed(server: server, reason: "\(error)"))
+    fail(RESPClientError.connectionFailed(server: server, reason: "\(error)"))
     context.close(promise: nil)
   }
 
   func handlerRemoved(context: ChannelHandlerContext) {
-    fail(LoadGenError.connectionFailed(server: server, reason: "the connection closed"))
+    fail(RESPClientError.connectionFailed(server: server, reason: "the connection closed"))
   }
 
-  private func fail(_ error: LoadGenError) {
+  private func fail(_ error: RESPClientError) {
     while let request = waiting.popFirst() { request.promise.fail(error) }
     replies = []
   }
 }
 
 extension ClientBootstrap {
-  /// A connection as every client of the load generator opens one: no Nagle delay (pipelined
-  /// requests go out at once), a bounded connect, and `handler` as its one handler.
-  static func loadGenerator(
+  /// A pipelining client's connection (the load generator opens each so): no Nagle delay
+  /// (pipelined requests go out at once), a bounded connect, and `handler` as its one handler.
+  public static func pipelined(
     group: any EventLoopGroup,
     handler: @escaping @Sendable () -> some ChannelHandler
   ) -> ClientBootstrap {

@@ -11,7 +11,7 @@ struct BenchVenues: AsyncParsableCommand {
       store under --data (fsync batch), replays --visits check-ins over 30 simulated days \
       (most checked out after 15 minutes to 4 hours, a tenth left open), then times EXPOSURE \
       over the whole month for --queries random accounts and for the account with the most \
-      visits. CHECKIN over the wire, durably: `cardatlas bench load --workload checkin`.
+      visits. CHECKIN over the wire, durably: `cardatlas-bench load --workload checkin`.
       """)
 
   @Option(help: "Visits to replay.") var visits = 1_000_000

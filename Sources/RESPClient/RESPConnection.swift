@@ -8,8 +8,10 @@ import RESP
   import Darwin
 #endif
 
-/// A blocking RESP client over a real TCP socket, for tests that talk to CardAtlas and to a
-/// real redis-server the same way. Each reply comes back parsed and as the exact bytes sent.
+/// A blocking RESP client over a real TCP socket: the importer's connection to a daemon, and the
+/// tests' to CardAtlas and to a real redis-server alike. Each reply comes back parsed and, when
+/// `keepsRawReplies`, as the exact bytes sent. One thread may send while another reads replies
+/// (the importer pipelines so): sending touches only the socket.
 public final class RESPConnection: @unchecked Sendable {
   public struct Failed: Error, CustomStringConvertible {
     public let description: String
@@ -27,6 +29,48 @@ public final class RESPConnection: @unchecked Sendable {
   private let fd: Int32
   private var parser = RESPReplyParser()
   private var received: [UInt8] = []
+  /// Off, replies are parsed without keeping their bytes (`Reply.raw` is empty): a pipelining
+  /// client's thousands of replies are not copied twice.
+  public var keepsRawReplies = true
+
+  /// Connects to `host:port` (a name, an IPv4 or an IPv6 address, `[::1]:7878`), blocking on
+  /// reads without a timeout: the importer waits as long as the daemon takes.
+  public init(_ address: String) throws {
+    guard let colon = address.lastIndex(of: ":"),
+      let port = UInt16(address[address.index(after: colon)...])
+    else { throw Failed(description: "not host:port: \(address)") }
+    var host = String(address[..<colon])
+    if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    var hints = addrinfo()
+    hints.ai_family = AF_UNSPEC
+    #if canImport(Glibc)
+      hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    #else
+      hints.ai_socktype = SOCK_STREAM
+    #endif
+    var list: UnsafeMutablePointer<addrinfo>?
+    guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
+      throw Failed(description: "cannot resolve \(host)")
+    }
+    defer { freeaddrinfo(list) }
+    var candidate: UnsafeMutablePointer<addrinfo>? = first
+    var connected: Int32 = -1
+    var reason = "no address"
+    while let info = candidate, connected < 0 {
+      let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, 0)
+      if fd >= 0, connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 {
+        connected = fd
+      } else {
+        reason = String(cString: strerror(errno))
+        if fd >= 0 { close(fd) }
+        candidate = info.pointee.ai_next
+      }
+    }
+    fd = connected
+    guard fd >= 0 else { throw Failed(description: "cannot connect to \(address): \(reason)") }
+    var one: Int32 = 1
+    setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+  }
 
   /// Connects to `host:port`, from the loopback address `source` when one is given (a test's
   /// second client address: 127.0.0.2, ...).
@@ -69,6 +113,15 @@ public final class RESPConnection: @unchecked Sendable {
   }
 
   deinit { close(fd) }
+
+  /// Ends both directions: a thread blocked reading or writing returns with an error (the
+  /// descriptor stays open until deinit, so it is never another connection's).
+  public func disconnect() { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+
+  /// Sends commands in one write.
+  public func send(commands: [[String]]) throws {
+    try send(commands.flatMap { Self.frame($0) })
+  }
 
   /// A command as a RESP multibulk frame.
   public static func frame(_ arguments: [String]) -> [UInt8] {
@@ -122,6 +175,7 @@ public final class RESPConnection: @unchecked Sendable {
     while true {
       let before = parser.bufferedByteCount
       if let value = try parser.next() {
+        guard keepsRawReplies else { return Reply(value: value, raw: []) }
         let used = before - parser.bufferedByteCount
         let raw = Array(received.prefix(used))
         received.removeFirst(used)
@@ -132,7 +186,7 @@ public final class RESPConnection: @unchecked Sendable {
       guard n > 0 else {
         throw Failed(description: n == 0 ? "connection closed" : "recv timed out")
       }
-      received += chunk[..<n]
+      if keepsRawReplies { received += chunk[..<n] }
       parser.append(ByteBuffer(bytes: chunk[..<n]))
     }
   }
