@@ -24,6 +24,7 @@ let package = Package(
     .library(name: "Keyspace", targets: ["Keyspace"]),
     .library(name: "Commands", targets: ["Commands"]),
     .library(name: "LoadGen", targets: ["LoadGen"]),
+    .library(name: "RESPClient", targets: ["RESPClient"]),
     .library(name: "Geocoding", targets: ["Geocoding"]),
     .library(name: "Gazetteer", targets: ["Gazetteer"]),
     .library(name: "GeocoderClients", targets: ["GeocoderClients"]),

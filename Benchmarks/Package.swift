@@ -47,6 +47,7 @@ let package = Package(
         .product(name: "Keyspace", package: "CardAtlas"),
         .product(name: "RESP", package: "CardAtlas"),
         .product(name: "LoadGen", package: "CardAtlas"),
+        .product(name: "RESPClient", package: "CardAtlas"),
       ],
       path: "Benchmarks/CommandBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]

@@ -4,6 +4,7 @@ import Datasets
 import Geodesy
 import Keyspace
 import LoadGen
+import RESPClient
 import NIOCore
 
 /// The data the command benchmarks run on: the keyspace `cardatlas-bench load` fills (the same
