@@ -47,26 +47,30 @@ let package = Package(
   ],
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
-    .target(name: "Geodesy"),
+    .target(name: "Geodesy", path: "Sources/GeoCore/Geodesy"),
     // What the index needs from C: prefetch and spin-wait hints (Swift has no intrinsics for
     // them) and a vector test of 16 boxes (Swift's SIMD comparisons compile to lane loops).
-    .target(name: "IndexIntrinsics"),
+    .target(name: "IndexIntrinsics", path: "Sources/CShims/IndexIntrinsics"),
     // jemalloc's options for the executable (see `allocator` above).
-    .target(name: "AllocatorOptions"),
+    .target(name: "AllocatorOptions", path: "Sources/CShims/AllocatorOptions"),
     // The in-memory dynamic index: radius, kNN, box, circles, clusters.
     // Its hot loops work on raw buffers owned by final classes; the runtime exclusivity checks on
     // those classes' properties cost more than the queries themselves.
     .target(
       name: "SpatialIndex", dependencies: ["Geodesy", "IndexIntrinsics"],
+      path: "Sources/GeoCore/SpatialIndex",
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
     // Seeded realistic datasets: points clustered around real cities, and a uniform control.
-    .target(name: "Datasets", dependencies: ["Geodesy"]),
+    .target(name: "Datasets", dependencies: ["Geodesy"], path: "Sources/GeoCore/Datasets"),
     // What users would pick instead of our index, for benchmarks: SQLite's R*Tree.
     .target(
       name: "IndexBaselines",
-      dependencies: ["Geodesy", "SpatialIndex", .product(name: "GRDB", package: "GRDB.swift")]),
+      dependencies: ["Geodesy", "SpatialIndex", .product(name: "GRDB", package: "GRDB.swift")],
+      path: "Sources/Tools/IndexBaselines"),
     // `cardatlas-bench index`: runs the index workloads and baselines, prints a table or JSON.
-    .target(name: "IndexBench", dependencies: ["SpatialIndex", "Datasets", "IndexBaselines"]),
+    .target(
+      name: "IndexBench", dependencies: ["SpatialIndex", "Datasets", "IndexBaselines"],
+      path: "Sources/Tools/IndexBench"),
     // `cardatlas-bench cards`, `bench pins` and `bench people`: the card domain's, the pins' and
     // the people's goals in process (map search and PIN.AT against GEOSEARCH on the same points,
     // clusters, wallet search, memory; PEOPLE.NEARBY over moving presences).
@@ -75,16 +79,18 @@ let package = Package(
       dependencies: [
         "Accounts", "Cards", "Datasets", "Geodesy", "Keyspace", "SpatialIndex", "Store",
         "Notifications", "Pins", "MediaFiles", "People", "QRCodes",
-      ]
+      ], path: "Sources/Tools/CardBench"
     ),
     // Redis RESP framing: incremental request parsing and RESP2/RESP3 reply encoding.
-    .target(name: "RESP", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
+    .target(
+      name: "RESP", dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+      path: "Sources/Doors/RESP"),
     // Redis-style databases held in memory: strings and GEO sets, with Redis 7.0's GEO search
     // semantics answered by the spatial index, and the changes a write makes, for the store.
     // Like SpatialIndex, its per-query paths run on final classes' properties, where runtime
     // exclusivity checks measured about 5% of a GEOSEARCH.
     .target(
-      name: "Keyspace", dependencies: ["Geodesy", "SpatialIndex"],
+      name: "Keyspace", dependencies: ["Geodesy", "SpatialIndex"], path: "Sources/GeoCore/Keyspace",
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
     // The durable store: SQLite (WAL) through GRDB, points as SpatiaLite geometries, group commit.
     .target(
@@ -94,21 +100,23 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
-      ]),
+      ], path: "Sources/Storage/Store"),
     // Limits per account and per address (sliding windows), and the address key they count on.
-    .target(name: "RateLimits"),
+    .target(name: "RateLimits", path: "Sources/Domain/RateLimits"),
     // What domain modules publish for subscribers to hear (channel, text): the server delivers
     // it as Redis pub/sub; no RESP here.
-    .target(name: "Notifications"),
+    .target(name: "Notifications", path: "Sources/Domain/Notifications"),
     // The command layer: Redis commands parsed, checked and run on the keyspace, as RESP replies.
     .target(
       name: "Commands",
       dependencies: [
         "Keyspace", "SpatialIndex", "RESP", "RateLimits",
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-      ]),
+      ], path: "Sources/Doors/Commands"),
     // What the RESP and HTTP listeners need beyond NIO's defaults (a pause at EMFILE).
-    .target(name: "Listeners", dependencies: [.product(name: "NIOCore", package: "swift-nio")]),
+    .target(
+      name: "Listeners", dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+      path: "Sources/Doors/Listeners"),
     // The TCP server: SwiftNIO channels, limits, auth, group-committed writes, statistics.
     // Exclusivity checks are off for the same measured reason as Keyspace's.
     .target(
@@ -120,7 +128,7 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
-      ],
+      ], path: "Sources/Doors/Server",
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
     // Google's and Apple's ID tokens checked against their published keys (JWKS); no RESP.
     .target(
@@ -129,7 +137,7 @@ let package = Package(
         "DispatchExecutor",
         .product(name: "JWTKit", package: "jwt-kit"),
         .product(name: "Logging", package: "swift-log"),
-      ]),
+      ], path: "Sources/Domain/IdentityTokens"),
     // Accounts: sign-up, sign-in (scrypt, ID tokens), sessions, resets and their mail,
     // deletion, Pro; no RESP, no HTTP.
     .target(
@@ -140,7 +148,7 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
-      ]),
+      ], path: "Sources/Domain/Accounts"),
     // Cards: the card model and its rules (plans, share URLs, who may change what), the card
     // map index; no RESP, no HTTP.
     .target(
@@ -150,18 +158,19 @@ let package = Package(
         "Geocoding", "DispatchExecutor", "RateLimits",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Crypto", package: "swift-crypto"),
-      ]),
+      ], path: "Sources/Domain/Cards"),
     // The accounts' commands (ACCOUNT.*, SESSION.*, WHOAMI): arguments in, JSON replies out.
     .target(
       name: "AccountCommands",
-      dependencies: ["Accounts", "Commands", "Server", "RESP", "Store"]),
+      dependencies: ["Accounts", "Commands", "Server", "RESP", "Store"],
+      path: "Sources/Doors/AccountCommands"),
     // The cards' commands (CARD.*): arguments in, JSON replies out.
     .target(
       name: "CardCommands",
       dependencies: [
         "Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store",
         "SpatialIndex", "Datasets", "Notifications", "QRCodes",
-      ]),
+      ], path: "Sources/Doors/CardCommands"),
     // Photo pins (GeoPic): pins with a viewing circle in an index of their own, photos as
     // files, votes; no RESP.
     .target(
@@ -169,14 +178,14 @@ let package = Package(
       dependencies: [
         "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "MediaFiles", "RateLimits",
         .product(name: "GRDB", package: "GRDB.swift"),
-      ]),
+      ], path: "Sources/Domain/Pins"),
     // The pins' commands (PIN.*): arguments in, JSON replies out.
     .target(
       name: "PinCommands",
       dependencies: [
         "Pins", "CardCommands", "Cards", "Commands", "RESP", "MediaFiles",
         .product(name: "NIOCore", package: "swift-nio"),
-      ]),
+      ], path: "Sources/Doors/PinCommands"),
     // Venues and check-ins (CovidPass): venues, rotating codes, visits, dependants, favorites,
     // exposure; no RESP.
     .target(
@@ -184,7 +193,7 @@ let package = Package(
       dependencies: [
         "Accounts", "Store", "Notifications", "Geocoding", "Geodesy", "DispatchExecutor",
         "RateLimits", .product(name: "GRDB", package: "GRDB.swift"),
-      ]),
+      ], path: "Sources/Domain/Venues"),
     // The venues' commands (VENUE.*, CHECKIN*, EXPOSURE*...): arguments in, JSON replies out.
     .target(
       name: "VenueCommands",
@@ -192,11 +201,12 @@ let package = Package(
         "Venues", "CardCommands", "Accounts", "Commands", "RESP", "Documents", "DocumentCommands",
         "QRCodes",
         .product(name: "NIOCore", package: "swift-nio"),
-      ]),
+      ], path: "Sources/Doors/VenueCommands"),
     // `cardatlas-bench venues`: EXPOSURE and CHECKIN in process.
     .target(
       name: "VenueBench",
-      dependencies: ["Venues", "Accounts", "Store", "Notifications", "Datasets", "Geodesy"]),
+      dependencies: ["Venues", "Accounts", "Store", "Notifications", "Datasets", "Geodesy"],
+      path: "Sources/Tools/VenueBench"),
     // numo's people nearby (live presences in memory only) and exchanges of cards; no RESP.
     .target(
       name: "People",
@@ -204,28 +214,28 @@ let package = Package(
         "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "Geocoding", "Notifications",
         "DispatchExecutor", "RateLimits", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Crypto", package: "swift-crypto"),
-      ]),
+      ], path: "Sources/Domain/People"),
     // PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*: arguments in, JSON replies out.
     .target(
       name: "PeopleCommands",
       dependencies: [
         "People", "Cards", "CardCommands", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
-      ]),
+      ], path: "Sources/Doors/PeopleCommands"),
     // Private documents (vaccination records, test results): rows in the store, files in the
     // data directory through MediaFiles; no RESP.
     .target(
       name: "Documents",
       dependencies: [
         "Accounts", "Store", "MediaFiles", .product(name: "GRDB", package: "GRDB.swift"),
-      ]),
+      ], path: "Sources/Domain/Documents"),
     // DOC.*: arguments in, JSON replies and file bytes out.
     .target(
       name: "DocumentCommands",
       dependencies: [
         "Documents", "Cards", "CardCommands", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
-      ]),
+      ], path: "Sources/Doors/DocumentCommands"),
     // Uploaded profile images, logos and CVs: rows in the store, files through MediaFiles,
     // named by their owner's cards; no RESP.
     .target(
@@ -233,14 +243,14 @@ let package = Package(
       dependencies: [
         "Accounts", "Cards", "Store", "MediaFiles", "CZlib", "RateLimits",
         .product(name: "GRDB", package: "GRDB.swift"),
-      ]),
+      ], path: "Sources/Domain/Assets"),
     // ASSET.PUT: arguments in, JSON replies out.
     .target(
       name: "AssetCommands",
       dependencies: [
         "Assets", "CardCommands", "Commands", "RESP", "MediaFiles",
         .product(name: "NIOCore", package: "swift-nio"),
-      ]),
+      ], path: "Sources/Doors/AssetCommands"),
     // RESP clients: a blocking connection (the importer's, the tests') and a pipelined one on
     // SwiftNIO (the load generator's), framing requests and reading replies with RESP's parser.
     .target(
@@ -248,7 +258,7 @@ let package = Package(
       dependencies: [
         "RESP", .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
-      ]),
+      ], path: "Sources/Tools/RESPClient"),
     // `cardatlas-bench load`: a pipelined RESP load generator with latency histograms.
     .target(
       name: "LoadGen",
@@ -257,40 +267,43 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
-      ]),
+      ], path: "Sources/Tools/LoadGen"),
     // A task executor on Dispatch's threads, for async work that must not wait behind code
     // that blocks Swift's cooperative pool (ID-token checks, geocoding).
-    .target(name: "DispatchExecutor"),
+    .target(name: "DispatchExecutor", path: "Sources/Domain/DispatchExecutor"),
     // Geocoding's shared types: the `Geocoder` protocol, queries and normalized places; no HTTP.
-    .target(name: "Geocoding"),
+    .target(name: "Geocoding", path: "Sources/GeoCore/Geocoding"),
     // zlib, to inflate the gazetteer's gzip'd data (Foundation has no inflate on Linux).
-    .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+    .systemLibrary(name: "CZlib", path: "Sources/CShims/CZlib", providers: [.apt(["zlib1g-dev"])]),
     // libqrencode, libpng and libjpeg-turbo, for QR codes.
     .systemLibrary(
-      name: "CQRencode", path: "Sources/CQRencode", providers: [.apt(["libqrencode-dev"])]),
-    .systemLibrary(name: "CPNG", path: "Sources/CPNG", providers: [.apt(["libpng-dev"])]),
+      name: "CQRencode", path: "Sources/CShims/CQRencode", providers: [.apt(["libqrencode-dev"])]),
+    .systemLibrary(name: "CPNG", path: "Sources/CShims/CPNG", providers: [.apt(["libpng-dev"])]),
     .systemLibrary(
-      name: "CJPEG", path: "Sources/CJPEG", providers: [.apt(["libjpeg62-turbo-dev"])]),
+      name: "CJPEG", path: "Sources/CShims/CJPEG", providers: [.apt(["libjpeg62-turbo-dev"])]),
     // QR codes of share URLs and check-in codes as PNG, JPEG or SVG bytes; no RESP, no HTTP.
-    .target(name: "QRCodes", dependencies: ["CQRencode", "CPNG", "CJPEG"]),
+    .target(
+      name: "QRCodes", dependencies: ["CQRencode", "CPNG", "CJPEG"], path: "Sources/Domain/QRCodes"),
     // The offline geocoder over GeoNames places in data/gazetteer.tsv.gz.
-    .target(name: "Gazetteer", dependencies: ["Geocoding", "Geodesy", "CZlib"]),
+    .target(
+      name: "Gazetteer", dependencies: ["Geocoding", "Geodesy", "CZlib"],
+      path: "Sources/GeoCore/Gazetteer"),
     // Uploaded files (photos, documents) beside the store, and what they are by their bytes.
-    .target(name: "MediaFiles", dependencies: ["CZlib"]),
+    .target(name: "MediaFiles", dependencies: ["CZlib"], path: "Sources/Domain/MediaFiles"),
     // Clients of Nominatim, Photon and Pelias over URLSession (libcurl), with rate limits,
     // retries, a circuit breaker and a SQLite cache; no RESP.
     .target(
       name: "GeocoderClients",
       dependencies: [
         "Geocoding", "Geodesy", "Store", .product(name: "GRDB", package: "GRDB.swift"),
-      ]),
+      ], path: "Sources/Domain/GeocoderClients"),
     // GEOCODE and GEOCODE.REVERSE: arguments in, JSON places out.
     .target(
       name: "GeocodeCommands",
       dependencies: [
         "GeocoderClients", "Geocoding", "Commands", "Server", "RESP", "Store", "DispatchExecutor",
         .product(name: "NIOCore", package: "swift-nio"),
-      ]),
+      ], path: "Sources/Doors/GeocodeCommands"),
     // `cardatlas import`: CSV (streamed by CSV.swift) or JSON Lines rows geocoded and written as
     // cards, to a running daemon over RESP or into a data directory; resumable, reported.
     .target(
@@ -299,7 +312,7 @@ let package = Package(
         "Cards", "Accounts", "Store", "Geocoding", "Gazetteer", "Notifications", "RESPClient",
         .product(name: "CSV", package: "CSV.swift"),
         .product(name: "Logging", package: "swift-log"),
-      ]),
+      ], path: "Sources/Tools/Importer"),
     // The HTTP side beside the RESP port: card pages (Mustache templates) and vCards, on the
     // same domain objects as the commands; no RESP.
     .target(
@@ -314,17 +327,18 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),
-      ]),
+      ], path: "Sources/Doors/WebPages"),
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
-        "Server", "Store", "RESP", "Accounts", "AccountCommands", "CardCommands", "PinCommands", "Pins", "Geocoding", "Gazetteer",
+        "Server", "Store", "RESP", "Accounts", "AccountCommands", "CardCommands", "PinCommands",
+        "Pins", "Geocoding", "Gazetteer",
         "IdentityTokens", "GeocoderClients", "GeocodeCommands", "Importer", "VenueCommands",
         "Venues", "People", "PeopleCommands", "Documents", "DocumentCommands",
         "WebPages", "Assets", "AssetCommands", "AllocatorOptions",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
-      ],
+      ], path: "Sources/App/CardAtlasCLI",
       linkerSettings: allocator),
     // `cardatlas-bench`: the index, load, cards, pins, venues, people and QR benchmarks.
     .executableTarget(
@@ -332,7 +346,7 @@ let package = Package(
       dependencies: [
         "IndexBench", "CardBench", "VenueBench", "LoadGen", "AllocatorOptions",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ],
+      ], path: "Sources/Tools/CardAtlasBench",
       linkerSettings: allocator),
     // The request parser and the command layer under libFuzzer (`make fuzz`, docs/FUZZING.md);
     // built plainly, it replays saved inputs.
@@ -340,7 +354,7 @@ let package = Package(
       name: "CommandFuzzer",
       dependencies: [
         "Commands", "Keyspace", "RESP", .product(name: "NIOCore", package: "swift-nio"),
-      ]),
+      ], path: "Sources/Tools/CommandFuzzer"),
     // A throwaway real redis-server: the oracle the Redis-compatibility tests compare with.
     // (and ChildProcess, which starts the programs the tests run: Foundation's Process crashes.)
     .target(
@@ -369,7 +383,8 @@ let package = Package(
     .testTarget(
       name: "LoadGenTests",
       dependencies: [
-        "LoadGen", "RESPClient", "RedisTestSupport", "Server", "Accounts", "Cards", "CardCommands", "Datasets",
+        "LoadGen", "RESPClient", "RedisTestSupport", "Server", "Accounts", "Cards", "CardCommands",
+        "Datasets",
         "PinCommands", "Pins", "VenueCommands", "Venues", "People", "PeopleCommands",
         .product(name: "Logging", package: "swift-log"),
       ]),

@@ -51,7 +51,7 @@ import sys
 import unicodedata
 
 # Letters that NFKD does not decompose into a base letter and a mark: folded by hand, the same
-# table as Sources/Gazetteer/Folding.swift.
+# table as Sources/GeoCore/Gazetteer/Folding.swift.
 SPECIAL = {
     "ß": "ss", "æ": "ae", "ø": "o", "đ": "d", "ł": "l", "œ": "oe", "ı": "i", "þ": "th",
     "ð": "d", "ħ": "h", "ŧ": "t", "ŋ": "n", "ς": "σ",

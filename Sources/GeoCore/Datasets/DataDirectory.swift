@@ -30,9 +30,10 @@ public enum DataDirectory {
     let working = URL(fileURLWithPath: currentDirectory, isDirectory: true)
       .appendingPathComponent("data", isDirectory: true).standardizedFileURL
     if hasMarker(working) { return working }
-    // Sources/Datasets/DataDirectory.swift → the package root → data.
+    // Sources/GeoCore/Datasets/DataDirectory.swift → the package root → data.
     let source = URL(fileURLWithPath: #filePath)
       .deletingLastPathComponent()  // Datasets
+      .deletingLastPathComponent()  // GeoCore
       .deletingLastPathComponent()  // Sources
       .deletingLastPathComponent()  // package root
       .appendingPathComponent("data", isDirectory: true).standardizedFileURL

@@ -22,9 +22,10 @@ extension Gazetteer {
     let working = URL(fileURLWithPath: currentDirectory, isDirectory: true)
       .appendingPathComponent("data/\(fileName)").standardizedFileURL
     if exists(working) { return working }
-    // Sources/Gazetteer/DataFile.swift → the package root → data.
+    // Sources/GeoCore/Gazetteer/DataFile.swift → the package root → data.
     let source = URL(fileURLWithPath: #filePath)
       .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
       .appendingPathComponent("data/\(fileName)").standardizedFileURL
     if exists(source) { return source }
     throw .dataNotFound(
