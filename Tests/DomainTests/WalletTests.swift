@@ -143,12 +143,16 @@ struct WalletTests {
     }
     #expect(seen == newestFirst.filter { $0 != newestFirst[10] })
 
-    #expect(try bo.text("WALLET.LIST", "COUNT", "0") == "ERR COUNT must be > 0")
+    // One reading of a page for both doors (`WalletPage`, issue 39): a count past 1000 is
+    // refused as HTTP refuses it, no longer clamped.
+    #expect(try bo.text("WALLET.LIST", "COUNT", "0") == "ERR COUNT must be an integer 1 to 1000")
     #expect(try bo.text("WALLET.LIST", "CURSOR", "abc") == "ERR invalid cursor")
     #expect(try bo.text("WALLET.LIST", "COUNT") == "ERR syntax error")
     #expect(try bo.text("WALLET.LIST", "FOO", "1") == "ERR syntax error")
     #expect(
-      try bo.command("WALLET.LIST", "COUNT", "9223372036854775807").value.arrayCount == 2)
+      try bo.text("WALLET.LIST", "COUNT", "9223372036854775807")
+        == "ERR COUNT must be an integer 1 to 1000")
+    #expect(try bo.command("WALLET.LIST", "COUNT", "1000").value.arrayCount == 2)
     await server.stop()
   }
 

@@ -172,6 +172,15 @@ struct APICardTests {
       for query in ["count=0", "count=1001", "count=x", "cursor=bad"] {
         #expect(try await servers.send("GET", "/v1/wallet?\(query)", token: token).status == 400)
       }
+      // A page is read once, in the domain (`WalletPage`): both doors refuse alike, in the same
+      // words, and take cursor 0 as the newest.
+      for (name, value) in [("count", "0"), ("count", "1001"), ("count", "x"), ("cursor", "bad")] {
+        let http = try await servers.send("GET", "/v1/wallet?\(name)=\(value)", token: token)
+        let line = try resp.command("WALLET.LIST", name.uppercased(), value).text
+        #expect(line == "-\(http.error ?? "")\r\n", "\(name) \(value): \(line)")
+      }
+      let first = try await servers.send("GET", "/v1/wallet?cursor=0", token: token)
+      #expect(first.status == 200 && (first.object["cards"] as? [Any])?.count == 1)
 
       let removed = try await servers.send("DELETE", "/v1/wallet/\(card["id"]!)", token: token)
       #expect(removed.status == 204)

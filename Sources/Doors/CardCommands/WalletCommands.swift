@@ -36,30 +36,24 @@ struct WalletCommands {
       CommandSpec("wallet.list", arity: -1, flags: .needsAccount) { [wallets, cards] call in
         guard let account = call.session.account else { return .error(RedisError.needsAccount) }
         let args = call.arguments
-        var count = 20
-        var cursor: WalletCursor?
+        var (count, cursor): (String?, String?) = (nil, nil)
         var i = 1
         while i < args.count {
           guard i + 1 < args.count else { return .error(RedisError.syntax) }
           if args.is(i, "count") {
-            guard let n = args.saturatingInteger(i + 1), n > 0 else {
-              return .error("ERR COUNT must be > 0")
-            }
-            count = min(n, Wallets.maxListCount)
+            count = args.string(i + 1)
           } else if args.is(i, "cursor") {
-            let text = args.string(i + 1)
-            if text == "0" {
-              cursor = nil
-            } else {
-              guard let c = WalletCursor(text) else { return .error("ERR invalid cursor") }
-              cursor = c
-            }
+            cursor = args.string(i + 1)
           } else {
             return .error(RedisError.syntax)
           }
           i += 2
         }
-        let (entries, next) = wallets.list(account: account, count: count, cursor: cursor)
+        let page: WalletPage
+        do throws(CardError) { page = try WalletPage(count: count, cursor: cursor) } catch {
+          return .error(error.message)
+        }
+        let (entries, next) = wallets.list(account: account, page: page)
         return .array([
           .bulkString(ByteBuffer(string: next?.text ?? "0")),
           .array(entries.map { Self.reply($0, cards: cards) }),

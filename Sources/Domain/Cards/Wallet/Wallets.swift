@@ -90,12 +90,11 @@ public final class Wallets: Sendable {
 
   // MARK: Reading
 
-  /// The account's cards, newest first, `count` from `cursor` (nil: the newest); the cursor of
+  /// The account's cards, newest first, `page.count` from `page.cursor`; the cursor of
   /// the next page, nil at the end. A cursor is an entry's place, so entries added or removed
   /// meanwhile never make a page repeat or skip another entry.
-  public func list(account: Int64, count: Int, cursor: WalletCursor?) -> (
-    [WalletEntry], next: WalletCursor?
-  ) {
+  public func list(account: Int64, page: WalletPage) -> ([WalletEntry], next: WalletCursor?) {
+    let (count, cursor) = (page.count, page.cursor)
     let (keys, more) = state.withLock { s -> ([Key], Bool) in
       guard let wallet = s.wallets[account] else { return ([], false) }
       let end = cursor.map { wallet.rank($0.key) } ?? wallet.order.count

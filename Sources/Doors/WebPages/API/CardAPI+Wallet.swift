@@ -4,25 +4,18 @@ import Hummingbird
 
 /// The signed-in account's wallet: WALLET.LIST, WALLET.ADD and WALLET.DEL.
 extension CardAPI {
-  static let defaultWalletCount = 20
-
-  /// `GET /v1/wallet?count=&cursor=`: `{"cards": [...], "next": cursor or null}`, newest first.
+  /// `GET /v1/wallet?count=&cursor=`: `{"cards": [...], "next": cursor or null}`, newest first;
+  /// the page read as WALLET.LIST reads it (`WalletPage`).
   func wallet(_ request: Request) throws(APIError) -> Response {
     let holder = try account(request)
     let query = request.uri.queryParameters
-    var count = Self.defaultWalletCount
-    if let text = query.get("count") {
-      guard let n = Int(text), (1...Wallets.maxListCount).contains(n) else {
-        throw .badRequest("count must be an integer 1 to \(Wallets.maxListCount)")
-      }
-      count = n
+    let page: WalletPage
+    do throws(CardError) {
+      page = try WalletPage(count: query.get("count"), cursor: query.get("cursor"))
+    } catch {
+      throw APIError(error)
     }
-    var cursor: WalletCursor?
-    if let text = query.get("cursor") {
-      guard let parsed = WalletCursor(text) else { throw .badRequest("invalid cursor") }
-      cursor = parsed
-    }
-    let (entries, next) = wallets.list(account: holder, count: count, cursor: cursor)
+    let (entries, next) = wallets.list(account: holder, page: page)
     return APIResponse.json(
       CardJSON.data([
         "cards": entries.map { CardJSON.object($0, cards: cards) },

@@ -133,12 +133,12 @@ enum OpenAPIDocument {
               "count", required: false,
               [
                 "type": "integer", "minimum": 1, "maximum": Wallets.maxListCount,
-                "default": CardAPI.defaultWalletCount,
+                "default": WalletPage.defaultCount,
               ], "At most this many"),
             query(
               "cursor", required: false,
-              ["type": "string", "pattern": "^[0-9]{1,18}-[0-9]{1,18}$"],
-              "The previous page's `next`"),
+              ["type": "string", "pattern": "^(0|[0-9]{1,18}-[0-9]{1,18})$"],
+              "The previous page's `next`; 0 (or none) for the newest"),
           ],
           responses: [
             "200": body("A page", ref("WalletPage")), "400": error("Bad count or cursor"),
