@@ -368,6 +368,12 @@ let package = Package(
     .testTarget(
       name: "ArchitectureTests",
       dependencies: ["RedisTestSupport", .product(name: "NIOCore", package: "swift-nio")]),
+    .target(
+      name: "DomainTestSupport", dependencies: ["Store"], path: "Tests/DomainTestSupport"),
+    .testTarget(name: "AccountsTests", dependencies: ["Accounts", "DomainTestSupport"]),
+    .testTarget(
+      name: "DocumentsTests",
+      dependencies: ["Documents", "Accounts", "DomainTestSupport", "RedisTestSupport"]),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),
