@@ -374,6 +374,11 @@ let package = Package(
     .testTarget(
       name: "DocumentsTests",
       dependencies: ["Documents", "Accounts", "DomainTestSupport", "RedisTestSupport"]),
+    .testTarget(
+      name: "PinsTests",
+      dependencies: [
+        "Pins", "Accounts", "MediaFiles", "Geodesy", "DomainTestSupport", "RedisTestSupport",
+      ]),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),
