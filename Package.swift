@@ -379,6 +379,9 @@ let package = Package(
       dependencies: [
         "Pins", "Accounts", "MediaFiles", "Geodesy", "DomainTestSupport", "RedisTestSupport",
       ]),
+    .testTarget(
+      name: "VenuesTests",
+      dependencies: ["Venues", "Accounts", "Notifications", "DomainTestSupport"]),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),
