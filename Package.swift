@@ -382,6 +382,11 @@ let package = Package(
     .testTarget(
       name: "VenuesTests",
       dependencies: ["Venues", "Accounts", "Notifications", "DomainTestSupport"]),
+    .testTarget(
+      name: "AssetsTests",
+      dependencies: [
+        "Assets", "Cards", "Accounts", "MediaFiles", "DomainTestSupport", "RedisTestSupport",
+      ]),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),
