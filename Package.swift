@@ -387,6 +387,9 @@ let package = Package(
       dependencies: [
         "Assets", "Cards", "Accounts", "MediaFiles", "DomainTestSupport", "RedisTestSupport",
       ]),
+    .testTarget(
+      name: "PeopleTests",
+      dependencies: ["People", "Cards", "Accounts", "Notifications", "DomainTestSupport"]),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),
