@@ -369,7 +369,8 @@ let package = Package(
       name: "ArchitectureTests",
       dependencies: ["RedisTestSupport", .product(name: "NIOCore", package: "swift-nio")]),
     .target(
-      name: "DomainTestSupport", dependencies: ["Store"], path: "Tests/DomainTestSupport"),
+      name: "DomainTestSupport", dependencies: ["Store", "Accounts"],
+      path: "Tests/DomainTestSupport"),
     .testTarget(name: "AccountsTests", dependencies: ["Accounts", "DomainTestSupport"]),
     .testTarget(
       name: "DocumentsTests",

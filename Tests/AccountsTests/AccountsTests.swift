@@ -7,17 +7,10 @@ import Testing
 /// password change does to them, and what survives a restart.
 @Suite("Accounts in process")
 struct AccountsTests {
-  static func accounts(_ temporary: TemporaryStore) throws -> Accounts {
-    var configuration = Accounts.Configuration()
-    configuration.hasher = PasswordHasher(costLog2: 10)
-    configuration.signUpsPerAddress = 0
-    return try Accounts(store: temporary.store, configuration: configuration)
-  }
-
   @Test("sign-up checks the email and password; a taken email answers alike and makes nothing")
   func signUp() async throws {
     let temporary = try TemporaryStore(migrations: Accounts.migrations)
-    let accounts = try Self.accounts(temporary)
+    let accounts = try await temporary.accounts().0
     let ana = try await answer {
       accounts.create(email: "Ana@Example.org", password: "secret1", address: "10.0.0.1", $0)
     }.get()
@@ -48,7 +41,7 @@ struct AccountsTests {
   )
   func sessions() async throws {
     let temporary = try TemporaryStore(migrations: Accounts.migrations)
-    let accounts = try Self.accounts(temporary)
+    let accounts = try await temporary.accounts().0
     let ana = try await answer {
       accounts.create(email: "ana@example.org", password: "secret1", address: "10.0.0.1", $0)
     }.get()
@@ -85,7 +78,7 @@ struct AccountsTests {
   @Test("accounts and sessions are there after a restart")
   func restart() async throws {
     let temporary = try TemporaryStore(migrations: Accounts.migrations)
-    let before = try Self.accounts(temporary)
+    let before = try await temporary.accounts().0
     let ana = try await answer {
       before.create(email: "ana@example.org", password: "secret1", address: "10.0.0.1", $0)
     }.get()
@@ -94,7 +87,7 @@ struct AccountsTests {
         email: "ana@example.org", password: "secret1", device: nil, address: "10.0.0.1", $0)
     }.get()
     _ = try temporary.reopen()
-    let after = try Self.accounts(temporary)
+    let after = try await temporary.accounts().0
     #expect(after.account(email: "ana@example.org")?.id == ana.id)
     #expect(after.account(ana.id)?.username == ana.username)
     #expect(try after.resume(token: session.token).get().account.id == ana.id)

@@ -16,17 +16,9 @@ struct AssetsTests {
   static func assets(
     _ temporary: TemporaryStore, _ configure: (inout Assets.Configuration) -> Void = { _ in }
   ) async throws -> (Assets, Cards, ana: Int64, bo: Int64) {
-    var accountsConfiguration = Accounts.Configuration()
-    accountsConfiguration.hasher = PasswordHasher(costLog2: 10)
-    accountsConfiguration.signUpsPerAddress = 0
-    let accounts = try Accounts(store: temporary.store, configuration: accountsConfiguration)
-    var ids: [Int64] = []
-    for email in ["ana@example.org", "bo@example.org"] {
-      ids.append(
-        try await answer {
-          accounts.create(email: email, password: "secret1", address: "10.0.0.1", $0)
-        }.get().id)
-    }
+    let (accounts, ids) = try await temporary.accounts(signingUp: [
+      "ana@example.org", "bo@example.org",
+    ])
     let cards = try Cards(store: temporary.store, accounts: accounts)
     var configuration = Assets.Configuration()
     configuration.uploadsPerHour = 0

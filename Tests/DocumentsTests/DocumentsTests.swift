@@ -15,17 +15,9 @@ struct DocumentsTests {
   )
     async throws -> (Documents, ana: Int64, bo: Int64)
   {
-    var accountsConfiguration = Accounts.Configuration()
-    accountsConfiguration.hasher = PasswordHasher(costLog2: 10)
-    accountsConfiguration.signUpsPerAddress = 0
-    let accounts = try Accounts(store: temporary.store, configuration: accountsConfiguration)
-    var ids: [Int64] = []
-    for email in ["ana@example.org", "bo@example.org"] {
-      ids.append(
-        try await answer {
-          accounts.create(email: email, password: "secret1", address: "10.0.0.1", $0)
-        }.get().id)
-    }
+    let (accounts, ids) = try await temporary.accounts(signingUp: [
+      "ana@example.org", "bo@example.org",
+    ])
     var configuration = Documents.Configuration()
     configure(&configuration)
     return (
@@ -128,10 +120,7 @@ struct DocumentsTests {
     }.get()
     _ = documents
     _ = try temporary.reopen()
-    var configuration = Accounts.Configuration()
-    configuration.hasher = PasswordHasher(costLog2: 10)
-    let accounts = try Accounts(store: temporary.store, configuration: configuration)
-    let reloaded = try Documents(store: temporary.store, accounts: accounts)
+    let reloaded = try Documents(store: temporary.store, accounts: try await temporary.accounts().0)
     let (read, bytes) = try reloaded.get(owner: ana, id: stored.id).get()
     #expect(read == stored && bytes == jpeg)
   }

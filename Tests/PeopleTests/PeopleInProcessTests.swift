@@ -18,22 +18,14 @@ struct PeopleInProcessTests {
   static func people(_ temporary: TemporaryStore, _ emails: [String]) async throws -> (
     People, [Int64]
   ) {
-    var accountsConfiguration = Accounts.Configuration()
-    accountsConfiguration.hasher = PasswordHasher(costLog2: 10)
-    accountsConfiguration.signUpsPerAddress = 0
-    let accounts = try Accounts(store: temporary.store, configuration: accountsConfiguration)
+    let (accounts, ids) = try await temporary.accounts(signingUp: emails)
     let cards = try Cards(store: temporary.store, accounts: accounts)
     let notices = try Notices(store: temporary.store, cards: cards, notifier: SilentNotifier())
     let wallets = try Wallets(store: temporary.store, cards: cards, notices: notices)
-    var ids: [Int64] = []
-    for email in emails {
-      let id = try await answer {
-        accounts.create(email: email, password: "secret1", address: "10.0.0.1", $0)
-      }.get().id
+    for (email, id) in zip(emails, ids) {
       _ = try await answer {
         cards.create(owner: id, json: #"{"firstName":"\#(email.prefix(3))"}"#, $0)
       }.get()
-      ids.append(id)
     }
     var configuration = People.Configuration()
     configuration.searchesPerMinute = nil

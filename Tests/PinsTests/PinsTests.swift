@@ -17,25 +17,24 @@ struct PinsTests {
   static func pins(
     _ temporary: TemporaryStore, _ configure: (inout Pins.Configuration) -> Void = { _ in }
   ) async throws -> (Pins, ana: Int64, bo: Int64) {
-    var accountsConfiguration = Accounts.Configuration()
-    accountsConfiguration.hasher = PasswordHasher(costLog2: 10)
-    accountsConfiguration.signUpsPerAddress = 0
-    let accounts = try Accounts(store: temporary.store, configuration: accountsConfiguration)
-    var ids: [Int64] = []
-    for email in ["ana@example.org", "bo@example.org"] {
-      ids.append(
-        try await answer {
-          accounts.create(email: email, password: "secret1", address: "10.0.0.1", $0)
-        }.get().id)
-    }
+    let (accounts, ids) = try await temporary.accounts(signingUp: [
+      "ana@example.org", "bo@example.org",
+    ])
+    return (try make(temporary, accounts, configure), ids[0], ids[1])
+  }
+
+  /// Pins on the store's accounts (again, after a restart).
+  static func make(
+    _ temporary: TemporaryStore, _ accounts: Accounts,
+    _ configure: (inout Pins.Configuration) -> Void = { _ in }
+  ) throws -> Pins {
     var configuration = Pins.Configuration()
     configuration.addsPerHour = 0
     configuration.opensPerHour = 0
     configure(&configuration)
     let media = try MediaFiles(directory: temporary.directory + "/media")
-    let pins = try Pins(
+    return try Pins(
       store: temporary.store, accounts: accounts, media: media, configuration: configuration)
-    return (pins, ids[0], ids[1])
   }
 
   @Test("the circles holding a point are exactly those within their radius, on the sphere")
@@ -132,7 +131,7 @@ struct PinsTests {
     _ = try await answer { pins.vote(account: bo, id: pin.id, vote: 1, $0) }.get()
     _ = pins
     _ = try temporary.reopen()
-    let (reloaded, _, _) = try await Self.reloaded(temporary)
+    let reloaded = try Self.make(temporary, try await temporary.accounts().0)
     let found = try #require(reloaded.pin(pin.id))
     #expect(found.caption == "Vaduz" && found.ups == 1 && found.radius == 200)
     #expect(try reloaded.at(longitude: 9.52, latitude: 47.14).get().map(\.id) == [pin.id])
@@ -140,18 +139,5 @@ struct PinsTests {
       reloaded.open(id: pin.id, account: bo, longitude: 9.52, latitude: 47.14, $0)
     }.get()
     #expect(photo == png)
-  }
-
-  /// Pins again on the reopened store, its accounts as they were.
-  static func reloaded(_ temporary: TemporaryStore) async throws -> (Pins, Accounts, Void) {
-    var accountsConfiguration = Accounts.Configuration()
-    accountsConfiguration.hasher = PasswordHasher(costLog2: 10)
-    let accounts = try Accounts(store: temporary.store, configuration: accountsConfiguration)
-    var configuration = Pins.Configuration()
-    configuration.opensPerHour = 0
-    let media = try MediaFiles(directory: temporary.directory + "/media")
-    let pins = try Pins(
-      store: temporary.store, accounts: accounts, media: media, configuration: configuration)
-    return (pins, accounts, ())
   }
 }

@@ -14,17 +14,9 @@ struct VenuesTests {
   static func venues(_ temporary: TemporaryStore) async throws -> (
     Venues, owner: Int64, visitor: Int64
   ) {
-    var accountsConfiguration = Accounts.Configuration()
-    accountsConfiguration.hasher = PasswordHasher(costLog2: 10)
-    accountsConfiguration.signUpsPerAddress = 0
-    let accounts = try Accounts(store: temporary.store, configuration: accountsConfiguration)
-    var ids: [Int64] = []
-    for email in ["cafe@example.org", "guest@example.org"] {
-      ids.append(
-        try await answer {
-          accounts.create(email: email, password: "secret1", address: "10.0.0.1", $0)
-        }.get().id)
-    }
+    let (accounts, ids) = try await temporary.accounts(signingUp: [
+      "cafe@example.org", "guest@example.org",
+    ])
     var configuration = Venues.Configuration()
     configuration.createsPerHour = 0
     let venues = try Venues(
@@ -90,9 +82,9 @@ struct VenuesTests {
       try await answer { venues.checkIn(account: visitor, code: code, at: nil, $0) }.get().visit)
     _ = venues
     _ = try temporary.reopen()
-    let accounts = try Accounts(store: temporary.store)
     let reloaded = try Venues(
-      store: temporary.store, accounts: accounts, notifier: SilentNotifier())
+      store: temporary.store, accounts: try await temporary.accounts().0,
+      notifier: SilentNotifier())
     #expect(reloaded.venue(cafe.id)?.name == "Café Lune")
     #expect(try reloaded.code(owner: owner, venue: cafe.id).get() == code)
     #expect(reloaded.lastVisit(account: visitor) == visit)
