@@ -26,6 +26,8 @@ final class Checkpointer: Sendable {
   let generation = Atomic<Int>(0)
   /// The last checkpoint's generation (high 32 bits) and the frames it left copied (low 32).
   private let lastCopied = Atomic<Int>(0)
+  /// Held while a checkpoint runs here, and by the writer copying the WAL itself at its bound.
+  private let copying = Mutex(())
 
   /// Frames of the current WAL generation a checkpoint has copied (0 if none has run on it).
   var copiedFrames: Int {
@@ -60,6 +62,12 @@ final class Checkpointer: Sendable {
     }
   }
 
+  /// Runs `body` once the checkpoint under way, if any, is done, and before another starts:
+  /// SQLite refuses a second checkpoint at once rather than waiting for the first.
+  func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+    try copying.withLock { _ in try body() }
+  }
+
   /// Ends the thread once the checkpoint under way, if any, is done.
   func stop() {
     stopping.store(true, ordering: .releasing)
@@ -82,8 +90,10 @@ final class Checkpointer: Sendable {
           connection = try DatabaseQueue(path: path, configuration: configuration)
         }
         let walGeneration = generation.load(ordering: .acquiring) & 0xFFFF_FFFF
-        let copied = try connection?.writeWithoutTransaction { db in
-          try db.checkpoint(.passive).checkpointedFrameCount
+        let copied = try copying.withLock { _ in
+          try connection?.writeWithoutTransaction { db in
+            try db.checkpoint(.passive).checkpointedFrameCount
+          }
         }
         lastCopied.store(walGeneration << 32 | max(0, copied ?? 0), ordering: .releasing)
       } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {

@@ -198,7 +198,15 @@ final class GroupCommitter: Sendable {
       return checkpointer.request()
     }
     do {
-      try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+      if pages >= tuning.maximumWalPages {
+        // At the bound, the round waits for the checkpointer: giving way to it each time let a
+        // slow one (a loaded machine) leave the WAL growing past the bound.
+        try checkpointer.exclusively {
+          try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+        }
+      } else {
+        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+      }
     } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
       // The checkpointer is copying: the next round tries again.
     } catch {
