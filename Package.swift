@@ -162,15 +162,12 @@ let package = Package(
     // The accounts' commands (ACCOUNT.*, SESSION.*, WHOAMI): arguments in, JSON replies out.
     .target(
       name: "AccountCommands",
-      dependencies: ["Accounts", "Commands", "Server", "RESP", "Store"],
+      dependencies: ["Accounts", "Commands", "Server", "RESP"],
       path: "Sources/Doors/AccountCommands"),
     // The cards' commands (CARD.*): arguments in, JSON replies out.
     .target(
       name: "CardCommands",
-      dependencies: [
-        "Cards", "AccountCommands", "Accounts", "Commands", "Server", "RESP", "Store",
-        "SpatialIndex", "Datasets", "Notifications", "QRCodes",
-      ], path: "Sources/Doors/CardCommands"),
+      dependencies: ["Cards", "Accounts", "Commands", "RESP", "SpatialIndex", "QRCodes"], path: "Sources/Doors/CardCommands"),
     // Photo pins (GeoPic): pins with a viewing circle in an index of their own, photos as
     // files, votes; no RESP.
     .target(
@@ -183,7 +180,7 @@ let package = Package(
     .target(
       name: "PinCommands",
       dependencies: [
-        "Pins", "CardCommands", "Cards", "Commands", "RESP", "MediaFiles",
+        "Pins", "CardCommands", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/PinCommands"),
     // Venues and check-ins (CovidPass): venues, rotating codes, visits, dependants, favorites,
@@ -198,8 +195,7 @@ let package = Package(
     .target(
       name: "VenueCommands",
       dependencies: [
-        "Venues", "CardCommands", "Accounts", "Commands", "RESP", "Documents", "DocumentCommands",
-        "QRCodes",
+        "Venues", "CardCommands", "Accounts", "Commands", "RESP", "QRCodes",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/VenueCommands"),
     // `cardatlas-bench venues`: EXPOSURE and CHECKIN in process.
@@ -219,7 +215,7 @@ let package = Package(
     .target(
       name: "PeopleCommands",
       dependencies: [
-        "People", "Cards", "CardCommands", "Commands", "RESP",
+        "People", "Cards", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/PeopleCommands"),
     // Private documents (vaccination records, test results): rows in the store, files in the
@@ -233,7 +229,7 @@ let package = Package(
     .target(
       name: "DocumentCommands",
       dependencies: [
-        "Documents", "Cards", "CardCommands", "Commands", "RESP",
+        "Documents", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/DocumentCommands"),
     // Uploaded profile images, logos and CVs: rows in the store, files through MediaFiles,
@@ -248,7 +244,7 @@ let package = Package(
     .target(
       name: "AssetCommands",
       dependencies: [
-        "Assets", "CardCommands", "Commands", "RESP", "MediaFiles",
+        "Assets", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/AssetCommands"),
     // RESP clients: a blocking connection (the importer's, the tests') and a pipelined one on
@@ -301,7 +297,7 @@ let package = Package(
     .target(
       name: "GeocodeCommands",
       dependencies: [
-        "GeocoderClients", "Geocoding", "Commands", "Server", "RESP", "Store", "DispatchExecutor",
+        "GeocoderClients", "Geocoding", "Commands", "RESP", "DispatchExecutor",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/GeocodeCommands"),
     // `cardatlas import`: CSV (streamed by CSV.swift) or JSON Lines rows geocoded and written as
@@ -328,14 +324,23 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/WebPages"),
+    // The composition root: the store, every domain service built once on it, and the RESP
+    // and HTTP doors handed the same instances (`Daemon`, which `serve` and the tests run).
+    .target(
+      name: "CardAtlasApp",
+      dependencies: [
+        "Server", "Store", "Notifications", "Accounts", "Cards", "Pins", "People", "Documents",
+        "Venues", "Assets", "MediaFiles", "Geocoding", "GeocoderClients", "Datasets",
+        "AccountCommands", "CardCommands", "PinCommands", "PeopleCommands", "DocumentCommands",
+        "VenueCommands", "AssetCommands", "GeocodeCommands", "WebPages",
+        .product(name: "Logging", package: "swift-log"),
+      ], path: "Sources/App/CardAtlasApp"),
     .executableTarget(
       name: "CardAtlasCLI",
       dependencies: [
-        "Server", "Store", "RESP", "Accounts", "AccountCommands", "CardCommands", "PinCommands",
-        "Pins", "Geocoding", "Gazetteer",
-        "IdentityTokens", "GeocoderClients", "GeocodeCommands", "Importer", "VenueCommands",
-        "Venues", "People", "PeopleCommands", "Documents", "DocumentCommands",
-        "WebPages", "Assets", "AssetCommands", "AllocatorOptions",
+        "CardAtlasApp", "Server", "Store", "RESP", "Accounts", "Cards", "Pins", "Venues",
+        "Assets", "Geocoding", "Gazetteer", "IdentityTokens", "GeocoderClients", "Importer",
+        "WebPages", "AllocatorOptions",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/App/CardAtlasCLI",
@@ -368,6 +373,13 @@ let package = Package(
     .testTarget(
       name: "ArchitectureTests",
       dependencies: ["RedisTestSupport", .product(name: "NIOCore", package: "swift-nio")]),
+    // The daemon as `serve` composes it, in the test's process: the wire suites' one server.
+    .target(
+      name: "DaemonTestSupport",
+      dependencies: [
+        "CardAtlasApp", "Server", "Accounts", "Cards", "RedisTestSupport",
+        .product(name: "Logging", package: "swift-log"),
+      ], path: "Tests/DaemonTestSupport"),
     .target(
       name: "DomainTestSupport", dependencies: ["Store", "Accounts"],
       path: "Tests/DomainTestSupport"),
@@ -409,10 +421,8 @@ let package = Package(
     .testTarget(
       name: "LoadGenTests",
       dependencies: [
-        "LoadGen", "RESPClient", "RedisTestSupport", "Server", "Accounts", "Cards", "CardCommands",
-        "Datasets",
-        "PinCommands", "Pins", "VenueCommands", "Venues", "People", "PeopleCommands",
-        .product(name: "Logging", package: "swift-log"),
+        "LoadGen", "RESPClient", "RedisTestSupport", "DaemonTestSupport", "Cards", "Datasets",
+        "Pins", "Venues", "People",
       ]),
     .testTarget(name: "CardsTests", dependencies: ["Accounts", "Cards", "Datasets"]),
     .testTarget(name: "QRCodesTests", dependencies: ["QRCodes", "RedisTestSupport"]),
@@ -430,10 +440,9 @@ let package = Package(
     .testTarget(
       name: "DomainTests",
       dependencies: [
-        "Accounts", "AccountCommands", "Cards", "CardCommands", "Server", "Store", "RESP",
-        "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocodeCommands",
-        "GeocoderClients", "Geocoding", "Pins", "PinCommands", "Venues", "VenueCommands",
-        "People", "PeopleCommands", "Documents", "DocumentCommands", "MediaFiles",
+        "DaemonTestSupport", "CardAtlasApp", "Accounts", "Cards", "Server", "Store", "RESP",
+        "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocoderClients",
+        "Geocoding", "Pins", "Venues", "People", "Documents", "MediaFiles",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -442,8 +451,8 @@ let package = Package(
     .testTarget(
       name: "WebTests",
       dependencies: [
-        "WebPages", "Accounts", "Cards", "CardCommands", "Server", "RESP", "RedisTestSupport",
-        "Assets", "AssetCommands", "Venues", "VenueCommands", "MediaFiles",
+        "DaemonTestSupport", "CardAtlasApp", "WebPages", "Accounts", "Cards", "Server", "RESP",
+        "RedisTestSupport", "Assets", "Venues", "MediaFiles",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
       ]),

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -10,7 +11,7 @@ struct AccountTests {
     "ACCOUNT.CREATE answers the account, with a 6-character username; emails are unique regardless of case (a taken one answers alike, makes nothing, and mails its owner) and validated, passwords at least 6 characters"
   )
   func create() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let c = try server.connect()
     let account = try c.object("ACCOUNT.CREATE", "Ana@Example.com", "secret1")
     #expect(account["email"] as? String == "Ana@Example.com")
@@ -48,7 +49,7 @@ struct AccountTests {
     "AUTH <email> <password> signs in; a wrong password and an unknown email get the same error; an account runs no keyspace command"
   )
   func authAndPermissions() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let c = try server.connect()
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     let wrong = try c.text("AUTH", "ana@x.org", "secret2")
@@ -81,7 +82,7 @@ struct AccountTests {
     "with --requirepass: sign-up and sign-in work before AUTH, the keyspace needs the admin password, the admin's commands need the admin"
   )
   func requirepass() async throws {
-    let server = try await AccountServer(server: { $0.requirePassword = "adminpw" })
+    let server = try await TestDaemon(server: { $0.requirePassword = "adminpw" })
     let c = try server.connect()
     #expect(try c.text("GEOADD", "g", "1", "1", "m").hasPrefix("NOAUTH"))
     let id = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")["id"] as? Int ?? 0
@@ -105,7 +106,7 @@ struct AccountTests {
     "HELLO 3 AUTH <email> <password> signs in and switches to RESP3; a command pipelined behind AUTH runs signed in"
   )
   func helloAndPipelinedAuth() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let c = try server.connect()
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     let hello = try c.command("HELLO", "3", "AUTH", "ana@x.org", "secret1")
@@ -127,7 +128,7 @@ struct AccountTests {
     "sessions: several devices at once, tokens survive a restart, CLOSE ends one and CLOSE ALL every one; only hashes are stored"
   )
   func sessions() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let a = try server.connect()
     _ = try a.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     let phone = try a.text("SESSION.OPEN", "ana@x.org", "secret1", "phone")
@@ -159,7 +160,7 @@ struct AccountTests {
 
   @Test("ACCOUNT.PASSWORD needs the old password; the new one signs in, the old no longer")
   func changePassword() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let c = try server.connect()
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     #expect(try c.text("AUTH", "ana@x.org", "secret1") == "OK")
@@ -177,7 +178,7 @@ struct AccountTests {
   )
   func passwordReset() async throws {
     // An hour, as by default: a loaded test run may take seconds to read the mail.
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let c = try server.connect()
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     let session = try c.text("SESSION.OPEN", "ana@x.org", "secret1")
@@ -201,7 +202,7 @@ struct AccountTests {
 
   @Test("a reset token past its lifetime is refused")
   func resetExpires() async throws {
-    let server = try await AccountServer(accounts: { $0.resetLifetime = 1 })
+    let server = try await TestDaemon(accounts: { $0.resetLifetime = 1 })
     let c = try server.connect()
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     #expect(try c.text("ACCOUNT.RESET.REQUEST", "ana@x.org") == "OK")
@@ -218,7 +219,7 @@ struct AccountTests {
     "ACCOUNT.DELETE needs the password; the account, its sessions and its email go, and survive a restart gone"
   )
   func delete() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let c = try server.connect()
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     let token = try c.text("SESSION.OPEN", "ana@x.org", "secret1")
@@ -235,7 +236,7 @@ struct AccountTests {
 
   @Test("repeated failed sign-ins for one email are slowed down")
   func throttle() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let c = try server.connect()
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     for _ in 0..<5 { #expect(try c.text("AUTH", "ana@x.org", "guess").hasPrefix("WRONGPASS")) }
@@ -254,7 +255,7 @@ struct AccountTests {
 
   @Test("passwords are stored as scrypt hashes at the default cost")
   func storedHash() async throws {
-    let server = try await AccountServer(accounts: { $0.hasher = .init() })
+    let server = try await TestDaemon(accounts: { $0.hasher = .init() })
     let c = try server.connect()
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     let hash = try sqlite(server.directory, "SELECT password_hash FROM accounts")
@@ -265,7 +266,7 @@ struct AccountTests {
 
   @Test("redis-py signs in with username and password over RESP3")
   func redisPy() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let c = try server.connect()
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     let script = """

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import Gazetteer
 import Geodesy
@@ -25,7 +26,7 @@ struct CardLocateAddressTests {
   )
   func locatesByAddress() async throws {
     let gazetteer = try Self.gazetteer.get()
-    let server = try await AccountServer(cards: { $0.geocoder = gazetteer })
+    let server = try await TestDaemon(cards: { $0.geocoder = gazetteer })
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     _ = try server.connect().object("ACCOUNT.PRO", "1", "1")
@@ -66,7 +67,7 @@ struct CardLocateAddressTests {
 
   @Test("without a geocoder, CARD.LOCATE ADDRESS says none is configured")
   func withoutGeocoder() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let card = try ana.object("CARD.CREATE", #"{"firstName":"Ana","address":{"city":"Vaduz"}}"#)
     #expect(

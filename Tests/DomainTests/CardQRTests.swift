@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -10,7 +11,7 @@ struct CardQRTests {
     "CARD.QR answers PNG, JPEG and SVG of the card's share URL at each level, opaque or transparent; zbarimg reads exactly the URL"
   )
   func formats() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, username) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let card = try ana.object("CARD.CREATE", CardTests.ana)
@@ -44,7 +45,7 @@ struct CardQRTests {
     "bad formats, sizes out of 64...2048, bad levels and stray arguments are refused with clear errors"
   )
   func refusals() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let id = "\(try ana.object("CARD.CREATE", CardTests.ana)["id"] as? Int ?? 0)"
     let cases: [([String], String)] = [
@@ -73,7 +74,7 @@ struct CardQRTests {
     "an inactive card has no QR code, for its owner (INACTIVE) or anyone else (NOTFOUND); Pro again brings it back"
   )
   func inactive() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, id, username) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let admin = try server.connect()
@@ -99,7 +100,7 @@ struct CardQRTests {
 
   @Test("redis-cli and redis-py fetch a card's QR code: SVG text and PNG bytes that zbarimg reads")
   func realClients() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let card = try ana.object("CARD.CREATE", CardTests.ana)
     let (id, url) = ("\(card["id"] as? Int ?? 0)", card["url"] as? String ?? "")

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -39,7 +40,7 @@ struct CardSearchTests {
     "random changes, then searches from random points: exactly the visible cards, in distance order; cursors cover each once"
   )
   func againstBruteForce() async throws {
-    let server = try await AccountServer(cards: { $0.proCardLimit = 10 })
+    let server = try await TestDaemon(cards: { $0.proCardLimit = 10 })
     var generator = SystemRandomNumberGenerator()
     var owners: [(RESPConnection, Int)] = []
     var pro: [Int: Bool] = [:]
@@ -252,7 +253,7 @@ struct CardSearchTests {
 
   @Test("WITHDIST and WITHCOORD, BYBOX, FROMCARD, and the argument errors")
   func replyShapes() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let a = try ana.object(
@@ -320,7 +321,7 @@ struct CardSearchTests {
 
   @Test("a hit's summary is JSON whatever its text holds: quotes, backslashes, accents")
   func summaryEscapes() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let company = #"Ça "va" \ ok / 東京"#
     let card = try ana.object(
@@ -346,7 +347,7 @@ struct CardSearchTests {
 
   @Test("a hit's summary follows its card: an edit, a new primary card, Pro ending and again")
   func summaryFollowsCard() async throws {
-    let server = try await AccountServer(cards: { $0.proCardLimit = 10 })
+    let server = try await TestDaemon(cards: { $0.proCardLimit = 10 })
     let (ana, anaId, _) = try server.signedIn("ana@x.org")
     let admin = try server.connect()
     _ = try admin.object("ACCOUNT.PRO", "\(anaId)", "1")
@@ -400,7 +401,7 @@ struct CardSearchTests {
 
   @Test("redis-py: NEW leaves out the caller's own cards and those in its wallet")
   func newWithRedisPy() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     var ids: [String: Int] = [:]
     var codes: [String: String] = [:]
     for (name, lon) in [("ana", 2.350), ("bo", 2.351), ("cy", 2.352), ("di", 2.353)] {

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -13,7 +14,7 @@ struct CardTests {
     "the first card is primary at /c/<username>; a free account has one card, Pro up to its limit; one more is LIMIT"
   )
   func plansAndPrimary() async throws {
-    let server = try await AccountServer(cards: { $0.proCardLimit = 3 })
+    let server = try await TestDaemon(cards: { $0.proCardLimit = 3 })
     let (c, id, username) = try server.signedIn("ana@x.org")
     let card = try c.object("CARD.CREATE", Self.ana)
     #expect(card["isPrimary"] as? Bool == true && card["isActive"] as? Bool == true)
@@ -44,7 +45,7 @@ struct CardTests {
     "only the owner changes or deletes a card; any signed-in account reads it by id or code; nothing changes on a refusal"
   )
   func ownership() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let card = try ana.object("CARD.CREATE", Self.ana)
@@ -70,7 +71,7 @@ struct CardTests {
     "when Pro ends, other cards turn inactive: no URL or code, hidden from others and the map, the share URL says so; Pro again brings them back"
   )
   func inactiveCards() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, id, username) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let admin = try server.connect()
@@ -115,7 +116,7 @@ struct CardTests {
     "deleting the primary card reserves its URL: a placeholder until the next card, which becomes primary there"
   )
   func reservedURL() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, username) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let card = try ana.object("CARD.CREATE", Self.ana)
@@ -142,7 +143,7 @@ struct CardTests {
     "a card is on the map only while shown, active and located; CARD.LOCATE moves it; the map survives a restart"
   )
   func mapMembership() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let hidden = try ana.object(
@@ -181,7 +182,7 @@ struct CardTests {
     "bad input: invalid JSON, unknown fields, wrong types, missing first name: the error, and nothing stored"
   )
   func badInput() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, _) = try server.signedIn("ana@x.org")
     #expect(try ana.text("CARD.CREATE", "{not json").hasPrefix("INVALID json"))
     #expect(try ana.text("CARD.CREATE", #"{"lastName":"x"}"#).hasPrefix("INVALID firstName"))

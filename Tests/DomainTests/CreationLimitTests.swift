@@ -1,9 +1,9 @@
+import DaemonTestSupport
 import Foundation
 import Pins
 import RESP
 import RedisTestSupport
 import Testing
-import VenueCommands
 import Venues
 
 /// One account making pins and venues as fast as it can (600 in 0.4 s before): each stops at
@@ -12,7 +12,7 @@ import Venues
 struct CreationLimitTests {
   @Test("PIN.ADD stops at the account's pins an hour; another account still adds")
   func pinsPerHour() async throws {
-    let server = try await AccountServer(pins: { $0.addsPerHour = 3 })
+    let server = try await TestDaemon(pins: { $0.addsPerHour = 3 })
     let (ana, _, _) = try server.signedIn("ana@x.org")
     for i in 0..<3 { _ = try ana.pin(2.35 + Double(i) * 0.01, 48.85, 100) }
     let refused = try ana.text("PIN.ADD", "2.40", "48.85", "100", "m", "{}")
@@ -26,7 +26,7 @@ struct CreationLimitTests {
   func venuesPerHour() async throws {
     var configuration = Venues.Configuration()
     configuration.createsPerHour = 2
-    let server = try await AccountServer(modules: [.venues(configuration)])
+    let server = try await TestDaemon(domain: { $0.venues = configuration })
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let venue = #"{"name":"Café","lon":2.35,"lat":48.85}"#
     for _ in 0..<2 { #expect(try ana.object("VENUE.CREATE", venue)["id"] != nil) }

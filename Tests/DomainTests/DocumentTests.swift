@@ -1,4 +1,4 @@
-import DocumentCommands
+import DaemonTestSupport
 import Documents
 import Foundation
 import NIOCore
@@ -10,19 +10,11 @@ import Testing
 @Suite("Documents")
 struct DocumentTests {
   static func server(_ configure: (inout Documents.Configuration) -> Void = { _ in }) async throws
-    -> (AccountServer, Holder)
+    -> TestDaemon
   {
     var configuration = Documents.Configuration()
     configure(&configuration)
-    let holder = Holder()
-    let server = try await AccountServer(
-      modules: [Documents.module(configuration) { holder.documents = $0 }])
-    return (server, holder)
-  }
-
-  /// The running `Documents`, as the module's `started` hands it over.
-  final class Holder: @unchecked Sendable {
-    var documents: Documents?
+    return try await TestDaemon(domain: { $0.documents = configuration })
   }
 
   /// DOC.PUT with binary bytes.
@@ -52,7 +44,7 @@ struct DocumentTests {
     return items.compactMap(object)
   }
 
-  static func mediaFiles(_ server: AccountServer) -> [String] {
+  static func mediaFiles(_ server: TestDaemon) -> [String] {
     let names =
       (try? FileManager.default.contentsOfDirectory(
         atPath: server.directory + "/media/documents")) ?? []
@@ -63,7 +55,7 @@ struct DocumentTests {
     "DOC.PUT takes PDF, JPEG and PNG by their bytes with a kind and a day; DOC.LIST and DOC.GET give them back to their owner; bad input is refused and stores nothing"
   )
   func putListGet() async throws {
-    let (server, _) = try await Self.server { $0.maxBytes = 4096 }
+    let server = try await Self.server { $0.maxBytes = 4096 }
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let pdf = try MediaFixtures.bytes("result.pdf")
     let jpeg = try MediaFixtures.bytes("python.jpg")
@@ -145,7 +137,7 @@ struct DocumentTests {
     "Only the owner reads or deletes a document (NOPERM for others); documents are in no other reply; at most the configured number per account"
   )
   func privacy() async throws {
-    let (server, _) = try await Self.server { $0.maxPerAccount = 2 }
+    let server = try await Self.server { $0.maxPerAccount = 2 }
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let png = try MediaFixtures.bytes("python.png")
@@ -182,18 +174,18 @@ struct DocumentTests {
     "Documents.positiveTest is the latest positive test's day; a restart keeps documents and their files; deleting the account deletes both"
   )
   func durability() async throws {
-    let (server, holder) = try await Self.server()
+    let server = try await Self.server()
     let (ana, anaID, _) = try server.signedIn("ana@x.org")
     let (bo, boID, _) = try server.signedIn("bo@x.org")
     let pdf = try MediaFixtures.bytes("result.pdf")
-    #expect(holder.documents?.positiveTest(of: Int64(anaID)) == nil)
+    #expect(server.daemon.domain.documents.positiveTest(of: Int64(anaID)) == nil)
     _ = try Self.put(ana, "TEST-POSITIVE", "2026-10-01", pdf)
     _ = try Self.put(ana, "TEST-POSITIVE", "2026-11-03", pdf)
     _ = try Self.put(ana, "TEST-NEGATIVE", "2026-11-10", pdf)
     _ = try Self.put(bo, "VACCINATION", "2026-05-05", pdf)
     let day = ISO8601DateFormatter().date(from: "2026-11-03T00:00:00Z")
-    #expect(holder.documents?.positiveTest(of: Int64(anaID)) == day)
-    #expect(holder.documents?.positiveTest(of: Int64(boID)) == nil)
+    #expect(server.daemon.domain.documents.positiveTest(of: Int64(anaID)) == day)
+    #expect(server.daemon.domain.documents.positiveTest(of: Int64(boID)) == nil)
     let before = try ana.command("DOC.LIST").text
     // A file no row names (a crash between the file and its row) is swept at the start.
     let stray = server.directory + "/media/documents/0123456789abcdef0123456789abcdef.pdf"
@@ -212,9 +204,9 @@ struct DocumentTests {
       return
     }
     #expect(Array(file.readableBytesView) == pdf)
-    #expect(holder.documents?.positiveTest(of: Int64(anaID)) == day)
+    #expect(server.daemon.domain.documents.positiveTest(of: Int64(anaID)) == day)
     #expect(try again.text("ACCOUNT.DELETE", "secret1") == "OK")
-    #expect(holder.documents?.positiveTest(of: Int64(anaID)) == nil)
+    #expect(server.daemon.domain.documents.positiveTest(of: Int64(anaID)) == nil)
     #expect(Self.mediaFiles(server).count == 1)
     try await server.restart()
     #expect(Self.mediaFiles(server).count == 1)

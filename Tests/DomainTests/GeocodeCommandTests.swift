@@ -1,5 +1,5 @@
+import DaemonTestSupport
 import Foundation
-import GeocodeCommands
 import GeocoderClients
 import Geocoding
 import RESP
@@ -51,9 +51,9 @@ struct GeocodeCommandTests {
 
   @Test func candidatesBestFirstCachedInTheStore() async throws {
     let table = Table()
-    let server = try await AccountServer(extra: [
-      .geocoding { cache in CachingGeocoder(table, cache: cache) }
-    ])
+    let server = try await TestDaemon(domain: {
+      $0.geocoder = { cache in CachingGeocoder(table, cache: cache) }
+    })
     do {
       let (c, _, _) = try server.signedIn("geo@example.com")
       guard
@@ -86,7 +86,7 @@ struct GeocodeCommandTests {
 
   @Test func badArgumentsAndFailuresAreClearErrors() async throws {
     let table = Table()
-    let server = try await AccountServer(extra: [.geocoding { _ in table }])
+    let server = try await TestDaemon(domain: { $0.geocoder = { _ in table } })
     do {
       let anonymous = try server.connect()
       #expect(try anonymous.text("GEOCODE", "Vaduz").hasPrefix("NOAUTH"))

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -19,7 +20,7 @@ struct HarvestTests {
     "CARD.GET 1..N by another account reads only the cards on the map; a card kept off the map needs its code and then shows no location; its owner and a wallet holding it read it by id"
   )
   func walkingIds() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let secret = try ana.object("CARD.CREATE", Self.hidden)
@@ -65,7 +66,7 @@ struct HarvestTests {
     "reading cards by code (or share URL) is limited per account and per address, so new accounts do not reset it; LIMIT says when to retry"
   )
   func guessingCodes() async throws {
-    let server = try await AccountServer(cards: {
+    let server = try await TestDaemon(cards: {
       $0.codeReadsPerAccount = 5
       $0.codeReadsPerAddress = 8
     })

@@ -1,5 +1,6 @@
 import Accounts
 import Cards
+import DaemonTestSupport
 import Foundation
 import GRDB
 import RedisTestSupport
@@ -62,7 +63,7 @@ struct IdTextMigrationTests {
     // The upgrade; then account 2 and card 2 are given the texts id 4 would get, as if their
     // random draws had met them.
     let (usernames, codes) = try await Self.upgrade(directory)
-    let server = try await AccountServer(directory: directory)
+    let server = try await TestDaemon(directory: directory)
 
     let (c, id, username) = try server.signedIn("new@example.com")
     #expect(id == 5)
@@ -89,7 +90,7 @@ struct IdTextMigrationTests {
       let two = try viewer.object("CARD.GET", codes.text(4))
       #expect(two["url"] as? String == "https://cards.test/c/" + usernames.text(4), "\(round)")
     }
-    await server.server.stop()
+    await server.daemon.stop()
     try Self.checkTables(directory)
     try? FileManager.default.removeItem(atPath: directory)
   }

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import IdentityTokens
 import RESP
@@ -15,7 +16,7 @@ struct IdentityTokenTests {
     let http: BackgroundProgram
     let appleFile: String
     let log = CapturedLog()
-    let server: AccountServer
+    let server: TestDaemon
 
     init(google: TestKey, refetchInterval: Double = 60, maximumInFlight: Int = 1_000) async throws {
       self.google = google
@@ -27,7 +28,7 @@ struct IdentityTokenTests {
       let url = "http://127.0.0.1:\(http.port)/certs.json"
       let (file, logger) = (appleFile, log.logger)
       try Self.publish([google], in: http)
-      server = try await AccountServer(accounts: {
+      server = try await TestDaemon(accounts: {
         var configuration = IdentityTokenVerifier.Configuration(providers: [
           .google(clientIDs: ["web-client", "ios-client"], keys: .init(url)),
           .apple(clientIDs: ["org.cardatlas.app"], keys: .init(file)),
@@ -287,7 +288,7 @@ struct IdentityTokenTests {
   @Test("keys that cannot be fetched answer that the check cannot be made now, not a refusal")
   func keysUnavailable() async throws {
     let nobody = try RedisProcess.freeLoopbackPort()
-    let server = try await AccountServer(accounts: {
+    let server = try await TestDaemon(accounts: {
       $0.identityTokens = IdentityTokenVerifier(
         .init(providers: [
           .google(clientIDs: ["web-client"], keys: .init("http://127.0.0.1:\(nobody)/certs"))
@@ -304,7 +305,7 @@ struct IdentityTokenTests {
     "without a provider's client id the command answers not configured; bad arguments a syntax error"
   )
   func notConfigured() async throws {
-    let plain = try await AccountServer()
+    let plain = try await TestDaemon()
     let c = try plain.connect()
     #expect(
       try c.text("SESSION.OPEN", "IDTOKEN", "google", "a.b.c")

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -46,7 +47,7 @@ struct NotificationTests {
   }
 
   /// A signed-in connection subscribed (RESP2) to the account's channel.
-  static func listener(_ server: AccountServer, _ email: String, _ channel: String) throws
+  static func listener(_ server: TestDaemon, _ email: String, _ channel: String) throws
     -> RESPConnection
   {
     let c = try server.connect()
@@ -59,7 +60,7 @@ struct NotificationTests {
     "An account hears its own wallet:<id> and account:<id> only: others' channels, other channels, patterns and PUBLISH are refused; signed out, account channels are NOPERM"
   )
   func channelRules() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, anaID, _) = try server.signedIn("ana@x.org")
     let (_, boID, _) = try server.signedIn("bo@x.org")
     #expect(try ana.text("PUBLISH", "wallet:\(anaID)", "x").hasPrefix("NOPERM"))
@@ -97,7 +98,7 @@ struct NotificationTests {
     "Holders hear a held card's changes (CARD.UPDATE, CARD.LOCATE, CARD.PRIMARY, Pro ending) and its removal (CARD.DEL, the owner's ACCOUNT.DELETE) once durable: a RESP2 subscriber, and RESP3 pushes on a connection that runs commands"
   )
   func holdersHear() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, anaID, _) = try server.signedIn("ana@x.org")
     let (bo, boID, _) = try server.signedIn("bo@x.org")
     let admin = try server.connect()
@@ -197,7 +198,7 @@ struct NotificationTests {
     "What a RESP3 connection hears follows who is signed in on it: after AUTH as another account, the first account's channel is silent"
   )
   func subscriptionsFollowTheSignIn() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, boID, _) = try server.signedIn("bo@x.org")
     _ = try server.signedIn("cy@x.org")
@@ -216,7 +217,7 @@ struct NotificationTests {
 
   @Test("redis-py: a holder's RESP3 pub/sub hears the owner's change")
   func redisPy() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, boID, _) = try server.signedIn("bo@x.org")
     let card = try ana.object("CARD.CREATE", Self.card("Ana"))
@@ -249,7 +250,7 @@ struct NotificationTests {
   )
   func views() async throws {
     try await awayFromUTCMidnight()
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, username) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let (cy, _, _) = try server.signedIn("cy@x.org")
@@ -308,7 +309,7 @@ struct NotificationTests {
     "NOTIFY.SET chooses what the owner hears on account:<id>: views and wallet adds, off by default, kept across a restart, gone with the account"
   )
   func ownerHears() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, anaID, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let (cy, cyID, _) = try server.signedIn("cy@x.org")

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -9,7 +10,7 @@ import Testing
 struct OwnershipMatrixTests {
   @Test("refusals leave every card, account and key as it was")
   func matrix() async throws {
-    let server = try await AccountServer(server: { $0.requirePassword = "adminpw" })
+    let server = try await TestDaemon(server: { $0.requirePassword = "adminpw" })
     let admin = try server.connect()
     #expect(try admin.text("AUTH", "adminpw") == "OK")
     #expect(try admin.text("GEOADD", "g", "1", "1", "m") == "1")

@@ -1,8 +1,8 @@
 import Cards
+import DaemonTestSupport
 import Foundation
 import Geocoding
 import People
-import PeopleCommands
 import RESP
 import RedisTestSupport
 import Testing
@@ -22,7 +22,7 @@ struct PeopleTests {
   }
 
   static func server(_ configure: (inout People.Configuration) -> Void = { _ in }) async throws
-    -> AccountServer
+    -> TestDaemon
   {
     var configuration = People.Configuration()
     configuration.searchesPerMinute = nil
@@ -30,12 +30,12 @@ struct PeopleTests {
     configuration.searchCellsPerAccount = 0
     configuration.searchCellsPerAddress = 0
     configure(&configuration)
-    return try await AccountServer(
-      cards: { $0.geocoder = Gazetteer() }, modules: [People.module(configuration)])
+    return try await TestDaemon(
+      cards: { $0.geocoder = Gazetteer() }, domain: { $0.people = configuration })
   }
 
   /// A signed-in account with a primary card.
-  static func person(_ server: AccountServer, _ name: String) throws -> (RESPConnection, id: Int) {
+  static func person(_ server: TestDaemon, _ name: String) throws -> (RESPConnection, id: Int) {
     let (c, id, _) = try server.signedIn("\(name.lowercased())@x.org")
     _ = try c.object("CARD.CREATE", WalletTests.card(name, #""company":"\#(name) Ltd""#))
     return (c, id)

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -8,7 +9,7 @@ import Testing
 @Suite("PIN.OPEN under attack")
 struct PinOpenAttackTests {
   /// Ana's pins with photos in Paris and in Tokyo, and Bo, who reads them.
-  static func pins(_ server: AccountServer) throws -> (bo: RESPConnection, paris: Int, tokyo: Int) {
+  static func pins(_ server: TestDaemon) throws -> (bo: RESPConnection, paris: Int, tokyo: Int) {
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let paris = try ana.pin(2.3522, 48.8566, 100)
     let tokyo = try ana.pin(139.6917, 35.6895, 100)
@@ -21,7 +22,7 @@ struct PinOpenAttackTests {
     "a teleporting opener is refused: having opened in Paris, the centre of a pin in Tokyo read with PIN.GET does not open it a second later"
   )
   func teleport() async throws {
-    let server = try await AccountServer(pins: {
+    let server = try await TestDaemon(pins: {
       $0.maximumOpenerSpeed = 300
       $0.opensPerHour = 120
     })
@@ -43,7 +44,7 @@ struct PinOpenAttackTests {
 
   @Test("PIN.OPEN is limited per account per hour, with a clear LIMIT error")
   func opensPerHour() async throws {
-    let server = try await AccountServer(pins: {
+    let server = try await TestDaemon(pins: {
       $0.maximumOpenerSpeed = 300
       $0.opensPerHour = 3
     })

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -15,7 +16,7 @@ struct PinOracleTests {
 
   @Test("PIN.AT is every circle holding the point, nearest first; PIN.OPEN agrees with it")
   func againstBruteForce() async throws {
-    let server = try await AccountServer(pins: { _ in })
+    let server = try await TestDaemon(pins: { _ in })
     let (c, _, _) = try server.signedIn("ana@x.org")
     var generator = SystemRandomNumberGenerator()
     // Where the pins gather: a city, the antimeridian, both poles, and anywhere.

@@ -1,6 +1,5 @@
-import CardCommands
+import DaemonTestSupport
 import Foundation
-import PinCommands
 import Pins
 import RESP
 import RedisTestSupport
@@ -22,7 +21,7 @@ enum TestPhoto {
   }
 }
 
-extension AccountServer {
+extension TestDaemon {
   /// A server with the pins module. Its openers may be anywhere at any moment, as often as they
   /// like (the tests open pins all over the world); `PinOpenAttackTests` checks those limits.
   convenience init(pins configure: (inout Pins.Configuration) -> Void) async throws {
@@ -31,7 +30,7 @@ extension AccountServer {
     configuration.opensPerHour = 0
     configuration.addsPerHour = 0
     configure(&configuration)
-    try await self.init(modules: [.pins(configuration)])
+    try await self.init(domain: { $0.pins = configuration })
   }
 
   /// The photo files on disk.

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -9,7 +10,7 @@ import Testing
 struct PinTests {
   @Test("PIN.ADD answers the pin as the caller's, radius in metres, caption and takenAt")
   func add() async throws {
-    let server = try await AccountServer(pins: { _ in })
+    let server = try await TestDaemon(pins: { _ in })
     let (c, id, username) = try server.signedIn("ana@x.org")
     let pin = try c.object(
       "PIN.ADD", "2.35", "48.85", "0.5", "km",
@@ -39,7 +40,7 @@ struct PinTests {
 
   @Test("bad input is refused with a clear error and stores nothing, across a restart too")
   func badInput() async throws {
-    let server = try await AccountServer(pins: { $0.maxPhotoBytes = 4096 })
+    let server = try await TestDaemon(pins: { $0.maxPhotoBytes = 4096 })
     let (c, _, _) = try server.signedIn("ana@x.org")
     let id = try c.pin(10, 10, 100)
     let refused: [([String], String)] = [
@@ -109,7 +110,7 @@ struct PinTests {
 
   @Test("PIN.PHOTO: the owner's JPEG or PNG; others get NOPERM; replacing removes the old file")
   func photos() async throws {
-    let server = try await AccountServer(pins: { _ in })
+    let server = try await TestDaemon(pins: { _ in })
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let id = try ana.pin(2.35, 48.85, 200)
@@ -151,7 +152,7 @@ struct PinTests {
 
   @Test("PIN.OPEN: the photo only from inside the circle, else NOTINRANGE and metres to the edge")
   func open() async throws {
-    let server = try await AccountServer(pins: { _ in })
+    let server = try await TestDaemon(pins: { _ in })
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let id = try ana.pin(13.4, 52.5, 1000)
@@ -174,7 +175,7 @@ struct PinTests {
 
   @Test("photos never come through PIN.SEARCH, PIN.AT, PIN.TOP or PIN.GET")
   func privacy() async throws {
-    let server = try await AccountServer(pins: { _ in })
+    let server = try await TestDaemon(pins: { _ in })
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let marker = Array("SECRET-PIXELS-0123456789".utf8)
@@ -205,7 +206,7 @@ struct PinTests {
     "PIN.VOTE: one vote per account, changeable and withdrawn, none by the pin's owner; score = ups − downs; kept"
   )
   func votes() async throws {
-    let server = try await AccountServer(pins: { _ in })
+    let server = try await TestDaemon(pins: { _ in })
     var voters: [RESPConnection] = []
     for i in 0..<4 { voters.append(try server.signedIn("v\(i)@x.org").0) }
     let a = try voters[0].pin(1, 1, 500)
@@ -246,7 +247,7 @@ struct PinTests {
 
   @Test("at startup the photo files no pin names are removed, and the named ones kept")
   func sweep() async throws {
-    let server = try await AccountServer(pins: { _ in })
+    let server = try await TestDaemon(pins: { _ in })
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let id = try ana.pin(7, 7, 100)
     let photo = TestPhoto.png()
@@ -268,7 +269,7 @@ struct PinTests {
 
   @Test("a deleted account's pins, photos and votes go")
   func accountDeletion() async throws {
-    let server = try await AccountServer(pins: { _ in })
+    let server = try await TestDaemon(pins: { _ in })
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let mine = try ana.pin(5, 5, 100)
@@ -286,7 +287,7 @@ struct PinTests {
 
   @Test("PIN.SEARCH has CARD.SEARCH's grammar: radius, box, nearest, bounds, owner, cursor")
   func search() async throws {
-    let server = try await AccountServer(pins: { _ in })
+    let server = try await TestDaemon(pins: { _ in })
     let (ana, _, anaName) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     var ids: [Int: (Double, Double)] = [:]
@@ -363,7 +364,7 @@ struct PinTests {
 
   @Test("redis-py: add a pin, send its photo as bytes, open it from inside, vote, delete")
   func redisPy() async throws {
-    let server = try await AccountServer(pins: { _ in })
+    let server = try await TestDaemon(pins: { _ in })
     _ = try server.signedIn("ana@x.org")
     _ = try server.signedIn("bo@x.org")
     let photo = TestPhoto.png(Array(0..<255))

@@ -1,4 +1,5 @@
 import Accounts
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -71,7 +72,7 @@ struct ResetMailTests {
 
   /// Asks a reset for a new account through the protocol and answers the mail's token's use.
   static func requestAndReset(
-    _ server: AccountServer, mailIn directory: String
+    _ server: TestDaemon, mailIn directory: String
   ) async throws -> (mail: String, reset: String) {
     let c = try server.connect()
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
@@ -88,7 +89,7 @@ struct ResetMailTests {
   )
   func smtpPlain() async throws {
     let smtp = try Self.smtpServer(user: "mailer", password: "s3cret", mechanisms: "PLAIN")
-    let server = try await AccountServer(accounts: {
+    let server = try await TestDaemon(accounts: {
       var mailer = SMTPMailer(host: "127.0.0.1", port: Int(smtp.port))
       mailer.username = "mailer"
       mailer.password = "s3cret"
@@ -116,7 +117,7 @@ struct ResetMailTests {
   @Test("AUTH LOGIN when it is the only mechanism offered; no AUTH when no user is set")
   func smtpLoginAndNoAuth() async throws {
     let smtp = try Self.smtpServer(user: "mailer", password: "s3cret", mechanisms: "LOGIN")
-    let server = try await AccountServer(accounts: {
+    let server = try await TestDaemon(accounts: {
       var mailer = SMTPMailer(host: "127.0.0.1", port: Int(smtp.port))
       mailer.username = "mailer"
       mailer.password = "s3cret"
@@ -128,7 +129,7 @@ struct ResetMailTests {
     smtp.stop()
 
     let open = try Self.smtpServer()
-    let plain = try await AccountServer(accounts: {
+    let plain = try await TestDaemon(accounts: {
       $0.mailer = SMTPMailer(address: "127.0.0.1:\(open.port)")
     })
     let (mail2, reset2) = try await Self.requestAndReset(plain, mailIn: open.directory)
@@ -155,7 +156,7 @@ struct ResetMailTests {
   func fallsBackToOutbox() async throws {
     let log = CapturedLog()
     let nobody = try RedisProcess.freeLoopbackPort()
-    let server = try await AccountServer(accounts: {
+    let server = try await TestDaemon(accounts: {
       $0.mailer = SMTPMailer(host: "127.0.0.1", port: Int(nobody))
       $0.logger = log.logger
     })
@@ -166,7 +167,7 @@ struct ResetMailTests {
     await server.stop()
 
     let smtp = try Self.smtpServer(user: "mailer", password: "s3cret")
-    let refused = try await AccountServer(accounts: {
+    let refused = try await TestDaemon(accounts: {
       var mailer = SMTPMailer(host: "127.0.0.1", port: Int(smtp.port))
       mailer.username = "mailer"
       mailer.password = "wrong"

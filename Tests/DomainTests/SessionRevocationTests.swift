@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -13,7 +14,7 @@ struct SessionRevocationTests {
   /// Ana's account, with an attacker's connection signed in by AUTH, another by a session
   /// token, and that token; the server has an admin password, so a signed-out connection runs
   /// nothing.
-  static func besieged(_ server: AccountServer) throws -> (
+  static func besieged(_ server: TestDaemon) throws -> (
     owner: RESPConnection, byAuth: RESPConnection, byToken: RESPConnection, token: String
   ) {
     let owner = try server.connect()
@@ -28,7 +29,7 @@ struct SessionRevocationTests {
 
   /// What the attacker's connections and token can do after the owner's move: nothing.
   static func expectLockedOut(
-    _ server: AccountServer, _ c: RESPConnection, _ token: String
+    _ server: TestDaemon, _ c: RESPConnection, _ token: String
   ) throws {
     #expect(
       try c.text("CARD.SEARCH", "FROMLONLAT", "2.35", "48.85", "BYRADIUS", "5", "km") == signedOut)
@@ -45,7 +46,7 @@ struct SessionRevocationTests {
     "ACCOUNT.PASSWORD signs out every other connection and closes every other session; the connection that changed it, and its session, go on"
   )
   func passwordChange() async throws {
-    let server = try await AccountServer(server: { $0.requirePassword = "adminpw" })
+    let server = try await TestDaemon(server: { $0.requirePassword = "adminpw" })
     let (owner, byAuth, byToken, stolen) = try Self.besieged(server)
     let mine = try owner.text("SESSION.OPEN", "ana@x.org", "secret1", "phone")
     #expect(try owner.text("ACCOUNT.PASSWORD", "secret1", "secret2") == "OK")
@@ -60,7 +61,7 @@ struct SessionRevocationTests {
 
   @Test("ACCOUNT.RESET signs out every connection and closes every session")
   func reset() async throws {
-    let server = try await AccountServer(server: { $0.requirePassword = "adminpw" })
+    let server = try await TestDaemon(server: { $0.requirePassword = "adminpw" })
     let (owner, byAuth, byToken, stolen) = try Self.besieged(server)
     #expect(try owner.text("ACCOUNT.RESET.REQUEST", "ana@x.org") == "OK")
     let outbox = (server.directory as NSString).appendingPathComponent("outbox")
@@ -75,7 +76,7 @@ struct SessionRevocationTests {
   @Test(
     "ACCOUNT.DELETE signs out every connection: none reads cards, searches or writes afterwards")
   func deletion() async throws {
-    let server = try await AccountServer(server: { $0.requirePassword = "adminpw" })
+    let server = try await TestDaemon(server: { $0.requirePassword = "adminpw" })
     let (owner, byAuth, byToken, stolen) = try Self.besieged(server)
     #expect(try owner.text("AUTH", "ana@x.org", "secret1") == "OK")
     #expect(try owner.text("ACCOUNT.DELETE", "secret1") == "OK")
@@ -91,7 +92,7 @@ struct SessionRevocationTests {
     "SESSION.LIST shows each device (never a token); SESSION.CLOSE <id> ends one, and the connection signed in with it"
   )
   func listAndClose() async throws {
-    let server = try await AccountServer(server: { $0.requirePassword = "adminpw" })
+    let server = try await TestDaemon(server: { $0.requirePassword = "adminpw" })
     let owner = try server.connect()
     _ = try owner.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     let phone = try owner.text("SESSION.OPEN", "ana@x.org", "secret1", "phone")

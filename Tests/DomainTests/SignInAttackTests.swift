@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -18,7 +19,7 @@ struct SignInAttackTests {
 
   @Test("reconnecting does not reset the throttle: it counts by address, not by port")
   func reconnect() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     _ = try server.connect().object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     for _ in 0..<5 {
       let c = try server.connect()
@@ -35,7 +36,7 @@ struct SignInAttackTests {
     "parallel guesses queue for their turns instead of sharing one wait, and the owner at another address signs in at once meanwhile"
   )
   func parallelGuesses() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     _ = try server.connect().object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     let attacker = try server.connect()
     for _ in 0..<5 {
@@ -65,7 +66,7 @@ struct SignInAttackTests {
     "many addresses guessing one email: past the email's limit, new addresses wait; the owner from an address that signed in before passes"
   )
   func manyAddresses() async throws {
-    let server = try await AccountServer(accounts: { $0.throttle.freeEmailFailures = 20 })
+    let server = try await TestDaemon(accounts: { $0.throttle.freeEmailFailures = 20 })
     _ = try server.connect().object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     let home = try server.connect(from: "127.0.0.2")
     #expect(try home.text("AUTH", "ana@x.org", "secret1") == "OK")
@@ -87,7 +88,7 @@ struct SignInAttackTests {
 
   @Test("the old password of ACCOUNT.PASSWORD and ACCOUNT.DELETE is throttled like a sign-in")
   func oldPasswordChecks() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let c = try server.connect()
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     #expect(try c.text("AUTH", "ana@x.org", "secret1") == "OK")
@@ -108,7 +109,7 @@ struct SignInAttackTests {
     "one client cannot hold up everyone's sign-in: 2,500 pipelined ACCOUNT.PASSWORD, and 64 connections signing up at once, leave another address's AUTH within a few hashes' time"
   )
   func hashingQueue() async throws {
-    let server = try await AccountServer(accounts: { $0.hasher = .init() })
+    let server = try await TestDaemon(accounts: { $0.hasher = .init() })
     let victim = try server.connect(from: "127.0.0.2")
     _ = try victim.object("ACCOUNT.CREATE", "victim@x.org", "secret1")
     // The victim's sign-in with nothing else going on: about one default-cost hash.
@@ -178,7 +179,7 @@ struct EmailEnumerationTests {
     "AUTH takes the same time for a registered and an unknown email, with a normal password, one over 1,024 bytes, and for an account without a password (medians of 200)"
   )
   func authTiming() async throws {
-    let server = try await AccountServer(accounts: {
+    let server = try await TestDaemon(accounts: {
       $0.throttle.freeFailures = 1_000_000
       $0.throttle.freeEmailFailures = 1_000_000
     })
@@ -198,7 +199,7 @@ struct EmailEnumerationTests {
     "ACCOUNT.RESET.REQUEST takes the same time for a registered and an unknown email (medians of 200), and answers alike"
   )
   func resetTiming() async throws {
-    let server = try await AccountServer(accounts: {
+    let server = try await TestDaemon(accounts: {
       $0.resetsPerEmail = 0
       $0.resetsPerAddress = 0
     })
@@ -218,7 +219,7 @@ struct EmailEnumerationTests {
     "sign-ups are limited per address, with a clear LIMIT error; a taken email's owner is mailed once an hour however often it is tried"
   )
   func signUpLimits() async throws {
-    let server = try await AccountServer(accounts: { $0.signUpsPerAddress = 3 })
+    let server = try await TestDaemon(accounts: { $0.signUpsPerAddress = 3 })
     let c = try server.connect()
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "other11")
@@ -243,7 +244,7 @@ struct EmailEnumerationTests {
     "reset requests are limited per email (known or not) and per address; only a known email is mailed"
   )
   func resetLimits() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let c = try server.connect()
     _ = try c.object("ACCOUNT.CREATE", "ana@x.org", "secret1")
     for email in ["ana@x.org", "nobody@x.org"] {

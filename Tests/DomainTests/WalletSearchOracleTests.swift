@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -40,7 +41,7 @@ struct WalletSearchOracleTests {
     "WALLET.SEARCH is every active held card whose words start with each query word, accents and case ignored, by bm25 over the wallet then newest, COUNT bounded: as brute force finds"
   )
   func againstBruteForce() async throws {
-    let server = try await AccountServer(cards: { $0.proCardLimit = 30 })
+    let server = try await TestDaemon(cards: { $0.proCardLimit = 30 })
     var random = SystemRandomNumberGenerator()
     let admin = try server.connect()
     var owners: [(c: RESPConnection, id: Int)] = []

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -14,7 +15,7 @@ struct WalletTests {
     "WALLET.ADD by share code, by either share URL (trailing slash, query), idempotent; own card refused, inactive refused, unknown NOTFOUND"
   )
   func add() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, anaID, username) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let (cy, _, _) = try server.signedIn("cy@x.org")
@@ -84,7 +85,7 @@ struct WalletTests {
 
   @Test("WALLET.DEL removes a held card (:1), then :0; a card not held is :0")
   func delete() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let card = try ana.object("CARD.CREATE", Self.card("Ana"))
@@ -105,7 +106,7 @@ struct WalletTests {
     "WALLET.LIST pages newest first and covers every card once, while cards are added and removed between pages"
   )
   func paging() async throws {
-    let server = try await AccountServer(cards: { $0.proCardLimit = 30 })
+    let server = try await TestDaemon(cards: { $0.proCardLimit = 30 })
     let (ana, anaID, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     _ = try server.connect().object("ACCOUNT.PRO", "\(anaID)", "1")
@@ -160,7 +161,7 @@ struct WalletTests {
     "WALLET.SEARCH: each word a prefix, accents and case ignored, best match first, bounded, only the caller's own wallet"
   )
   func search() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let owners = try (0..<5).map { try server.signedIn("owner\($0)@x.org").0 }
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let (cy, _, _) = try server.signedIn("cy@x.org")
@@ -211,7 +212,7 @@ struct WalletTests {
     "a held card's update is found by its new text, not the old; a deleted card, and the cards of a deleted account, leave every wallet; an inactive card is never found"
   )
   func followsCards() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, anaID, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let (cy, _, _) = try server.signedIn("cy@x.org")
@@ -266,7 +267,7 @@ struct WalletTests {
 
   @Test("the wallets, their order, their inactive cards and their search survive a restart")
   func restart() async throws {
-    let server = try await AccountServer()
+    let server = try await TestDaemon()
     let (ana, anaID, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let (cy, _, _) = try server.signedIn("cy@x.org")

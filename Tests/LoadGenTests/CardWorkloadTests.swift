@@ -1,5 +1,5 @@
-import CardCommands
 import Cards
+import DaemonTestSupport
 import Datasets
 import Foundation
 import RESP
@@ -23,9 +23,7 @@ import Testing
   }
 
   @Test func preparesCardsThatCardSearchFinds() async throws {
-    var cards = Cards.Configuration()
-    cards.proCardLimit = 100
-    let running = try await DomainServer.start(cards: cards)
+    let running = try await TestDaemon(cards: { $0.proCardLimit = 100 })
     let address = running.address
 
     let generator = try DatasetGenerator()

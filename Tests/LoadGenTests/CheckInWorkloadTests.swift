@@ -1,8 +1,7 @@
-import CardCommands
+import DaemonTestSupport
 import Foundation
 import RESP
 import Testing
-import VenueCommands
 import Venues
 
 @testable import LoadGen
@@ -15,7 +14,7 @@ import Venues
     // 50 venues from one owner: more than an account may create in an hour by default.
     var venues = Venues.Configuration()
     venues.createsPerHour = 0
-    let running = try await DomainServer.start(modules: [.venues(venues)])
+    let running = try await TestDaemon(domain: { $0.venues = venues })
     let address = running.address
     var configuration = smallConfiguration(
       .checkin, target: address, requests: 400, points: nil, clients: 3, pipeline: 4)

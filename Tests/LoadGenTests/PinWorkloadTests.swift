@@ -1,7 +1,6 @@
-import CardCommands
+import DaemonTestSupport
 import Datasets
 import Foundation
-import PinCommands
 import Pins
 import RESP
 import RESPClient
@@ -19,7 +18,7 @@ import Testing
     // Hundreds of pins from each account: more than one may add in an hour by default.
     var pins = Pins.Configuration()
     pins.addsPerHour = 0
-    let running = try await DomainServer.start(modules: [.pins(pins)])
+    let running = try await TestDaemon(domain: { $0.pins = pins })
     let address = running.address
 
     let generator = try DatasetGenerator()

@@ -1,7 +1,6 @@
-import CardCommands
+import DaemonTestSupport
 import Foundation
 import People
-import PeopleCommands
 import RESP
 import Testing
 
@@ -12,7 +11,7 @@ import Testing
 /// an error (signed out, each would answer NOAUTH), and a second run reuses the first's accounts.
 @Suite struct PresenceWorkloadTests {
   @Test func signsInAndSetsPresences() async throws {
-    let running = try await DomainServer.start(modules: [People.module()])
+    let running = try await TestDaemon()
     let address = running.address
 
     for _ in 0..<2 {

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -12,7 +13,7 @@ struct APICardTests {
 
   @Test("a card's round trip with a token: create, read, list, patch, delete, as CARD.* sees it")
   func roundTrip() async throws {
-    try await WebServers.with { servers in
+    try await TestDaemon.with { servers in
       let (resp, id, username, token) = try servers.member("ana@x.org")
       let created = try await servers.send("POST", "/v1/cards/mine", token: token, json: Self.ana)
       #expect(created.status == 201)
@@ -21,7 +22,7 @@ struct APICardTests {
       let cardId = try #require(card["id"] as? Int)
       #expect(created.header("Location") == "/v1/cards/\(cardId)")
       #expect(card["ownerId"] as? Int == id && card["firstName"] as? String == "Ana")
-      #expect(card["url"] as? String == "\(WebServers.publicURL)/c/\(username)")
+      #expect(card["url"] as? String == "\(TestDaemon.publicURL)/c/\(username)")
 
       // The same JSON as CARD.GET, byte for byte, and the same list as CARD.MINE.
       let got = try await servers.get(
@@ -53,7 +54,7 @@ struct APICardTests {
     "401 without or with a bad token; 400 for invalid JSON; 413 past the body limit; 403 at the plan's limit; nothing stored"
   )
   func refusals() async throws {
-    try await WebServers.with { servers in
+    try await TestDaemon.with { servers in
       let (resp, _, _, token) = try servers.member("ana@x.org")
       for (method, path) in [
         ("GET", "/v1/cards/mine"), ("POST", "/v1/cards/mine"), ("GET", "/v1/cards/1"),
@@ -91,7 +92,7 @@ struct APICardTests {
     "others' cards: 403 to change an active one, 404 for an inactive or missing one, or one off the map asked by id, never its content"
   )
   func othersCards() async throws {
-    try await WebServers.with { servers in
+    try await TestDaemon.with { servers in
       let admin = try servers.connect()
       let (owner, ownerId, _, _) = try servers.member("owner@x.org")
       _ = try admin.object("ACCOUNT.PRO", "\(ownerId)", "1")
@@ -136,7 +137,7 @@ struct APICardTests {
     "the wallet: add by code or URL, list as WALLET.LIST, remove; own, inactive and unknown cards refused"
   )
   func wallet() async throws {
-    try await WebServers.with { servers in
+    try await TestDaemon.with { servers in
       let (owner, _, _, _) = try servers.member("owner@x.org")
       let card = try owner.object("CARD.CREATE", Self.ana)
       let (resp, _, _, token) = try servers.member("holder@x.org")

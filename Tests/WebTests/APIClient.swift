@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -8,7 +9,7 @@ import RedisTestSupport
 
 /// The JSON API's client side for the tests: any method, a Bearer token, a body, over a real
 /// socket; and a session token from SESSION.OPEN over RESP.
-extension WebServers {
+extension TestDaemon {
   func send(
     _ method: String, _ path: String, token: String? = nil, body: Data? = nil,
     headers: [String: String] = [:]
@@ -45,7 +46,7 @@ extension WebServers {
   }
 }
 
-extension WebServers.Fetched {
+extension TestDaemon.Fetched {
   var json: Any? { try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) }
   var object: [String: Any] { json as? [String: Any] ?? [:] }
   var array: [[String: Any]] { json as? [[String: Any]] ?? [] }
@@ -69,10 +70,10 @@ extension RESPValue {
   }
 }
 
-extension WebServers {
+extension TestDaemon {
   /// Runs `body` on new servers, stopped afterwards whether it threw or not.
-  static func with(_ body: (WebServers) async throws -> Void) async throws {
-    let servers = try await WebServers()
+  static func with(_ body: (TestDaemon) async throws -> Void) async throws {
+    let servers = try await TestDaemon.web()
     do {
       try await body(servers)
     } catch {

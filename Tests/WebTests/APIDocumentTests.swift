@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RedisTestSupport
 import Testing
@@ -10,7 +11,7 @@ struct APIDocumentTests {
 
   @Test("every API route registered is in the document, and every route it describes is registered")
   func inStepWithTheRouter() async throws {
-    try await WebServers.with { servers in
+    try await TestDaemon.with { servers in
       let fetched = try await servers.get("/openapi.json")
       #expect(fetched.status == 200 && fetched.header("Content-Type") == "application/json")
       let document = fetched.object

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -10,7 +11,7 @@ struct APIMapTests {
   /// Cards around Paris and on both sides of the antimeridian (Fiji), shown on the map; one
   /// hidden (showOnMap false) and one inactive (its owner's Pro ended), both in Paris.
   struct Map {
-    let servers: WebServers
+    let servers: TestDaemon
     let resp: RESPConnection
     var shown: Set<Int> = []
     var hidden = 0
@@ -32,7 +33,7 @@ struct APIMapTests {
     }
   }
 
-  static func map(_ servers: WebServers) throws -> Map {
+  static func map(_ servers: TestDaemon) throws -> Map {
     let admin = try servers.connect()
     let places: [(Double, Double)] = [
       (2.35, 48.85), (2.36, 48.86), (2.30, 48.87), (2.29, 48.84), (2.40, 48.80),
@@ -58,7 +59,7 @@ struct APIMapTests {
     "GET /v1/cards is CARD.CLUSTERS's FeatureCollection byte for byte, across the antimeridian too, with no hidden or inactive card"
   )
   func clusters() async throws {
-    try await WebServers.with { servers in
+    try await TestDaemon.with { servers in
       let map = try Self.map(servers)
       let (reader, _, _) = try map.servers.signedIn("reader@x.org")
       let cases: [(bbox: [String], zoom: Int)] = [
@@ -113,7 +114,7 @@ struct APIMapTests {
     "GET /v1/cards/nearby lists what CARD.SEARCH … BYRADIUS finds, nearest first, never hidden or inactive cards"
   )
   func nearby() async throws {
-    try await WebServers.with { servers in
+    try await TestDaemon.with { servers in
       let map = try Self.map(servers)
       let (reader, _, _) = try map.servers.signedIn("reader@x.org")
       for (radius, count) in [(5_000, 10), (5_000, 2), (20_000, 100), (1, 10)] {
@@ -159,7 +160,7 @@ struct APIMapTests {
   @Test(
     "bad map parameters are a 400 (a bbox that is not a view, 422) with a JSON error, never a 5xx")
   func badParameters() async throws {
-    try await WebServers.with { servers in
+    try await TestDaemon.with { servers in
       let bad = [
         "/v1/cards", "/v1/cards?zoom=3", "/v1/cards?bbox=1,2,3&zoom=3",
         "/v1/cards?bbox=1,2,3,4,5&zoom=3", "/v1/cards?bbox=nan,0,1,1&zoom=3",
@@ -203,7 +204,7 @@ struct APIMapTests {
     "CORS: any origin on the API, a preflight answered with the methods and headers; the card pages unchanged"
   )
   func cors() async throws {
-    try await WebServers.with { servers in
+    try await TestDaemon.with { servers in
       let preflight = try await servers.send(
         "OPTIONS", "/v1/cards/mine",
         headers: [
@@ -231,7 +232,7 @@ struct APIMapTests {
   @Test(
     "a method a path does not take is a 405 naming those it does (Allow); an unknown path a 404")
   func methodNotAllowed() async throws {
-    try await WebServers.with { servers in
+    try await TestDaemon.with { servers in
       let cases: [(method: String, path: String, allow: String)] = [
         ("TRACE", "/v1/cards?bbox=-10,35,30,60&zoom=0", "GET, HEAD, OPTIONS"),
         ("DELETE", "/v1/cards/nearby", "GET, HEAD, OPTIONS"),

@@ -1,4 +1,5 @@
 import Assets
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -15,7 +16,7 @@ struct AssetTests {
     ("LOGO", "python.webp", "image/webp"), ("CV", "result.pdf", "application/pdf"),
   ]
 
-  static func files(_ servers: WebServers) -> [String] {
+  static func files(_ servers: TestDaemon) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: servers.directory + "/media/assets"))
       ?? []).sorted()
   }
@@ -28,7 +29,7 @@ struct AssetTests {
     "ASSET.PUT and PUT /v1/assets store each kind; /a/<id> serves the same bytes with its type, immutable caching, ETag, nosniff, CSP, and a PDF as an attachment"
   )
   func uploads() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, _, _) = try servers.signedIn("ana@x.org")
     let token = try servers.connect().text("SESSION.OPEN", "ana@x.org", "secret1")
     for (kind, file, type) in Self.accepted {
@@ -49,7 +50,7 @@ struct AssetTests {
       for asset in [viaRESP, viaHTTP] {
         let id = try #require(asset["id"] as? String)
         #expect(id.count == 32)
-        #expect(asset["url"] as? String == "\(WebServers.publicURL)/a/\(id)")
+        #expect(asset["url"] as? String == "\(TestDaemon.publicURL)/a/\(id)")
         #expect(asset["kind"] as? String == kind.lowercased())
         #expect(asset["contentType"] as? String == type)
         #expect(asset["bytes"] as? Int == bytes.count)
@@ -103,7 +104,7 @@ struct AssetTests {
     var bounds = Assets.Configuration()
     bounds.maxBytes = 4000
     bounds.maxPixels = 1_000_000
-    let servers = try await WebServers(assets: bounds)
+    let servers = try await TestDaemon.web(assets: bounds)
     let (ana, _, _) = try servers.signedIn("ana@x.org")
     let token = try servers.connect().text("SESSION.OPEN", "ana@x.org", "secret1")
     let png = try MediaFixtures.bytes("python.png")
@@ -194,10 +195,10 @@ struct AssetTests {
   func quotas() async throws {
     let size = try MediaFixtures.bytes("python.png").count
     var limits = Assets.Configuration()
-    limits.publicURL = WebServers.publicURL
+    limits.publicURL = TestDaemon.publicURL
     limits.quotaBytes = 3 * size
     limits.uploadsPerHour = 5
-    let servers = try await WebServers(assets: limits)
+    let servers = try await TestDaemon.web(assets: limits)
     let (ana, _, _, token) = try servers.member("ana@x.org")
     for _ in 0..<3 { _ = try Self.upload(ana, "IMAGE", "python.png") }
     let full = try ana.command(
@@ -225,7 +226,7 @@ struct AssetTests {
     "a card names its owner's assets; another's, an unknown one or the wrong kind is refused; deleting a card removes what only it named, deleting the account all"
   )
   func cardsAndDeletion() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, anaId, _) = try servers.signedIn("ana@x.org")
     let (bo, _, _) = try servers.signedIn("bo@x.org")
     _ = try servers.connect().object("ACCOUNT.PRO", "\(anaId)", "1")
@@ -240,7 +241,7 @@ struct AssetTests {
         #"{"firstName":"A","imageUrl":"\#(boPicture)"}"#, "INVALID imageUrl: the asset is not yours"
       ),
       (
-        #"{"firstName":"A","logoUrl":"\#(WebServers.publicURL)/a/0123456789abcdef0123456789abcdef"}"#,
+        #"{"firstName":"A","logoUrl":"\#(TestDaemon.publicURL)/a/0123456789abcdef0123456789abcdef"}"#,
         "INVALID logoUrl: no such asset"
       ),
       (
@@ -257,7 +258,7 @@ struct AssetTests {
     }
     // Another's upload spelt another way is refused too: only the exact URL names an asset.
     let boID = String(boPicture.split(separator: "/").last!)
-    let host = WebServers.publicURL.replacingOccurrences(of: "https://", with: "")
+    let host = TestDaemon.publicURL.replacingOccurrences(of: "https://", with: "")
     for variant in [
       boPicture + "?", boPicture + "/", boPicture + "?x.png", boPicture + "#x",
       boPicture.uppercased(), "HTTPS://\(host.uppercased())/a/\(boID)",
@@ -308,7 +309,7 @@ struct AssetTests {
   func unclaimedSweep() async throws {
     var bounds = Assets.Configuration()
     bounds.unclaimedLifetime = 0
-    let servers = try await WebServers(assets: bounds)
+    let servers = try await TestDaemon.web(assets: bounds)
     let (ana, _, _) = try servers.signedIn("ana@x.org")
     let named = try Self.upload(ana, "IMAGE", "python.jpg")
     _ = try ana.object("CARD.CREATE", #"{"firstName":"A","imageUrl":"\#(named)"}"#)

@@ -1,4 +1,5 @@
 import Crypto
+import DaemonTestSupport
 import Foundation
 import RedisTestSupport
 import Testing
@@ -25,7 +26,7 @@ struct CardPageTests {
     "a full card's page: every field escaped, working tel:, mailto:, social, web, CV and vCard links, a strict CSP, nosniff"
   )
   func fullCard() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, id, username) = try servers.signedIn("ana@x.org")
     _ = try servers.connect().object("ACCOUNT.PRO", "\(id)", "1")
     _ = try ana.object("CARD.CREATE", Self.full)
@@ -90,7 +91,7 @@ struct CardPageTests {
     "XSS matrix: a hostile value in every text field a page shows is text, never markup, in elements and attributes"
   )
   func hostileValues() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, id, username) = try servers.signedIn("ana@x.org")
     _ = try servers.connect().object("ACCOUNT.PRO", "\(id)", "1")
     let hostile = #"x"'><script>alert(1)</script><img src=x onerror=alert(1)><style>*{}</style>"#
@@ -125,7 +126,7 @@ struct CardPageTests {
     "a card with no picture shows its initials in the circle; a second card lives at /c/<username>/<slug> while Pro lasts"
   )
   func slugAndInitials() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, id, username) = try servers.signedIn("ana@x.org")
     let admin = try servers.connect()
     _ = try admin.object("ACCOUNT.PRO", "\(id)", "1")
@@ -145,7 +146,7 @@ struct CardPageTests {
     "an inactive card's page says exactly \"This card is no longer active.\" and offers a free card; its vCard is refused too"
   )
   func inactive() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, id, username) = try servers.signedIn("ana@x.org")
     let admin = try servers.connect()
     _ = try admin.object("ACCOUNT.PRO", "\(id)", "1")
@@ -171,7 +172,7 @@ struct CardPageTests {
 
   @Test("a deleted primary card's URL shows the placeholder until the next card takes it")
   func placeholder() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, _, username) = try servers.signedIn("ana@x.org")
     let card = try ana.object("CARD.CREATE", #"{"firstName":"Old"}"#)
     #expect(try ana.text("CARD.DEL", "\(card["id"] as? Int ?? 0)") == "1")
@@ -187,7 +188,7 @@ struct CardPageTests {
 
   @Test("unknown users, slugs and vCards get a real 404 page")
   func notFound() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, _, username) = try servers.signedIn("ana@x.org")
     _ = try ana.object("CARD.CREATE", #"{"firstName":"Ana"}"#)
     for path in [
@@ -210,7 +211,7 @@ struct CardPageTests {
     "an edit shows on the page at once, even within the second: a kept page is used only while the card is unchanged"
   )
   func editsShowAtOnce() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, id, username) = try servers.signedIn("ana@x.org")
     _ = try servers.connect().object("ACCOUNT.PRO", "\(id)", "1")
     let card = try ana.object("CARD.CREATE", #"{"firstName":"Ana","jobTitle":"Pilot"}"#)
@@ -236,7 +237,7 @@ struct CardPageTests {
   )
   func views() async throws {
     try await awayFromUTCMidnight()
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, _, username) = try servers.signedIn("ana@x.org")
     let card = try ana.object("CARD.CREATE", #"{"firstName":"Ana"}"#)
     let id = "\(card["id"] as? Int ?? 0)"
@@ -309,7 +310,7 @@ struct CardPageTests {
     "a visitor guessing share URLs is limited per address: past the look-ups an hour, pages, vCards and QR codes answer 429 with Retry-After"
   )
   func guessingShareURLs() async throws {
-    let servers = try await WebServers(cards: { $0.codeReadsPerAddress = 4 })
+    let servers = try await TestDaemon.web(cards: { $0.codeReadsPerAddress = 4 })
     let (ana, _, username) = try servers.signedIn("ana@x.org")
     _ = try ana.object("CARD.CREATE", #"{"firstName":"Ana"}"#)
     #expect(try await servers.get("/c/\(username)").status == 200)

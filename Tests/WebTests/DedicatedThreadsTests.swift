@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -14,7 +15,7 @@ import Testing
 struct DedicatedThreadsTests {
   @Test("a page is served while every thread of Swift's global pool is blocked")
   func answersWhileThePoolIsBlocked() async throws {
-    try await WebServers.with { servers in
+    try await TestDaemon.with { servers in
       let width = ProcessInfo.processInfo.activeProcessorCount
       let pool = BlockedPool(width: width)
       let status = Mutex<Int?>(nil)

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import Testing
 import WebPages
@@ -20,7 +21,7 @@ struct HTTPLimitsTests {
 
   @Test("slowloris: connections dribbling a header line are closed with 408 at the header timeout")
   func slowloris() async throws {
-    let server = try await WebServers(limits: Self.limits(header: 1))
+    let server = try await TestDaemon.web(limits: Self.limits(header: 1))
     let attackers = try (0..<20).map { _ in try HTTPSocket(port: server.httpPort) }
     for socket in attackers { socket.send("GET / HTTP/1.1\r\n") }
     var served: (status: Int?, took: Duration)?
@@ -51,7 +52,7 @@ struct HTTPLimitsTests {
     "an idle kept-alive connection is closed after the idle timeout; a silent one at the header timeout"
   )
   func idle() async throws {
-    let server = try await WebServers(limits: Self.limits(header: 1, idle: 1))
+    let server = try await TestDaemon.web(limits: Self.limits(header: 1, idle: 1))
     let keptAlive = try HTTPSocket(port: server.httpPort)
     let silent = try HTTPSocket(port: server.httpPort)
     #expect(keptAlive.get("/openapi.json") == 200)
@@ -71,7 +72,7 @@ struct HTTPLimitsTests {
 
   @Test("one address past its cap is answered 503, others are served; the total cap likewise")
   func connectionCaps() async throws {
-    let server = try await WebServers(limits: Self.limits(max: 5, perAddress: 3))
+    let server = try await TestDaemon.web(limits: Self.limits(max: 5, perAddress: 3))
     let port = server.httpPort
     var held = try (0..<3).map { _ in try HTTPSocket(port: port) }
     // Served: a request on one answers.

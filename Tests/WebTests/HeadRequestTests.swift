@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -10,7 +11,7 @@ struct HeadRequestTests {
     "HEAD answers as GET without the body (Content-Length the GET's) on pages, vCards, QR codes, uploads, the API, the map and 404s; a HEAD of a card page is not a view"
   )
   func head() async throws {
-    try await WebServers.with { servers in
+    try await TestDaemon.with { servers in
       let (ana, _, username) = try servers.signedIn("ana@x.org")
       let card = try ana.object("CARD.CREATE", #"{"firstName":"Ana","company":"Acme"}"#)
       let id = try #require(card["id"] as? Int)

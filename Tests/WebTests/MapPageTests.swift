@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import Testing
 import WebPages
@@ -13,7 +14,7 @@ struct MapPageTests {
     "the map page loads only files this server serves, each with its type; the CSP allows nothing else"
   )
   func offline() async throws {
-    try await WebServers.with { servers in
+    try await TestDaemon.with { servers in
       let page = try await servers.get("/map")
       #expect(page.status == 200 && page.header("Content-Type") == "text/html; charset=utf-8")
       #expect(page.header("X-Content-Type-Options") == "nosniff")
@@ -70,7 +71,7 @@ struct MapPageTests {
     var options = WebMap.Options()
     options.tileURL = "https://{s}.tiles.example/{z}/{x}/{y}.png"
     options.tileAttribution = "© Example & co"
-    let servers = try await WebServers(map: options)
+    let servers = try await TestDaemon.web(map: options)
     let page = try await servers.get("/map")
     #expect(page.text.contains(#"data-tiles="https://{s}.tiles.example/{z}/{x}/{y}.png""#))
     #expect(page.text.contains(#"data-tiles-attribution="© Example &amp; co""#))

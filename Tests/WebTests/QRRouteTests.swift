@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RedisTestSupport
 import Testing
@@ -25,15 +26,15 @@ struct QRRouteTests {
     "/c/<user>/qr.png|svg|jpg and /c/<user>/<slug>/qr.* decode to exactly the share URL at each level, opaque or transparent, with Content-Type, caching headers and 304"
   )
   func cardCodes() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, id, username) = try servers.signedIn("ana@x.org")
     _ = try servers.connect().object("ACCOUNT.PRO", "\(id)", "1")
     let url = try #require(try ana.object("CARD.CREATE", Self.card)["url"] as? String)
-    #expect(url == "\(WebServers.publicURL)/c/\(username)")
+    #expect(url == "\(TestDaemon.publicURL)/c/\(username)")
     let second = try ana.object("CARD.CREATE", Self.card)
     let slug = try #require(second["slug"] as? String)
     let secondURL = try #require(second["url"] as? String)
-    #expect(secondURL == "\(WebServers.publicURL)/c/\(username)/\(slug)")
+    #expect(secondURL == "\(TestDaemon.publicURL)/c/\(username)/\(slug)")
 
     let types = ["png": "image/png", "svg": "image/svg+xml", "jpg": "image/jpeg"]
     for ext in ["png", "svg", "jpg"] {
@@ -73,7 +74,7 @@ struct QRRouteTests {
     "an inactive card's code is 410 as its page, unknown ones and a placeholder 404, bad parameters 400 with a clear message; never an image"
   )
   func refusals() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, id, username) = try servers.signedIn("ana@x.org")
     let admin = try servers.connect()
     _ = try admin.object("ACCOUNT.PRO", "\(id)", "1")
@@ -120,7 +121,7 @@ struct QRRouteTests {
     "/v/<venue>/qr.* decodes to the check-in code for its owner's Bearer token; 401 without one or with a bad one, 403 for another account, 404 for none"
   )
   func venueCodes() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, _, _) = try servers.signedIn("ana@x.org")
     _ = try servers.signedIn("bo@x.org")
     let venue = try ana.object("VENUE.CREATE", #"{"name":"Cafe","lon":2.35,"lat":48.85}"#)

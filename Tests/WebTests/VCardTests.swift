@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RedisTestSupport
 import Testing
@@ -68,7 +69,7 @@ struct VCardTests {
     "vCard 3.0 by default: CRLF, folded at 75 octets without splitting a character, text escaped, N/FN/ORG/TITLE/TEL/EMAIL/URL/ADR/GEO/NOTE/PHOTO, the page's URL"
   )
   func version3() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, _, username) = try servers.signedIn("ana@x.org")
     _ = try ana.object("CARD.CREATE", Self.card)
     let fetched = try await servers.get("/c/\(username)/card.vcf")
@@ -97,7 +98,7 @@ struct VCardTests {
 
   @Test("a line break in a field cannot start a property of its own (CR, LF and CRLF escaped)")
   func lineBreakInjection() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, _, username) = try servers.signedIn("ana@x.org")
     _ = try ana.object(
       "CARD.CREATE",
@@ -114,7 +115,7 @@ struct VCardTests {
 
   @Test("vCard 4.0 with ?v=4 (RFC 6350): tel: URIs, geo: URI, the same line rules; ?v=5 is refused")
   func version4() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, _, username) = try servers.signedIn("ana@x.org")
     _ = try ana.object("CARD.CREATE", Self.card)
     let fetched = try await servers.get("/c/\(username)/card.vcf?v=4")
@@ -137,7 +138,7 @@ struct VCardTests {
 
   @Test("the vCard reads back with Python's vobject to the card's fields, in 3.0 and 4.0")
   func parsedBack() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, _, username) = try servers.signedIn("ana@x.org")
     _ = try ana.object("CARD.CREATE", Self.card)
     let script = """
@@ -184,7 +185,7 @@ struct VCardTests {
     "CARD.VCARD <id|code> [3|4] over RESP: the same vCard as the page's, CARD.GET's visibility; bad versions and unknown cards refused"
   )
   func overRESP() async throws {
-    let servers = try await WebServers()
+    let servers = try await TestDaemon.web()
     let (ana, id, username) = try servers.signedIn("ana@x.org")
     let (bo, _, _) = try servers.signedIn("bo@x.org")
     let card = try ana.object("CARD.CREATE", Self.card)

@@ -1,23 +1,13 @@
 import Accounts
 import ArgumentParser
-import AssetCommands
-import Assets
-import CardCommands
-import Cards
+import CardAtlasApp
 import Dispatch
 import Foundation
-import GeocodeCommands
 import IdentityTokens
 import Logging
-import People
-import PeopleCommands
-import PinCommands
-import Pins
 import RESP
 import Server
 import Store
-import VenueCommands
-import Venues
 import WebPages
 
 struct Serve: AsyncParsableCommand {
@@ -201,69 +191,58 @@ struct Serve: AsyncParsableCommand {
     config.maxMemoryClients = clientsLimit
     var logger = Logger(label: "cardatlas")
     logger.logLevel = level
-    var cardsConfiguration = Cards.Configuration()
-    cardsConfiguration.publicURL = publicUrl
-    let geocoding = try geocoding()
-    cardsConfiguration.geocoder = geocoding.geocoder
+    var domain = Domain.Configuration()
+    domain.accounts = try accountsConfiguration(logger)
+    domain.cards.publicURL = publicUrl
+    domain.geocoder = try geocoding()
     guard freeCardLimit >= 1, proCardLimit >= freeCardLimit else {
       throw ValidationError("card limits: --free-card-limit ≥ 1 and --pro-card-limit ≥ it")
     }
-    cardsConfiguration.freeCardLimit = freeCardLimit
-    cardsConfiguration.proCardLimit = proCardLimit
-    cardsConfiguration.codeReadsPerAccount = codeReadsPerAccount
-    cardsConfiguration.codeReadsPerAddress = codeReadsPerAddress
+    domain.cards.freeCardLimit = freeCardLimit
+    domain.cards.proCardLimit = proCardLimit
+    domain.cards.codeReadsPerAccount = codeReadsPerAccount
+    domain.cards.codeReadsPerAddress = codeReadsPerAddress
     guard checkinDistance > 0, checkinDistance.isFinite else {
       throw ValidationError("--checkin-distance must be a positive number of metres")
     }
-    var venues = Venues.Configuration()
-    venues.checkInDistance = checkinDistance
-    venues.createsPerHour = venuesPerHour
+    domain.venues.checkInDistance = checkinDistance
+    domain.venues.createsPerHour = venuesPerHour
     guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
     guard maxUploadBytes >= 1 else {
       throw ValidationError("--max-upload-bytes must be at least 1")
     }
-    var assetsConfiguration = Assets.Configuration()
-    assetsConfiguration.maxBytes = maxUploadBytes
+    domain.assets.maxBytes = maxUploadBytes
     guard uploadQuota >= 1 else { throw ValidationError("--upload-quota must be at least 1") }
-    assetsConfiguration.quotaBytes = uploadQuota
-    assetsConfiguration.uploadsPerHour = uploadsPerHour
-    var map = WebMap.Options()
+    domain.assets.quotaBytes = uploadQuota
+    domain.assets.uploadsPerHour = uploadsPerHour
+    domain.pins.maxPhotoBytes = maxPhotoBytes
+    guard pinOpenSpeed > 0 else { throw ValidationError("--pin-open-speed must be > 0") }
+    domain.pins.maximumOpenerSpeed = pinOpenSpeed
+    domain.pins.opensPerHour = pinOpensPerHour
+    domain.pins.addsPerHour = pinsPerHour
+    let daemon = try Daemon(
+      server: config, domain: domain, http: try http(), logger: logger)
+    try await daemon.start()
+    await Self.waitForSignal()
+    await daemon.stop()
+  }
+
+  /// The HTTP door the options set; nil without --http-port.
+  func http() throws -> Daemon.HTTP? {
+    guard let httpPort else { return nil }
+    var http = Daemon.HTTP()
+    http.host = host
+    http.port = httpPort
     if let mapTiles {
       guard WebMap.Options.isValidTileURL(mapTiles) else {
         throw ValidationError(
           "--map-tiles must be an http(s) URL template without quotes or spaces")
       }
-      map.tileURL = mapTiles
-      map.tileAttribution = mapTilesAttribution
+      http.map.tileURL = mapTiles
+      http.map.tileAttribution = mapTilesAttribution
     }
-    let web = WebSide(
-      host: host, port: httpPort, map: map, limits: try httpLimits(), logger: logger)
-    var pinsConfiguration = Pins.Configuration()
-    pinsConfiguration.maxPhotoBytes = maxPhotoBytes
-    guard pinOpenSpeed > 0 else { throw ValidationError("--pin-open-speed must be > 0") }
-    pinsConfiguration.maximumOpenerSpeed = pinOpenSpeed
-    pinsConfiguration.opensPerHour = pinOpensPerHour
-    pinsConfiguration.addsPerHour = pinsPerHour
-    let server = try CardAtlasServer(
-      configuration: config,
-      extensions: [
-        .accountsAndCards(
-          accounts: try accountsConfiguration(logger), cards: cardsConfiguration,
-          modules: [.pins(pinsConfiguration), People.module()]
-            + CardDomainModule.venuesAndDocuments(venues) + [.assets(assetsConfiguration)]
-            + web.modules)
-      ] + geocoding.extensions,
-      logger: logger)
-    try await server.start()
-    let pages: WebServer?
-    do { pages = try await web.start() } catch {
-      // The HTTP port could not be bound: close the store properly before failing.
-      await server.stop()
-      throw error
-    }
-    await Self.waitForSignal()
-    await pages?.stop()
-    await server.stop()
+    http.limits = try httpLimits()
+    return http
   }
 
   /// The HTTP side's connection limits the options set.

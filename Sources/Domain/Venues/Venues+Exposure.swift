@@ -72,7 +72,7 @@ extension Venues {
   /// whole hours, and never who (pub/sub `account:<id>` once durable, and `notices`). Refused
   /// without a positive test on file. Answers how many notices were new.
   public func report(account: Int64, _ done: @escaping Done<Int>) {
-    guard let tested = configuration.positiveTest(account) else {
+    guard let tested = configuration.positiveTest?(account) else {
       return done(.failure(.notFound("no positive test result on file")))
     }
     let now = now

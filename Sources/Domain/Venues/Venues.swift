@@ -18,9 +18,9 @@ public final class Venues: Sendable {
     public var checkInDistance = 200.0
     /// Where VENUE.CREATE with an address and no coordinates looks it up.
     public var geocoder: (any Geocoder)?
-    /// When the account's positive test result on file was taken; nil: none on file.
-    /// (The private documents module answers it.)
-    public var positiveTest: @Sendable (Int64) -> Date? = { _ in nil }
+    /// When the account's positive test result on file was taken (nil: none on file); the
+    /// private documents answer it, unless this is set.
+    public var positiveTest: (@Sendable (Int64) -> Date?)?
     /// EXPOSURE.REPORT looks at the reporter's visits from this many days before its test.
     public var reportDays = 14.0
     /// The time: tests set it to replay histories.

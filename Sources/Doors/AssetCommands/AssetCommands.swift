@@ -1,15 +1,18 @@
 import Assets
-import CardCommands
 import Commands
 import NIOCore
 import RESP
 
 /// ASSET.PUT <IMAGE|LOGO|CV> <bytes>: stores the signed-in account's upload through `Assets`
 /// and answers `{"id","url","kind","contentType","bytes"[,"width","height"]}` once durable.
-struct AssetCommands {
+public struct AssetCommands: Sendable {
   let assets: Assets
 
-  var all: [CommandSpec] {
+  public init(assets: Assets) {
+    self.assets = assets
+  }
+
+  public var all: [CommandSpec] {
     [
       CommandSpec("asset.put", arity: 3, flags: [.needsAccount, .write]) { [assets] call in
         guard let owner = call.session.account else { return .error(RedisError.needsAccount) }

@@ -5,12 +5,18 @@ import RESP
 
 /// CARD.*: each reads its arguments, calls `Cards` as the signed-in account, and answers once
 /// the change is durable. The rules are in `Cards`.
-struct CardCommands {
+public struct CardCommands: Sendable {
   let cards: Cards
   let views: CardViews
   let wallets: Wallets
 
-  var all: [CommandSpec] {
+  public init(cards: Cards, views: CardViews, wallets: Wallets) {
+    self.cards = cards
+    self.views = views
+    self.wallets = wallets
+  }
+
+  public var all: [CommandSpec] {
     [
       write("card.create", arity: 2) { call, owner in
         let json = call.arguments.string(1)

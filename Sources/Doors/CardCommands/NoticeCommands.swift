@@ -5,12 +5,18 @@ import RESP
 
 /// NOTIFY.SET, NOTIFY.GET and CARD.STATS: what an owner hears of and sees of its cards' views.
 /// The rules are in `Notices` and `CardViews`.
-struct NoticeCommands {
+public struct NoticeCommands: Sendable {
   let notices: Notices
   let views: CardViews
   let wallets: Wallets
 
-  var all: [CommandSpec] {
+  public init(notices: Notices, views: CardViews, wallets: Wallets) {
+    self.notices = notices
+    self.views = views
+    self.wallets = wallets
+  }
+
+  public var all: [CommandSpec] {
     [
       CommandSpec("notify.set", arity: 3, flags: .needsAccount) { [notices] call in
         guard let account = call.session.account else { return .error(RedisError.needsAccount) }

@@ -6,11 +6,16 @@ import RESP
 
 /// WALLET.*: each reads its arguments, calls `Wallets` as the signed-in account, and answers
 /// once the change is durable. The rules are in `Wallets`.
-struct WalletCommands {
+public struct WalletCommands: Sendable {
   let wallets: Wallets
   let cards: Cards
 
-  var all: [CommandSpec] {
+  public init(wallets: Wallets, cards: Cards) {
+    self.wallets = wallets
+    self.cards = cards
+  }
+
+  public var all: [CommandSpec] {
     [
       CommandSpec("wallet.add", arity: 2, flags: [.needsAccount, .write]) {
         [wallets, cards] call in

@@ -8,10 +8,14 @@ import RESP
 
 /// DOC.*: each reads its arguments, calls `Documents` as the signed-in account, and formats the
 /// reply; file reads and writes run off the event loop. The rules are in `Documents`.
-struct DocumentCommands {
+public struct DocumentCommands: Sendable {
   let documents: Documents
 
-  var all: [CommandSpec] {
+  public init(documents: Documents) {
+    self.documents = documents
+  }
+
+  public var all: [CommandSpec] {
     [
       CommandSpec("doc.put", arity: 4, flags: [.needsAccount, .write]) { [documents] call in
         guard let account = call.session.account else { return .error(RedisError.needsAccount) }

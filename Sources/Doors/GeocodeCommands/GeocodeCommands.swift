@@ -5,8 +5,6 @@ import GeocoderClients
 import Geocoding
 import NIOCore
 import RESP
-import Server
-import Store
 
 /// GEOCODE and GEOCODE.REVERSE for signed-in accounts: arguments in, places out as JSON. The
 /// geocoder runs in a task of its own on `DispatchTaskExecutor`, off the event loop; the reply
@@ -16,7 +14,7 @@ public struct GeocodeCommands: Sendable {
 
   public init(_ geocoder: any Geocoder) { self.geocoder = geocoder }
 
-  var all: [CommandSpec] {
+  public var all: [CommandSpec] {
     [
       CommandSpec("geocode", arity: -2, flags: .needsAccount) { call in
         var query = GeocodeQuery(call.arguments.string(1))
@@ -87,18 +85,5 @@ public struct GeocodeCommands: Sendable {
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let data = (try? encoder.encode(place)) ?? Data("{}".utf8)
     return .bulkString(ByteBuffer(bytes: data))
-  }
-}
-
-extension ServerExtension {
-  /// GEOCODE and GEOCODE.REVERSE over `geocoder`; with the store's cache, `makeGeocoder` gets
-  /// the cache in the store to wrap its geocoder in (`CachingGeocoder`).
-  public static func geocoding(
-    _ makeGeocoder: @escaping @Sendable (GeocodeCache) -> any Geocoder
-  ) -> ServerExtension {
-    ServerExtension(name: "geocoding", migrations: GeocodeCache.migrations) { store in
-      let geocoder = makeGeocoder(GeocodeCache(StoreCacheDatabase(store)))
-      return ServerExtension.Parts(commands: GeocodeCommands(geocoder).all)
-    }
   }
 }

@@ -6,11 +6,16 @@ import RESP
 
 /// PRESENCE.*, PEOPLE.NEARBY and EXCHANGE.*: each reads its arguments, calls `People` as the
 /// signed-in account, and formats the reply. The rules are in `People`.
-struct PeopleCommands {
+public struct PeopleCommands: Sendable {
   let people: People
   let cards: Cards
 
-  var all: [CommandSpec] {
+  public init(people: People, cards: Cards) {
+    self.people = people
+    self.cards = cards
+  }
+
+  public var all: [CommandSpec] {
     [
       CommandSpec("presence.set", arity: -3, flags: .needsAccount) { [people] call in
         guard let account = call.session.account else { return .error(RedisError.needsAccount) }

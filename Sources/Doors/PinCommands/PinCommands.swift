@@ -6,10 +6,14 @@ import RESP
 
 /// PIN.*: each reads its arguments, calls `Pins` as the signed-in account, and answers (a
 /// change once it is durable). The rules are in `Pins`.
-struct PinCommands {
+public struct PinCommands: Sendable {
   let pins: Pins
 
-  var all: [CommandSpec] {
+  public init(pins: Pins) {
+    self.pins = pins
+  }
+
+  public var all: [CommandSpec] {
     [
       // PIN.ADD <lon> <lat> <radius> <unit> <json>
       write("pin.add", arity: 6) { call, owner in

@@ -22,35 +22,45 @@ public final class CardAtlasServer: Sendable {
   private let listener = NIOLockedValueBox<Channel?>(nil)
   private let stopped = NIOLockedValueBox(false)
 
-  /// Opens the store and loads everything from it, the domain modules' state included. Call
-  /// `start()` next.
+  /// Opens the store with the extensions' migrations and starts them on it. Call `start()` next.
+  public convenience init(
+    configuration: ServerConfiguration, extensions: [ServerExtension] = [], logger: Logger
+  ) throws {
+    let foundation = try ServerFoundation(
+      configuration: configuration, migrations: extensions.flatMap(\.migrations), logger: logger)
+    do {
+      let parts = try extensions.map { try $0.start(foundation.store, foundation.notifier) }
+      try self.init(
+        configuration: configuration, foundation: foundation, parts: parts, logger: logger)
+    } catch {
+      foundation.store.close()
+      throw error
+    }
+  }
+
+  /// Loads the keyspace from the open store and serves it with what the domain built on the
+  /// same store brings (`parts`). Call `start()` next.
   public init(
-    configuration given: ServerConfiguration, extensions: [ServerExtension] = [], logger: Logger
+    configuration given: ServerConfiguration, foundation: ServerFoundation,
+    parts: [ServerExtension.Parts], logger: Logger
   ) throws {
     var configuration = given
     configuration.maxClients = DescriptorLimit.fit(
       maxClients: given.maxClients, logger: logger)
     self.configuration = configuration
     self.logger = logger
-    MemoryTuning.returnLargeBlocksToTheSystem()
     let threads = configuration.threads > 0 ? configuration.threads : System.coreCount
-    group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-    threadPool = NIOThreadPool(numberOfThreads: 1)
-    threadPool.start()
-    try FileManager.default.createDirectory(
-      atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-    let store = try Store(
-      directory: configuration.dataDirectory, fsync: configuration.fsync,
-      migrations: extensions.flatMap(\.migrations), logger: logger)
+    let store = foundation.store
     let keyspace = Keyspace()
     let started = DispatchTime.now().uptimeNanoseconds
     try keyspace.load { try store.load($0) }
     let loadedIn = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+    threadPool = NIOThreadPool(numberOfThreads: 1)
+    threadPool.start()
     state = ServerState(
-      configuration: configuration, keyspace: keyspace, store: store, shards: threads,
-      logger: logger)
-    let notifier = PubSubNotifier(hub: state.pubsub)
-    let parts = try extensions.map { try $0.start(store, notifier) }
+      configuration: configuration, keyspace: keyspace, store: store, pubsub: foundation.hub,
+      shards: threads, logger: logger)
     processor = CommandProcessor(
       keyspace: keyspace, environment: state, commands: parts.flatMap(\.commands),
       accounts: parts.lazy.compactMap(\.accounts).first)

@@ -2,11 +2,13 @@ import Commands
 import Notifications
 import Store
 
-/// What a domain module (accounts, cards, pins, venues) brings to the server, which composes
-/// them: the tables its records need, and, once the store is open, its state loaded from the
-/// store and the commands that serve it. The RESP server itself knows nothing of any domain.
+/// A module the server opens the store for and starts on it (`CardAtlasServer`'s convenience
+/// initializer): the tables it needs, then its state loaded from the store and the commands
+/// that serve it. The daemon builds its domain itself (`Daemon`) and hands the server only the
+/// `Parts`. The RESP server knows nothing of any domain.
 public struct ServerExtension: Sendable {
-  /// What a module gives the server once started.
+  /// What a module gives the server once started: its commands, and what AUTH and `--demo` ask
+  /// of it.
   public struct Parts {
     public var commands: [CommandSpec]
     /// Signs accounts in through AUTH and HELLO (the accounts module's).

@@ -134,7 +134,7 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
   let logger: Logger
   let limits: Limits
   let clientMemory: ClientMemory
-  let pubsub = PubSubHub()
+  let pubsub: PubSubHub
   /// Held while clients are chosen for eviction, so that two loops do not both close some.
   private let eviction = NIOLock()
   private let live: NIOLockedValueBox<Live>
@@ -144,12 +144,13 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
   private let nextClientID = NIOLockedValueBox(0)
 
   init(
-    configuration: ServerConfiguration, keyspace: Keyspace, store: Store, shards: Int,
-    logger: Logger
+    configuration: ServerConfiguration, keyspace: Keyspace, store: Store, pubsub: PubSubHub,
+    shards: Int, logger: Logger
   ) {
     self.configuration = configuration
     self.keyspace = keyspace
     self.store = store
+    self.pubsub = pubsub
     self.logger = logger
     statistics = Statistics(shards: shards)
     eventLoops = shards

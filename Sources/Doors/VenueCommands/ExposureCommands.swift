@@ -5,11 +5,16 @@ import Venues
 
 /// EXPOSURE (the admin's or a health authority's search), EXPOSURE.REPORT and EXPOSURE.MINE.
 /// The rules are in `Venues`.
-struct ExposureCommands {
+public struct ExposureCommands: Sendable {
   let venues: Venues
   let accounts: Accounts
 
-  var all: [CommandSpec] {
+  public init(venues: Venues, accounts: Accounts) {
+    self.venues = venues
+    self.accounts = accounts
+  }
+
+  public var all: [CommandSpec] {
     [
       // EXPOSURE <accountId> FROM <t> TO <t>: the admin (no account signed in) or an account
       // with the health role.

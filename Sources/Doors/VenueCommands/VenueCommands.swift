@@ -9,11 +9,16 @@ import Venues
 /// VENUE.*, CHECKIN*, CHECKOUT, FAVORITE.* and DEPENDANT.*: each reads its arguments, calls
 /// `Venues` as the signed-in account, and answers writes once durable. The rules are in
 /// `Venues`.
-struct VenueCommands {
+public struct VenueCommands: Sendable {
   let venues: Venues
   let accounts: Accounts
 
-  var all: [CommandSpec] { venueCommands + checkInCommands + peopleCommands }
+  public init(venues: Venues, accounts: Accounts) {
+    self.venues = venues
+    self.accounts = accounts
+  }
+
+  public var all: [CommandSpec] { venueCommands + checkInCommands + peopleCommands }
 
   private var venueCommands: [CommandSpec] {
     [

@@ -12,7 +12,7 @@ import Venues
 /// (`/v/<venue>/qr.*`, its owner's only, as VENUE.QR), with `?size=&transparent=1&ecc=`.
 struct QRRoutes: Sendable {
   let pages: CardPages
-  let venues: Venues?
+  let venues: Venues
 
   func add(to router: Router<PageContext>) {
     for (name, format) in [("png", QRFormat.png), ("svg", .svg), ("jpg", .jpeg), ("jpeg", .jpeg)] {
@@ -63,7 +63,7 @@ struct QRRoutes: Sendable {
     case .failure(let problem): return PageResponse.text(problem.text + "\n", status: .badRequest)
     case .success(let parsed): options = parsed
     }
-    guard let venues, let id = Int64(venueId) else {
+    guard let id = Int64(venueId) else {
       return PageResponse.text("no such venue\n", status: .notFound)
     }
     switch venues.code(owner: owner, venue: id) {

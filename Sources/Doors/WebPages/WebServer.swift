@@ -14,7 +14,7 @@ import Venues
 public final class WebServer: Sendable {
   private let pages: CardPages
   private let qrCodes: QRRoutes
-  private let uploads: AssetRoutes?
+  private let uploads: AssetRoutes
   private let api: CardAPI
   private let map: WebMap
   private let host: String
@@ -25,14 +25,13 @@ public final class WebServer: Sendable {
   private let gate: ConnectionGate
   private let running = Mutex<(group: ServiceGroup, task: Task<Void, Never>)?>(nil)
 
-  /// Compiles the templates and reads the map page's files; `start()` binds. Without `venues`
-  /// or `assets` (modules not started), their routes answer 404. The handlers run on `executor`
-  /// when one is given, else on Swift's global pool: a process whose pool other code blocks
-  /// (a test run's synchronous tests) gives the server threads of its own. `limits` bound its
-  /// connections.
+  /// Compiles the templates and reads the map page's files; `start()` binds. The handlers run on
+  /// `executor` when one is given, else on Swift's global pool: a process whose pool other code
+  /// blocks (a test run's synchronous tests) gives the server threads of its own. `limits`
+  /// bound its connections.
   public init(
-    accounts: Accounts, cards: Cards, views: CardViews, venues: Venues? = nil,
-    assets: Assets? = nil, wallets: Wallets, host: String, port: Int, logger: Logger,
+    accounts: Accounts, cards: Cards, views: CardViews, venues: Venues,
+    assets: Assets, wallets: Wallets, host: String, port: Int, logger: Logger,
     map: WebMap.Options = .init(), limits: HTTPLimits = .init(),
     executor: (any TaskExecutor)? = nil
   ) throws {
@@ -41,7 +40,7 @@ public final class WebServer: Sendable {
     pages = CardPages(
       accounts: accounts, cards: cards, views: views, library: try PageTemplates.library())
     qrCodes = QRRoutes(pages: pages, venues: venues)
-    uploads = assets.map { AssetRoutes(assets: $0, accounts: accounts) }
+    uploads = AssetRoutes(assets: assets, accounts: accounts)
     self.host = host
     self.port = port
     self.logger = logger
@@ -106,7 +105,7 @@ public final class WebServer: Sendable {
     map.add(to: router)
     pages.add(to: router)
     qrCodes.add(to: router)
-    uploads?.add(to: router)
+    uploads.add(to: router)
     router.add(middleware: MethodNotAllowed(routes: router.routes))
     return router
   }

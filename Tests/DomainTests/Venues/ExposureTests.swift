@@ -1,4 +1,4 @@
-import CardCommands
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -61,7 +61,7 @@ struct ExposureTests {
   func matchesBruteForce(seed: UInt64) async throws {
     var rng = SeededTestRandom(seed: seed)
     let clock = TestClock()
-    let server = try await AccountServer.venues(clock: clock)
+    let server = try await TestDaemon.venues(clock: clock)
     let admin = try server.connect()
     let (owner, _, _) = try server.signedIn("owner@x.org")
     let codes = try (0..<3).map { try owner.text("VENUE.CODE", try owner.venue("V\($0)", 1, 1)) }
@@ -152,7 +152,7 @@ struct ExposureTests {
     "EXPOSURE is the admin's and health authorities' only (NOPERM otherwise); bad arguments are refused"
   )
   func permissions() async throws {
-    let server = try await AccountServer.venues()
+    let server = try await TestDaemon.venues()
     let admin = try server.connect()
     let (ana, anaID, _) = try server.signedIn("ana@x.org")
     let (nurse, nurseID, _) = try server.signedIn("nurse@x.org")
@@ -180,7 +180,7 @@ struct ExposureTests {
 
   @Test("EXPOSURE.REPORT reads the reporter's positive test from their private documents")
   func reportWithDocuments() async throws {
-    let server = try await AccountServer(modules: CardDomainModule.venuesAndDocuments())
+    let server = try await TestDaemon()
     let (owner, _, _) = try server.signedIn("owner@x.org")
     let code = try owner.text("VENUE.CODE", try owner.venue("Cafe", 1, 1))
     let (sick, _, _) = try server.signedIn("sick@x.org")
@@ -208,7 +208,7 @@ struct ExposureTests {
     let clock = TestClock()
     clock.seconds = 1_800_000_000  // a whole hour
     let results = TestResults()
-    let server = try await AccountServer.venues(clock: clock, results: results)
+    let server = try await TestDaemon.venues(clock: clock, results: results)
     let (owner, _, _) = try server.signedIn("owner@x.org")
     let cafe = try owner.venue("Cafe", 1, 1)
     let code = try owner.text("VENUE.CODE", cafe)
@@ -273,7 +273,7 @@ extension ExposureTests {
   func redisPy() async throws {
     let clock = TestClock()
     let results = TestResults()
-    let server = try await AccountServer.venues(clock: clock, results: results)
+    let server = try await TestDaemon.venues(clock: clock, results: results)
     let (owner, _, _) = try server.signedIn("owner@x.org")
     let code = try owner.text("VENUE.CODE", try owner.venue("Bakery", 1, 1))
     let (sick, sickID, sickName) = try server.signedIn("sick@x.org")

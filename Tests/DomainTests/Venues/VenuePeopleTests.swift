@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -9,7 +10,7 @@ struct VenuePeopleTests {
   @Test("FAVORITE.ADD, DEL and LIST: the latest first, unknown venues refused, durable")
   func favorites() async throws {
     let clock = TestClock()
-    let server = try await AccountServer.venues(clock: clock)
+    let server = try await TestDaemon.venues(clock: clock)
     let (owner, _, _) = try server.signedIn("owner@x.org")
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let cafe = try owner.venue("Cafe", 1, 1)
@@ -37,7 +38,7 @@ struct VenuePeopleTests {
   )
   func dependants() async throws {
     let clock = TestClock()
-    let server = try await AccountServer.venues(clock: clock)
+    let server = try await TestDaemon.venues(clock: clock)
     let (owner, _, _) = try server.signedIn("owner@x.org")
     let (ana, anaID, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
@@ -96,7 +97,7 @@ struct VenuePeopleTests {
 
   @Test("A deleted account's venues, visits, dependants and favorites go, in memory and on disk")
   func accountDeletion() async throws {
-    let server = try await AccountServer.venues()
+    let server = try await TestDaemon.venues()
     let (owner, _, _) = try server.signedIn("owner@x.org")
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let cafe = try owner.venue("Cafe", 1, 1)

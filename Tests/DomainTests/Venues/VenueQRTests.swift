@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
@@ -10,7 +11,7 @@ struct VenueQRTests {
     "VENUE.QR encodes the check-in code in each format; it follows a rotation; others get NOPERM; bad sizes are refused"
   )
   func venueQR() async throws {
-    let server = try await AccountServer.venues()
+    let server = try await TestDaemon.venues()
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let id = try ana.venue("Cafe", 2.35, 48.85)

@@ -1,10 +1,9 @@
-import CardCommands
 import Cards
+import DaemonTestSupport
 import Foundation
 import RESP
 import RedisTestSupport
 import Synchronization
-import VenueCommands
 import Venues
 
 /// The time a test's venues read: set by the test, so that histories (touching visits, open
@@ -25,19 +24,19 @@ final class TestResults: Sendable {
   func of(_ account: Int64) -> Date? { positive.withLock { $0[account] } }
 }
 
-extension AccountServer {
+extension TestDaemon {
   /// A server with the venues module on the test's clock and test results.
   static func venues(
     clock: TestClock = TestClock(), results: TestResults = TestResults(),
     distance: Double = 200, cards: (inout Cards.Configuration) -> Void = { _ in }
-  ) async throws -> AccountServer {
+  ) async throws -> TestDaemon {
     var configuration = Venues.Configuration()
     configuration.clock = { Date(timeIntervalSince1970: clock.seconds) }
     configuration.positiveTest = { results.of($0) }
     configuration.checkInDistance = distance
     // Tests make many venues from one account; VenueTests checks the limit.
     configuration.createsPerHour = 0
-    return try await AccountServer(cards: cards, modules: [.venues(configuration)])
+    return try await TestDaemon(cards: cards, domain: { $0.venues = configuration })
   }
 }
 

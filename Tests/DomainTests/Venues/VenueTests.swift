@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import Gazetteer
 import RESP
@@ -12,7 +13,7 @@ struct VenueTests {
     "VENUE.CREATE answers the venue; bad JSON, names, fields and coordinates are refused and store nothing; VENUE.CODE is the owner's only"
   )
   func createAndCode() async throws {
-    let server = try await AccountServer.venues()
+    let server = try await TestDaemon.venues()
     let (ana, anaID, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let venue = try ana.object("VENUE.CREATE", #"{"name":" Café Nord ","lon":9.52,"lat":47.14}"#)
@@ -65,7 +66,7 @@ struct VenueTests {
   @Test("VENUE.CREATE with only an address is placed where the geocoder finds it")
   func geocodedAddress() async throws {
     let gazetteer = try CardLocateAddressTests.gazetteer.get()
-    let server = try await AccountServer.venues(cards: { $0.geocoder = gazetteer })
+    let server = try await TestDaemon.venues(cards: { $0.geocoder = gazetteer })
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let venue = try ana.object("VENUE.CREATE", #"{"name":"Rathaus","address":"Vaduz, LI"}"#)
     #expect(abs((venue["lon"] as? Double ?? 0) - 9.52) < 0.05, "\(venue)")
@@ -83,7 +84,7 @@ struct VenueTests {
   )
   func checkIns() async throws {
     let clock = TestClock()
-    let server = try await AccountServer.venues(clock: clock, distance: 100)
+    let server = try await TestDaemon.venues(clock: clock, distance: 100)
     let (owner, _, _) = try server.signedIn("owner@x.org")
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let cafe = try owner.venue("Cafe", 9.52, 47.14)
@@ -153,7 +154,7 @@ struct VenueTests {
   @Test("VENUE.VISITORS is the owner's only (NOPERM otherwise), newest first, within FROM and TO")
   func visitors() async throws {
     let clock = TestClock()
-    let server = try await AccountServer.venues(clock: clock)
+    let server = try await TestDaemon.venues(clock: clock)
     let (owner, _, _) = try server.signedIn("owner@x.org")
     let (ana, anaID, anaName) = try server.signedIn("ana@x.org")
     let (bo, boID, _) = try server.signedIn("bo@x.org")
@@ -186,7 +187,7 @@ struct VenueTests {
 
   @Test("redis-py checks in with a scanned code and reads the history")
   func redisPy() async throws {
-    let server = try await AccountServer.venues()
+    let server = try await TestDaemon.venues()
     let (owner, _, _) = try server.signedIn("owner@x.org")
     _ = try server.signedIn("ana@x.org")
     let cafe = try owner.venue("Cafe", 9.52, 47.14)

@@ -1,0 +1,70 @@
+import Logging
+import Server
+import WebPages
+
+/// `serve`: the store, the domain built on it once, and its two doors on the same instances:
+/// RESP, and HTTP when it has a port. Tests run the same daemon in their process.
+public final class Daemon: Sendable {
+  /// The HTTP door's settings (`serve --http-port` and its companions).
+  public struct HTTP: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var map = WebMap.Options()
+    public var limits = HTTPLimits()
+    /// Where the handlers run; nil: Swift's global pool.
+    public var executor: (any TaskExecutor)?
+
+    public init() {}
+  }
+
+  public let domain: Domain
+  public let resp: CardAtlasServer
+  public let web: WebServer?
+
+  /// Opens the store with every service's tables, builds the domain on it, then the doors;
+  /// `start()` binds them.
+  public init(
+    server: ServerConfiguration, domain configuration: Domain.Configuration, http: HTTP?,
+    logger: Logger
+  ) throws {
+    let foundation = try ServerFoundation(
+      configuration: server, migrations: Domain.migrations, logger: logger)
+    do {
+      let domain = try Domain(
+        store: foundation.store, notifier: foundation.notifier, configuration: configuration)
+      self.domain = domain
+      resp = try CardAtlasServer(
+        configuration: server, foundation: foundation, parts: [domain.commands], logger: logger)
+      web = try http.map { http in
+        try WebServer(
+          accounts: domain.accounts, cards: domain.cards, views: domain.views,
+          venues: domain.venues, assets: domain.assets, wallets: domain.wallets,
+          host: http.host, port: http.port, logger: logger, map: http.map, limits: http.limits,
+          executor: http.executor)
+      }
+    } catch {
+      foundation.store.close()
+      throw error
+    }
+  }
+
+  /// Binds both doors; returns their ports (`port` 0 picks one). If HTTP cannot bind, RESP
+  /// stops and the store is closed before the error is thrown.
+  @discardableResult
+  public func start() async throws -> (resp: Int, http: Int?) {
+    let respPort = try await resp.start()
+    guard let web else { return (respPort, nil) }
+    do {
+      return (respPort, try await web.start())
+    } catch {
+      await resp.stop()
+      throw error
+    }
+  }
+
+  /// Stops HTTP, then RESP, whose last act closes the store.
+  public func stop() async {
+    await web?.stop()
+    await resp.stop()
+  }
+}
