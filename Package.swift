@@ -96,11 +96,18 @@ let package = Package(
     .target(
       name: "Store",
       dependencies: [
-        "Keyspace",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/Storage/Store"),
+    // The keyspace's writer and loader above the store: a command's `Change`s as one durable
+    // write, and the stored keys streamed back as changes at start.
+    .target(
+      name: "KeyspaceStore",
+      dependencies: [
+        "Store", "Keyspace", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ], path: "Sources/Storage/KeyspaceStore"),
     // Limits per account and per address (sliding windows), and the address key they count on.
     .target(name: "RateLimits", path: "Sources/Domain/RateLimits"),
     // What domain modules publish for subscribers to hear (channel, text): the server delivers
@@ -122,7 +129,8 @@ let package = Package(
     .target(
       name: "Server",
       dependencies: [
-        "Commands", "Store", "RESP", "Datasets", "Notifications", "RateLimits", "Listeners",
+        "Commands", "Store", "KeyspaceStore", "RESP", "Datasets", "Notifications", "RateLimits",
+        "Listeners",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -413,7 +421,7 @@ let package = Package(
     .testTarget(
       name: "StoreTests",
       dependencies: [
-        "Store", "Keyspace", .product(name: "GRDB", package: "GRDB.swift"),
+        "Store", "KeyspaceStore", "Keyspace", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),
     .testTarget(

@@ -66,20 +66,38 @@ struct ArchitectureTests {
     }
   }
 
+  /// Every target `name` depends on, directly or not.
+  static func closure(
+    _ name: String, _ targets: [String: (layer: String, dependencies: [String])]
+  ) -> Set<String> {
+    var seen: Set<String> = []
+    var next = [name]
+    while let current = next.popLast() {
+      for dependency in targets[current]?.dependencies ?? [] where seen.insert(dependency).inserted
+      {
+        next.append(dependency)
+      }
+    }
+    return seen
+  }
+
+  @Test("the store's base knows nothing of the keyspace, and no domain module reaches it")
+  func domainNeverReachesTheKeyspace() throws {
+    let targets = try Self.targets()
+    let keyspace: Set = ["Keyspace", "KeyspaceStore"]
+    #expect(Self.closure("Store", targets).isDisjoint(with: keyspace))
+    let domain = targets.filter { $0.value.layer == "Domain" }.keys
+    #expect(domain.count >= 10)
+    for name in domain {
+      let reached = Self.closure(name, targets).intersection(keyspace)
+      #expect(reached.isEmpty, "\(name) reaches \(reached)")
+    }
+  }
+
   @Test("the daemon links no benchmark, load generator or fuzzer; cardatlas-bench links them")
   func daemonLinksNoBenchmarks() throws {
     let targets = try Self.targets()
-    func closure(_ name: String) -> Set<String> {
-      var seen: Set<String> = []
-      var next = [name]
-      while let current = next.popLast() {
-        for dependency in targets[current]?.dependencies ?? []
-        where seen.insert(dependency).inserted {
-          next.append(dependency)
-        }
-      }
-      return seen
-    }
+    func closure(_ name: String) -> Set<String> { Self.closure(name, targets) }
     let daemon = closure("CardAtlasCLI")
     #expect(daemon.contains("Server") && daemon.contains("WebPages"))
     #expect(daemon.isDisjoint(with: Self.benchmarks), "\(daemon.intersection(Self.benchmarks))")

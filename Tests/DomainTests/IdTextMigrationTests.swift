@@ -27,8 +27,7 @@ struct IdTextMigrationTests {
     let store = try Store(directory: directory, migrations: before)
     defer { store.close() }
     try await store.commit(
-      [],
-      writes: [
+      [
         TransactionWrite { db in
           try db.execute(
             sql: """
@@ -138,8 +137,7 @@ struct IdTextMigrationTests {
     #expect(sequences["accounts"] == 3)
     #expect(sequences["cards"] == 3)
     try await store.commit(
-      [],
-      writes: [
+      [
         TransactionWrite { db in
           try db.execute(
             sql: "UPDATE accounts SET username = ? WHERE id = 2", arguments: [usernames.text(4)])

@@ -45,7 +45,7 @@ struct ServerExtensionTests {
           guard let count = self.add(text) else { return .error("ERR duplicate note") }
           let store = self.store
           call.pending = { answer in
-            store.commit([], writes: [Insert(text: text)]) { result in
+            store.commit([Insert(text: text)]) { result in
               answer((try? result.get()) == nil ? .error("ERR not persisted") : .integer(count))
             }
           }

@@ -4,6 +4,7 @@ import Keyspace
 import Synchronization
 import Testing
 
+@testable import KeyspaceStore
 @testable import Store
 
 @Suite struct StoreDurabilityTests {
@@ -21,7 +22,7 @@ import Testing
       let done = DispatchGroup()
       for i in 0..<60 {
         done.enter()
-        store.commit([
+        store.commit(changes: [
           move("fleet", "m\(i)", 1, 1), .setString(db: 0, key: bytes("s\(i)"), value: [1]),
         ]) { result in
           let visible =
@@ -49,11 +50,13 @@ import Testing
       defer { store.close() }
       var seed: [Change] = []
       for i in 0..<5000 { seed.append(move("fleet", "seed\(i)", Double(i % 360) - 180, 10)) }
-      try await store.commit(seed)
+      try await store.commit(changes: seed)
       // Each command writes a pair of members: a consistent copy holds both or neither.
       let writer = Task {
         for i in 0..<400 {
-          try await store.commit([move("pairs", "a\(i)", 1, 1), move("pairs", "b\(i)", 2, 2)])
+          try await store.commit(changes: [
+            move("pairs", "a\(i)", 1, 1), move("pairs", "b\(i)", 2, 2),
+          ])
         }
       }
       try await Task.sleep(for: .milliseconds(20))
@@ -94,7 +97,7 @@ import Testing
       tuning.busyTimeout = 0.1
       let store = try openStore(dir, tuning: tuning)
       defer { store.close() }
-      try await store.commit([move("fleet", "kept", 1, 1)])
+      try await store.commit(changes: [move("fleet", "kept", 1, 1)])
 
       // Another process holds the write lock past the busy timeout.
       let other = try WriteLockHolder(path: store.path)
@@ -102,7 +105,7 @@ import Testing
       let done = DispatchGroup()
       for i in 0..<5 {
         done.enter()
-        store.commit([move("fleet", "lost\(i)", 2, 2)]) { result in
+        store.commit(changes: [move("fleet", "lost\(i)", 2, 2)]) { result in
           if case .failure(let error as StoreError) = result {
             errors.withLock { $0.append(error) }
           }
@@ -116,7 +119,7 @@ import Testing
       #expect(failed.allSatisfy { if case .locked = $0 { true } else { false } })
       #expect("\(failed[0])".contains("locked"))
 
-      try await store.commit([move("fleet", "after", 3, 3)])
+      try await store.commit(changes: [move("fleet", "after", 3, 3)])
       #expect(try store.loadAll() == [move("fleet", "after", 3, 3), move("fleet", "kept", 1, 1)])
       #expect(store.statistics.failedTransactions >= 1)
       #expect(store.statistics.lastError?.contains("locked") == true)
@@ -132,7 +135,7 @@ import Testing
       try store.onWriter("PRAGMA max_page_count = \(pages + 4)")
       let big = Bytes(repeating: 0x5a, count: 64 * 1024)
       await #expect {
-        try await store.commit([
+        try await store.commit(changes: [
           .setString(db: 0, key: bytes("big"), value: big), move("g", "m", 1, 1),
         ])
       } throws: { error in
@@ -140,7 +143,7 @@ import Testing
         return path == store.path && "\(error)".contains("disk full")
       }
       try store.onWriter("PRAGMA max_page_count = 1000000000")
-      try await store.commit([.setString(db: 0, key: bytes("big"), value: big)])
+      try await store.commit(changes: [.setString(db: 0, key: bytes("big"), value: big)])
       #expect(try store.loadAll() == [.setString(db: 0, key: bytes("big"), value: big)])
     }
   }
@@ -153,13 +156,13 @@ import Testing
       // file does.
       try store.onWriter("PRAGMA query_only = 1")
       await #expect {
-        try await store.commit([move("g", "m", 1, 1)])
+        try await store.commit(changes: [move("g", "m", 1, 1)])
       } throws: { error in
         guard case .readOnly = error as? StoreError else { return false }
         return "\(error)".contains("read-only")
       }
       try store.onWriter("PRAGMA query_only = 0")
-      try await store.commit([move("g", "m", 1, 1)])
+      try await store.commit(changes: [move("g", "m", 1, 1)])
       #expect(try store.loadAll() == [move("g", "m", 1, 1)])
     }
   }
@@ -177,7 +180,7 @@ import Testing
       for round in 0..<400 {
         // About 2,000 members rewritten over and over: the same pages again and again, as moves.
         try await store.commit(
-          (0..<50).map { i in
+          changes: (0..<50).map { i in
             move("fleet", "m\((round * 50 + i) % 2000)", Double(round % 90), Double(i))
           })
         largest = max(largest, fileSize(store.path + "-wal"))
@@ -203,14 +206,14 @@ import Testing
       tuning.idleTruncateDelay = 3600
       let store = try openStore(dir, fsync: .batch, tuning: tuning)
       defer { store.close() }
-      try await store.commit((0..<20_000).map { move("fleet", "m\($0)", 1, 1) })
+      try await store.commit(changes: (0..<20_000).map { move("fleet", "m\($0)", 1, 1) })
       let grown = fileSize(store.path + "-wal")
       #expect(grown > 2 << 20)
       // Small writes go on while the checkpointer copies the rest; the first round after it has
       // finished restarts the WAL.
       var size = grown
       for round in 0..<500 where size >= grown {
-        try await store.commit([move("fleet", "m\(round)", 2, 2)])
+        try await store.commit(changes: [move("fleet", "m\(round)", 2, 2)])
         size = fileSize(store.path + "-wal")
         try await Task.sleep(for: .milliseconds(10))
       }
@@ -232,7 +235,8 @@ import Testing
         let committed = Atomic<Int64>(-1)
         let path = store.path + "-wal"
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-          store.commit((0..<500).map { move("fleet", "m\($0)", Double(round), 1) }) { result in
+          store.commit(changes: (0..<500).map { move("fleet", "m\($0)", Double(round), 1) }) {
+            result in
             committed.store(fileSize(path), ordering: .relaxed)
             done.resume(with: result)
           }
@@ -259,7 +263,7 @@ import Testing
       let store = try openStore(dir)
       let succeeded = Atomic<Int>(0)
       for i in 0..<300 {
-        store.commit([move("fleet", "m\(i)", 0, 0)]) { result in
+        store.commit(changes: [move("fleet", "m\(i)", 0, 0)]) { result in
           if case .success = result { succeeded.add(1, ordering: .relaxed) }
         }
       }
@@ -269,7 +273,7 @@ import Testing
       // The WAL was checkpointed into the file and emptied.
       #expect(fileSize(store.path + "-wal") == 0)
       await #expect(throws: StoreError.closed) {
-        try await store.commit([move("fleet", "late", 0, 0)])
+        try await store.commit(changes: [move("fleet", "late", 0, 0)])
       }
       #expect(throws: StoreError.closed) { try store.loadAll() }
       #expect(throws: StoreError.closed) { try store.backup(to: dir + "/b.sqlite") }
@@ -289,7 +293,7 @@ import Testing
       // The WAL must still hold the commit when the snapshot is taken.
       tuning.idleTruncateDelay = 3600
       let store = try openStore(dir, tuning: tuning)
-      try await store.commit([move("fleet", "a", 1, 2)])
+      try await store.commit(changes: [move("fleet", "a", 1, 2)])
       // Another connection holds a snapshot: TRUNCATE waits for it, then gives up.
       var holding = Configuration()
       holding.allowsUnsafeTransactions = true
@@ -308,7 +312,7 @@ import Testing
     try await withTemporaryDirectory { dir in
       let store = try openStore(dir)
       try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-        store.commit([move("fleet", "m", 0, 0)]) { result in
+        store.commit(changes: [move("fleet", "m", 0, 0)]) { result in
           store.close()
           c.resume(with: result)
         }

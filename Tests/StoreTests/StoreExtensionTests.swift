@@ -4,6 +4,7 @@ import Keyspace
 import Synchronization
 import Testing
 
+@testable import KeyspaceStore
 @testable import Store
 
 /// What domain modules bring to the store: migrations of their own, and writes that commit in
@@ -42,7 +43,8 @@ import Testing
           sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'geo_members'"
         )
       }
-      #expect(Set(stored.map(normalized)) == Set(Schema.spatialIndexTriggers.map(normalized)))
+      #expect(
+        Set(stored.map(normalized)) == Set(KeyspaceTables.spatialIndexTriggers.map(normalized)))
     }
   }
 
@@ -67,9 +69,10 @@ import Testing
     try await withTemporaryDirectory { dir in
       do {
         let store = try openStore(dir, migrations: [Self.notes])
-        try await store.commit(
-          [move("fleet", "a", 1, 2)],
-          writes: [AddNote(id: 1, text: "one"), AddNote(id: 2, text: "two")])
+        try await store.commit([
+          KeyspaceWrite(changes: [move("fleet", "a", 1, 2)]), AddNote(id: 1, text: "one"),
+          AddNote(id: 2, text: "two"),
+        ])
         store.close()
       }
       let store = try openStore(dir, migrations: [Self.notes])
@@ -108,7 +111,7 @@ import Testing
         done.enter()
         let writes: [any DurableWrite] =
           i == 7 ? [Told(id: i, log: log), ThrowingWrite()] : [Told(id: i, log: log)]
-        store.commit([], writes: writes) { _ in
+        store.commit(writes) { _ in
           let told = log.ids.withLock { $0.contains(i) }
           toldFirst.withLock { $0[i] = told }
           done.leave()
@@ -137,7 +140,7 @@ import Testing
           case 120: [AddNote(id: 1_120, text: "fine"), ThrowingWrite()]
           default: [AddNote(id: i, text: "n\(i)")]
           }
-        store.commit([move("fleet", "m\(i)", 1, 1)], writes: writes) { result in
+        store.commit([KeyspaceWrite(changes: [move("fleet", "m\(i)", 1, 1)])] + writes) { result in
           results.withLock { $0[i] = result }
           done.leave()
         }
@@ -178,7 +181,7 @@ import Testing
             sql: "INSERT INTO notes (id, text) VALUES (?, ?)", arguments: [i, "c\(i)"])
         }
       }
-      try await store.commit([], writes: [chunk])
+      try await store.commit([chunk])
       let results = Mutex<[Int: Result<Void, any Error>]>([:])
       let done = DispatchGroup()
       // Queued while the writer may be held by a slow first command: at least the other two
@@ -191,7 +194,7 @@ import Testing
       let commands: [[any DurableWrite]] = [[hold], [AddNote(id: 600, text: "other")], [failing]]
       for (i, writes) in commands.enumerated() {
         done.enter()
-        store.commit([], writes: writes) { result in
+        store.commit(writes) { result in
           results.withLock { $0[i] = result }
           done.leave()
         }

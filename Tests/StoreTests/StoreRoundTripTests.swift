@@ -4,6 +4,7 @@ import Keyspace
 import Synchronization
 import Testing
 
+@testable import KeyspaceStore
 @testable import Store
 
 @Suite struct StoreRoundTripTests {
@@ -30,7 +31,7 @@ import Testing
         #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal")
         #expect(try Int.fetchOne(db, sql: "PRAGMA page_size") == Tuning.default.pageSize)
       }
-      try await store.commit([
+      try await store.commit(changes: [
         move("fleet", "a", 2.35, 48.85), .setString(db: 0, key: bytes("s"), value: bytes("v")),
       ])
       store.close()
@@ -93,13 +94,13 @@ import Testing
       ]
       var model = Model()
       for batch in batches {
-        try await store.commit(batch)
+        try await store.commit(changes: batch)
         for change in batch { model.apply(change) }
       }
       let loaded = try store.loadAll()
       #expect(loaded == model.expectedLoad)
       #expect(loaded.count == 5)  // fleet a, c; dists d; greeting; db 1's other
-      try await store.commit([.flushAll])
+      try await store.commit(changes: [.flushAll])
       #expect(try store.loadAll().isEmpty)
     }
   }
@@ -121,7 +122,7 @@ import Testing
             db: 0, key: [0x67], member: b, score: Double(i), longitude: 0, latitude: Double(i)))
         changes.append(.setString(db: 1, key: b, value: b + [0x0d, 0x0a] + b))
       }
-      try await store.commit(changes)
+      try await store.commit(changes: changes)
       for change in changes { model.apply(change) }
       let expected = model.expectedLoad
       #expect(try store.loadAll() == expected)
@@ -139,16 +140,16 @@ import Testing
       defer { store.close() }
       let k = bytes("k")
       // A string replaced by a GEO key in one command: deleteKey first, as the server emits it.
-      try await store.commit([.setString(db: 0, key: k, value: bytes("v"))])
-      try await store.commit([.deleteKey(db: 0, key: k), move("k", "m", 1, 2)])
+      try await store.commit(changes: [.setString(db: 0, key: k, value: bytes("v"))])
+      try await store.commit(changes: [.deleteKey(db: 0, key: k), move("k", "m", 1, 2)])
       #expect(try store.loadAll() == [move("k", "m", 1, 2)])
       // And back: the GEO key replaced by a string.
-      try await store.commit([
+      try await store.commit(changes: [
         .deleteKey(db: 0, key: k), .setString(db: 0, key: k, value: bytes("w")),
       ])
       #expect(try store.loadAll() == [.setString(db: 0, key: k, value: bytes("w"))])
       // Added then deleted in one command: nothing.
-      try await store.commit([move("j", "m", 1, 2), .deleteKey(db: 0, key: bytes("j"))])
+      try await store.commit(changes: [move("j", "m", 1, 2), .deleteKey(db: 0, key: bytes("j"))])
       #expect(try store.loadAll() == [.setString(db: 0, key: k, value: bytes("w"))])
 
       // Many commands queued back to back, without waiting: the last one wins, whatever
@@ -156,7 +157,7 @@ import Testing
       let done = DispatchGroup()
       for i in 0..<200 {
         done.enter()
-        store.commit([
+        store.commit(changes: [
           move("seq", "m", Double(i) / 10, 0),
           .setString(db: 0, key: bytes("last"), value: bytes("\(i)")),
         ]) { _ in
@@ -181,7 +182,7 @@ import Testing
           group.addTask {
             for i in 0..<commitsPerTask {
               let lon = Double(t * commitsPerTask + i) / 100 - 20
-              try await store.commit([move("fleet", "t\(t)-\(i)", lon, Double(t))])
+              try await store.commit(changes: [move("fleet", "t\(t)-\(i)", lon, Double(t))])
             }
           }
         }
@@ -212,7 +213,7 @@ import Testing
       let failures = Atomic<Int>(0)
       for i in 0..<100 {
         done.enter()
-        store.commit([move("g", "m\(i)", 0, 0)]) { result in
+        store.commit(changes: [move("g", "m\(i)", 0, 0)]) { result in
           if case .failure = result { failures.add(1, ordering: .relaxed) }
           done.leave()
         }

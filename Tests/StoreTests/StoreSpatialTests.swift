@@ -3,6 +3,7 @@ import GRDB
 import Keyspace
 import Testing
 
+@testable import KeyspaceStore
 @testable import Store
 
 @Suite struct StoreSpatialTests {
@@ -51,11 +52,11 @@ import Testing
     try await withTemporaryDirectory { dir in
       let store = try openStore(dir)
       defer { store.close() }
-      try await store.commit([
+      try await store.commit(changes: [
         move("fleet", "paris", 2.3522, 48.8566), move("fleet", "sydney", 151.2093, -33.8688),
         move("fleet", "edge", -180, -85.05112878),
       ])
-      try await store.commit([move("fleet", "paris", 2.36, 48.86)])
+      try await store.commit(changes: [move("fleet", "paris", 2.36, 48.86)])
       try store.read { db in
         let rows = try Row.fetchAll(
           db,
@@ -95,7 +96,7 @@ import Testing
         positions.append(p)
         changes.append(move(i % 2 == 0 ? "even" : "odd", "m\(i)", p.0, p.1))
       }
-      try await store.commit(changes)
+      try await store.commit(changes: changes)
       // Small moves (inside the index box), long ones (out of it), removals, a deleted key.
       changes = []
       for i in stride(from: 0, to: 2000, by: 3) {
@@ -110,8 +111,8 @@ import Testing
         changes.append(
           .geoRemove(db: 0, key: bytes(i % 2 == 0 ? "even" : "odd"), member: bytes("m\(i)")))
       }
-      try await store.commit(changes)
-      try await store.commit([.deleteKey(db: 0, key: bytes("odd"))])
+      try await store.commit(changes: changes)
+      try await store.commit(changes: [.deleteKey(db: 0, key: bytes("odd"))])
       let keys = try store.read { db in
         try Int.fetchOne(db, sql: "SELECT count(DISTINCT key) FROM geo_members")
       }
@@ -140,7 +141,8 @@ import Testing
       defer { store.close() }
       let steps = [(0.002, 0.0), (0.0, -0.003), (0.0017, 0.0017), (-0.0049, 0.0049)]
       var positions = (0..<4).map { i in (Double(i) * 10 + 0.5, 20.5) }
-      try await store.commit(positions.indices.map { move("k", "m\($0)", positions[$0].0, 20.5) })
+      try await store.commit(
+        changes: positions.indices.map { move("k", "m\($0)", positions[$0].0, 20.5) })
       for _ in 0..<12 {
         var changes: [Change] = []
         for (i, step) in steps.enumerated() {
@@ -148,7 +150,7 @@ import Testing
           positions[i].1 += step.1
           changes.append(move("k", "m\(i)", positions[i].0, positions[i].1))
         }
-        try await store.commit(changes)
+        try await store.commit(changes: changes)
         try Self.checkIndexInvariant(store)
       }
       for (x, y) in positions {
@@ -186,7 +188,7 @@ import Testing
       try Self.checkIndexInvariant(store)
       // Small moves (inside the old boxes) and long ones.
       try await store.commit(
-        (0..<100).map { i in
+        changes: (0..<100).map { i in
           i % 2 == 0
             ? move("k", "m\(i)", Double(i) - 50 + 0.001, 10.001)
             : move("k", "m\(i)", Double(i) - 50 + 0.3, 10.3)
@@ -207,7 +209,7 @@ import Testing
       defer { store.close() }
       var model = Model()
       func commit(_ changes: [Change]) async throws {
-        try await store.commit(changes)
+        try await store.commit(changes: changes)
         for change in changes { model.apply(change) }
         #expect(try store.loadAll() == model.expectedLoad)
         try Self.checkIndexInvariant(store)

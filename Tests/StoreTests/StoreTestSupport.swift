@@ -4,6 +4,7 @@ import GRDBSQLite
 import Keyspace
 import Logging
 
+@testable import KeyspaceStore
 @testable import Store
 
 /// A fresh directory under the system temp dir, removed after `body`.

@@ -190,7 +190,7 @@ public final class Accounts: Sendable {
 
   /// Commits writes and answers once they are durable.
   func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
-    store.commit([], writes: writes) { result in
+    store.commit(writes) { result in
       done(result.mapError { .notPersisted("\($0)") })
     }
   }

@@ -93,7 +93,7 @@ public final class Assets: Sendable {
       s.assets.values.filter { accounts.account($0.ownerId) == nil || unclaimed($0, s) }
         .map { Self.forget($0.id, &s)! }
     }
-    if !swept.isEmpty { store.commit([], writes: [deletion(swept)]) { _ in } }
+    if !swept.isEmpty { store.commit([deletion(swept)]) { _ in } }
     accounts.addObserver(AccountsObserver(assets: self))
     cards.addObserver(CardsObserver(assets: self))
     cards.addGuard(CardsGuard(assets: self))
@@ -176,7 +176,7 @@ public final class Assets: Sendable {
             asset.height, asset.createdAt.timeIntervalSince1970,
           ])
       }
-      store.commit([], writes: [insert] + (swept.isEmpty ? [] : [deletion(swept)])) {
+      store.commit([insert] + (swept.isEmpty ? [] : [deletion(swept)])) {
         [self] result in
         switch result {
         case .failure(let error):

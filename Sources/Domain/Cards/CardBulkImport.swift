@@ -50,8 +50,7 @@ public final class CardBulkImport: Sendable {
     let configuration = self.configuration
     let (durable, done) = AsyncThrowingStream<Void, any Error>.makeStream()
     store.commit(
-      [],
-      writes: [
+      [
         // A chunk's thousand rows in a savepoint made it quadratic: a failure fails the
         // import, which the checkpoint resumes.
         TransactionWrite(inSavepoint: false) { db in

@@ -197,7 +197,7 @@ public final class Documents: Sendable {
   }
 
   private func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
-    store.commit([], writes: writes) { result in
+    store.commit(writes) { result in
       done(result.mapError { .notPersisted("\($0)") })
     }
   }

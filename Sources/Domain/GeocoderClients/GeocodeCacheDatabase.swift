@@ -18,7 +18,7 @@ public struct StoreCacheDatabase: GeocodeCacheDatabase {
   public func read<T>(_ body: (GRDB.Database) throws -> T) throws -> T { try store.read(body) }
 
   public func write(_ body: @escaping @Sendable (GRDB.Database) throws -> Void) async throws {
-    try await store.commit([], writes: [CacheWrite(body: body)])
+    try await store.commit([CacheWrite(body: body)])
   }
 
   private struct CacheWrite: DurableWrite {

@@ -254,7 +254,7 @@ extension People {
   }
 
   func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
-    store.commit([], writes: writes) { result in
+    store.commit(writes) { result in
       done(result.mapError { .notPersisted("\($0)") })
     }
   }

@@ -246,7 +246,7 @@ public final class Pins: Sendable {
   static let badPoint = PinError.invalid("location", "longitude -180..180, latitude -90..90")
 
   func commit(_ write: TransactionWrite, _ done: @escaping Done<Void>) {
-    store.commit([], writes: [write]) { result in
+    store.commit([write]) { result in
       done(result.mapError { .notPersisted("\($0)") })
     }
   }

@@ -91,7 +91,7 @@ public final class Venues: Sendable {
   // MARK: Helpers shared by the parts
 
   func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
-    store.commit([], writes: writes) { result in
+    store.commit(writes) { result in
       done(result.mapError { .notPersisted("\($0)") })
     }
   }

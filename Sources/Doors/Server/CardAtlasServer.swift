@@ -2,6 +2,7 @@ import Commands
 import Dispatch
 import Foundation
 import Keyspace
+import KeyspaceStore
 import Listeners
 import Logging
 import NIOConcurrencyHelpers

@@ -1,6 +1,7 @@
 import Commands
 import Dispatch
 import Keyspace
+import KeyspaceStore
 import NIOCore
 import NIOPosix
 import RESP
@@ -281,7 +282,7 @@ final class ConnectionHandler: ChannelInboundHandler {
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       let reply = outcome.reply
       let durable = self.durable
-      state.store.commit(outcome.changes) { result in
+      state.store.commit(changes: outcome.changes) { result in
         let answer: RESPValue
         switch result {
         case .success: answer = reply

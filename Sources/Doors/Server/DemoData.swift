@@ -2,6 +2,7 @@ import Commands
 import Datasets
 import Dispatch
 import Keyspace
+import KeyspaceStore
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -30,7 +31,7 @@ enum DemoData {
       batch = []
       guard !outcome.changes.isEmpty else { return }
       done.enter()
-      store.commit(outcome.changes) { result in
+      store.commit(changes: outcome.changes) { result in
         if case .failure(let error) = result { failure.withLockedValue { $0 = error } }
         done.leave()
       }

@@ -1,12 +1,12 @@
 import Foundation
-import Keyspace
 
-/// One `commit` call: its changes and writes go into one transaction together, and its
-/// completion runs once that transaction is durable or has failed.
+/// One `commit` call: its writes go into one transaction together, and its completion runs once
+/// that transaction is durable or has failed.
 struct PendingCommit {
-  let changes: [Change]
   let writes: [any DurableWrite]
   let completion: @Sendable (Result<Void, any Error>) -> Void
+
+  var changeCount: Int { writes.reduce(0) { $0 + $1.changeCount } }
 }
 
 /// The committers' side of group commit: any thread appends, the writer thread takes everything
@@ -25,7 +25,7 @@ final class CommitQueue: @unchecked Sendable {
     defer { condition.unlock() }
     guard !closed else { return false }
     queued.append(commit)
-    queuedChanges += commit.changes.count + commit.writes.count
+    queuedChanges += commit.changeCount
     if queued.count == 1 { condition.signal() }
     return true
   }

@@ -98,19 +98,17 @@ final class GroupCommitter: Sendable {
         // IMMEDIATE takes the write lock up front: a lock held by another process fails the
         // round at BEGIN after the busy timeout, not halfway through.
         try db.inTransaction(.immediate) {
-          let writer = try ChangeWriter(db)
+          let transaction = StoreTransaction(db)
           for (index, commit) in batch.enumerated() {
-            if commit.writes.isEmpty {
-              for change in commit.changes { try writer.apply(change) }
-            } else if commit.writes.contains(where: { !$0.inSavepoint }) {
+            if commit.writes.contains(where: { !$0.inSavepoint }) {
               // Its error fails the transaction (`DurableWrite.inSavepoint`).
-              for change in commit.changes { try writer.apply(change) }
-              for write in commit.writes { try write.apply(to: db) }
+              for write in commit.writes { try write.apply(in: transaction) }
+            } else if !commit.writes.contains(where: \.needsSavepoint) {
+              for write in commit.writes { try write.apply(in: transaction) }
             } else {
               do {
                 try db.inSavepoint {
-                  for change in commit.changes { try writer.apply(change) }
-                  for write in commit.writes { try write.apply(to: db) }
+                  for write in commit.writes { try write.apply(in: transaction) }
                   return .commit
                 }
               } catch  where Self.failsOnlyItsCommand(error) {
@@ -118,7 +116,7 @@ final class GroupCommitter: Sendable {
                 continue
               }
             }
-            changes += commit.changes.count + commit.writes.count
+            changes += commit.changeCount
           }
           return .commit
         }

@@ -1,13 +1,12 @@
 import Foundation
 import GRDB
-import Keyspace
 import Logging
 import Synchronization
 
-/// The durable store: every change the server acknowledges is in `directory/cardatlas.sqlite`
-/// (SQLite in WAL mode, GEO members as SpatiaLite points), and `load` brings it all back.
+/// The durable store: every write the server acknowledges is in `directory/cardatlas.sqlite`
+/// (SQLite in WAL mode, with SpatiaLite), and the modules load their state back from it.
 ///
-/// Writes are group-committed: `commit` queues one command's changes, and a single writer thread
+/// Writes are group-committed: `commit` queues one command's writes, and a single writer thread
 /// writes everything queued at that moment in one transaction, so the cost of a transaction
 /// (and of its fsync) is shared by all the commands that arrived meanwhile.
 public final class Store: Sendable {
@@ -63,43 +62,31 @@ public final class Store: Sendable {
 
   deinit { close() }
 
-  /// Streams every stored key as the changes that recreate it (`.setString` and `.geoUpsert`),
-  /// ordered by db, then key (then member). Reads one consistent snapshot: commits made
-  /// meanwhile are not seen.
-  public func load(_ body: (Change) throws -> Void) throws {
-    try checkOpen()
-    do {
-      try committer.pool.read { db in try Loader.load(db, body) }
-    } catch let error as DatabaseError {
-      throw StoreError.wrap(error, path: path)
-    }
-  }
-
-  /// Queues one command's changes, then its domain writes, for the next transaction.
-  /// `completion` runs on the writer thread once the transaction holding them is durable, or has
-  /// failed (then every command in it gets the error; a failing domain write fails only its
-  /// own command), in commit order. It must not block on another commit. After `close`, it runs
-  /// at once, on the caller's thread, with `StoreError.closed`.
+  /// Queues one command's writes for the next transaction. `completion` runs on the writer
+  /// thread once the transaction holding them is durable, or has failed (then every command in
+  /// it gets the error; a failing domain write fails only its own command), in commit order. It
+  /// must not block on another commit. After `close`, it runs at once, on the caller's thread,
+  /// with `StoreError.closed`.
   public func commit(
-    _ changes: [Change], writes: [any DurableWrite] = [],
+    _ writes: [any DurableWrite],
     completion: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
-    let pending = PendingCommit(changes: changes, writes: writes, completion: completion)
+    let pending = PendingCommit(writes: writes, completion: completion)
     if closed.load(ordering: .acquiring) || !committer.queue.append(pending) {
       completion(.failure(StoreError.closed))
     }
   }
 
-  /// Queues one command's changes and domain writes, and returns once they are durable.
-  public func commit(_ changes: [Change], writes: [any DurableWrite] = []) async throws {
+  /// Queues one command's writes, and returns once they are durable.
+  public func commit(_ writes: [any DurableWrite]) async throws {
     try await withCheckedThrowingContinuation {
       (continuation: CheckedContinuation<Void, any Error>) in
-      commit(changes, writes: writes) { continuation.resume(with: $0) }
+      commit(writes) { continuation.resume(with: $0) }
     }
   }
 
-  /// Runs `body` on a reader connection, in one snapshot (SpatiaLite loaded): domain modules
-  /// load their state and answer their queries through it. Writes go through `commit`.
+  /// Runs `body` on a reader connection, in one snapshot (SpatiaLite loaded): modules load
+  /// their state and answer their queries through it. Writes go through `commit`.
   public func read<T>(_ body: (GRDB.Database) throws -> T) throws -> T {
     try checkOpen()
     do {

@@ -35,7 +35,7 @@ extension StoreMigration {
   }
 
   /// Drops every trigger on `table` (SpatiaLite's own differ between its versions).
-  static func dropTriggers(on table: String, _ db: GRDB.Database) throws {
+  public static func dropTriggers(on table: String, _ db: GRDB.Database) throws {
     let names = try String.fetchAll(
       db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?",
       arguments: [table])

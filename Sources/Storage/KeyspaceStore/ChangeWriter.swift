@@ -1,6 +1,7 @@
 import GRDB
 import GRDBSQLite
 import Keyspace
+import Store
 
 /// Applies changes inside the writer's open transaction, in order.
 ///
@@ -8,7 +9,7 @@ import Keyspace
 /// from the `[UInt8]` storage (SQLITE_STATIC, valid until the step returns), so a change costs
 /// no `DatabaseValue`, `Data` or arguments array. The `Statement` objects are held, not just
 /// their handles, because DDL (the truncate fast path) may evict them from GRDB's cache.
-struct ChangeWriter {
+final class ChangeWriter {
   private let db: GRDB.Database
   private let geoMove: Statement
   private let geoInsert: Statement
@@ -27,11 +28,11 @@ struct ChangeWriter {
     // A move of an existing member is an UPDATE: cheaper than an UPSERT, which first builds the
     // row to insert and allocates it a rowid. Its WHERE skips a member that did not move; then
     // changes() is 0, and the INSERT adds the member if it is new. The box centre stays while
-    // the member is within the slack of it (see Schema.spatialIndexTriggers); the expressions
+    // the member is within the slack of it (see KeyspaceTables.spatialIndexTriggers); the expressions
     // read the row's values from before the update.
     let keepsBox = """
-      abs(?5 - index_longitude) <= \(Schema.indexSlack)
-        AND abs(?6 - index_latitude) <= \(Schema.indexSlack)
+      abs(?5 - index_longitude) <= \(KeyspaceTables.indexSlack)
+        AND abs(?6 - index_latitude) <= \(KeyspaceTables.indexSlack)
       """
     geoMove = try db.cachedStatement(
       sql: """
@@ -112,7 +113,7 @@ struct ChangeWriter {
         if try flag(geoOtherKeysExist, dbIndex, k) {
           _ = try step(deleteGeoKey, dbIndex, k)
         } else {
-          try Schema.truncateGeoMembers(db)
+          try KeyspaceTables.truncateGeoMembers(db)
         }
       }
     case .flushDatabase(let dbIndex):
@@ -130,7 +131,7 @@ struct ChangeWriter {
 
   private func truncateGeoMembersIfAny() throws {
     if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM geo_members)") == true {
-      try Schema.truncateGeoMembers(db)
+      try KeyspaceTables.truncateGeoMembers(db)
     }
   }
 

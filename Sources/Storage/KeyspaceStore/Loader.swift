@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import Keyspace
+import Store
 
 /// Streams the stored keys as the changes that recreate them, ordered by (db, key) across both
 /// tables (SQLite orders BLOBs by memcmp, then length, as `compare` does), members of a GEO key
