@@ -170,12 +170,20 @@ let package = Package(
     // The accounts' commands (ACCOUNT.*, SESSION.*, WHOAMI): arguments in, JSON replies out.
     .target(
       name: "AccountCommands",
-      dependencies: ["Accounts", "Commands", "Server", "RESP"],
+      dependencies: ["ErrorLines", "Accounts", "Commands", "Server", "RESP"],
       path: "Sources/Doors/AccountCommands"),
+    // The error lines both doors answer for the domain's errors (RESP's error replies, the
+    // HTTP API's `error`): the domain's errors are data, their words on the wire are here.
+    .target(
+      name: "ErrorLines",
+      dependencies: [
+        "Accounts", "Cards", "Pins", "People", "Documents", "Venues", "Assets", "QRCodes",
+        "RateLimits",
+      ], path: "Sources/Doors/ErrorLines"),
     // The cards' commands (CARD.*): arguments in, JSON replies out.
     .target(
       name: "CardCommands",
-      dependencies: ["Cards", "Accounts", "Commands", "RESP", "SpatialIndex", "QRCodes"], path: "Sources/Doors/CardCommands"),
+      dependencies: ["ErrorLines", "Cards", "Accounts", "Commands", "RESP", "SpatialIndex", "QRCodes"], path: "Sources/Doors/CardCommands"),
     // Photo pins (GeoPic): pins with a viewing circle in an index of their own, photos as
     // files, votes; no RESP.
     .target(
@@ -187,7 +195,7 @@ let package = Package(
     // The pins' commands (PIN.*): arguments in, JSON replies out.
     .target(
       name: "PinCommands",
-      dependencies: [
+      dependencies: ["ErrorLines", 
         "Pins", "CardCommands", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/PinCommands"),
@@ -202,7 +210,7 @@ let package = Package(
     // The venues' commands (VENUE.*, CHECKIN*, EXPOSURE*...): arguments in, JSON replies out.
     .target(
       name: "VenueCommands",
-      dependencies: [
+      dependencies: ["ErrorLines", 
         "Venues", "CardCommands", "Accounts", "Commands", "RESP", "QRCodes",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/VenueCommands"),
@@ -222,7 +230,7 @@ let package = Package(
     // PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*: arguments in, JSON replies out.
     .target(
       name: "PeopleCommands",
-      dependencies: [
+      dependencies: ["ErrorLines", 
         "People", "Cards", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/PeopleCommands"),
@@ -236,7 +244,7 @@ let package = Package(
     // DOC.*: arguments in, JSON replies and file bytes out.
     .target(
       name: "DocumentCommands",
-      dependencies: [
+      dependencies: ["ErrorLines", 
         "Documents", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/DocumentCommands"),
@@ -251,7 +259,7 @@ let package = Package(
     // ASSET.PUT: arguments in, JSON replies out.
     .target(
       name: "AssetCommands",
-      dependencies: [
+      dependencies: ["ErrorLines", 
         "Assets", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/AssetCommands"),
@@ -312,7 +320,7 @@ let package = Package(
     // cards, to a running daemon over RESP or into a data directory; resumable, reported.
     .target(
       name: "Importer",
-      dependencies: [
+      dependencies: ["ErrorLines", 
         "Cards", "Accounts", "Store", "Geocoding", "Gazetteer", "Notifications", "RESPClient",
         .product(name: "CSV", package: "CSV.swift"),
         .product(name: "Logging", package: "swift-log"),
@@ -321,7 +329,7 @@ let package = Package(
     // same domain objects as the commands; no RESP.
     .target(
       name: "WebPages",
-      dependencies: [
+      dependencies: ["ErrorLines", 
         "Accounts", "Cards", "Venues", "Assets", "QRCodes", "Datasets", "RateLimits", "Listeners",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -432,8 +440,8 @@ let package = Package(
         "LoadGen", "RESPClient", "RedisTestSupport", "DaemonTestSupport", "Cards", "Datasets",
         "Pins", "Venues", "People",
       ]),
-    .testTarget(name: "CardsTests", dependencies: ["Accounts", "Cards", "Datasets"]),
-    .testTarget(name: "QRCodesTests", dependencies: ["QRCodes", "RedisTestSupport"]),
+    .testTarget(name: "CardsTests", dependencies: ["ErrorLines", "Accounts", "Cards", "Datasets"]),
+    .testTarget(name: "QRCodesTests", dependencies: ["ErrorLines", "QRCodes", "RedisTestSupport"]),
     .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "RedisTestSupport"]),
     .testTarget(
       name: "GazetteerTests",

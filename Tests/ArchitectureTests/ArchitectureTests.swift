@@ -94,6 +94,20 @@ struct ArchitectureTests {
     }
   }
 
+  @Test("the domain's errors are data: no RESP error code is written in Sources/Domain")
+  func domainWritesNoErrorLines() throws {
+    let domain = Self.root.appendingPathComponent("Sources/Domain")
+    let files = try #require(FileManager.default.enumerator(atPath: domain.path))
+      .compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+    #expect(files.count > 50)
+    let code = try Regex(
+      #""(NOPERM|ERR|INVALID|LIMIT|NOTFOUND|INACTIVE|WRONGPASS|QUOTA|BUSY)[ :"]"#)
+    for file in files {
+      let text = try String(contentsOf: domain.appendingPathComponent(file), encoding: .utf8)
+      #expect(text.firstMatch(of: code) == nil, "\(file) writes an error line")
+    }
+  }
+
   @Test("the daemon links no benchmark, load generator or fuzzer; cardatlas-bench links them")
   func daemonLinksNoBenchmarks() throws {
     let targets = try Self.targets()

@@ -1,3 +1,4 @@
+import ErrorLines
 import Foundation
 import QRCodes
 import RedisTestSupport

@@ -1,7 +1,7 @@
 import RateLimits
 
-/// Why an account operation was refused. `code` is the error's first word on the wire
-/// (`INVALID email`, `WRONGPASS`, ...), `reason` what follows it.
+/// Why an account operation was refused, and `reason`, its words (the doors add their error
+/// codes, `ErrorLines`).
 public enum AccountError: Error, Sendable, Equatable {
   /// A field's value is not acceptable (`INVALID <field>: <reason>`).
   case invalid(field: String, reason: String)
@@ -24,18 +24,6 @@ public enum AccountError: Error, Sendable, Equatable {
   /// The provider's keys cannot be had just now.
   case idTokenKeysUnavailable
 
-  public var code: String {
-    switch self {
-    case .invalid(let field, _): "INVALID \(field)"
-    case .wrongCredentials: "WRONGPASS"
-    case .invalidToken: "INVALID token"
-    case .notFound: "NOTFOUND"
-    case .busy: "BUSY"
-    case .limited: "LIMIT"
-    case .notPersisted, .notConfigured, .idTokenRefused, .idTokenKeysUnavailable: "ERR"
-    }
-  }
-
   public var reason: String {
     switch self {
     case .invalid(_, let reason): reason
@@ -50,14 +38,6 @@ public enum AccountError: Error, Sendable, Equatable {
     case .idTokenRefused: "invalid ID token"
     case .idTokenKeysUnavailable:
       "cannot check ID tokens now (provider keys unavailable), try again"
-    }
-  }
-
-  /// The error as one line: `INVALID email: not an email address`.
-  public var message: String {
-    switch self {
-    case .invalid, .invalidToken: "\(code): \(reason)"
-    default: "\(code) \(reason)"
     }
   }
 }

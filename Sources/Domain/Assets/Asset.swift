@@ -43,7 +43,8 @@ public enum AssetKind: String, Sendable, CaseIterable {
 
   var accepts: Set<MediaType> { self == .cv ? [.pdf] : [.jpeg, .png, .webp] }
 
-  var what: String {
+  /// What the kind takes, in words.
+  public var what: String {
     switch self {
     case .image: "an IMAGE must be a JPEG, PNG or WebP image"
     case .logo: "a LOGO must be a JPEG, PNG or WebP image"
@@ -52,7 +53,7 @@ public enum AssetKind: String, Sendable, CaseIterable {
   }
 }
 
-/// Why an upload or a look-up was refused; `message` is the reply's error line.
+/// Why an upload or a look-up was refused (the doors turn it into their error replies, `ErrorLines`).
 public enum AssetError: Error, Sendable, Equatable {
   case badKind
   /// Empty, or larger than the configured bound (in bytes).
@@ -68,20 +69,4 @@ public enum AssetError: Error, Sendable, Equatable {
   case quota(used: Int, quota: Int)
   /// A limit per account was reached.
   case limited(LimitExceeded)
-
-  public var message: String {
-    switch self {
-    case .badKind: "ERR the kind must be IMAGE, LOGO or CV"
-    case .size(let maximum): "INVALID an asset must be 1 to \(maximum) bytes"
-    case .type(let kind): "INVALID \(kind.what)"
-    case .pixels(let width, let height, let maximum):
-      "INVALID the image is \(width)×\(height) pixels; at most \(maximum) pixels are accepted"
-    case .noAccount: "NOTFOUND no such account"
-    case .notFound: "NOTFOUND no such asset"
-    case .notPersisted(let why): "ERR write not persisted: \(why)"
-    case .quota(let used, let quota):
-      "QUOTA your uploads use \(used) of your \(quota) bytes"
-    case .limited(let limit): limit.message
-    }
-  }
 }

@@ -1,6 +1,7 @@
+import Accounts
 import RateLimits
 
-/// Why a card operation was refused; `message` is the reply's error line.
+/// Why a card operation was refused (the doors turn it into their error replies, `ErrorLines`).
 public enum CardError: Error, Sendable, Equatable {
   case invalid(CardFieldError)
   /// The plan's card limit is reached.
@@ -20,25 +21,8 @@ public enum CardError: Error, Sendable, Equatable {
   /// The geocoder failed (unreachable, refused, or the query was bad).
   case geocoding(String)
   case notPersisted(String)
+  /// An import's row named an owner whose account could not be made.
+  case ownerNotCreated(AccountError)
   /// A limit per account or address (`LIMIT <what>, retry after N s`).
   case limited(LimitExceeded)
-
-  public var message: String {
-    switch self {
-    case .invalid(let error): error.message
-    case .limit(let n, let pro):
-      pro
-        ? "LIMIT Pro accounts have at most \(n) cards"
-        : "LIMIT free accounts have \(n) card\(n == 1 ? "" : "s"); Pro accounts have more"
-    case .noPermission: "NOPERM the card is not yours"
-    case .ownCard: "INVALID card: your own card"
-    case .notFound: "NOTFOUND no such card"
-    case .inactive: "INACTIVE the card is no longer active"
-    case .badQuery(let why): "ERR \(why)"
-    case .addressNotFound: "NOTFOUND no place matches the card's address"
-    case .geocoding(let why): "ERR geocoding failed: \(why)"
-    case .notPersisted(let why): "ERR write not persisted: \(why)"
-    case .limited(let limit): limit.message
-    }
-  }
 }

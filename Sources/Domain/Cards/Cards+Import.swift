@@ -72,7 +72,7 @@ extension Cards {
     case .failure(.invalid(_, let reason)):
       return .failure(.invalid(CardFieldError(field: "ownerEmail", reason: reason)))
     case .failure(let error):
-      return .failure(.notPersisted("cannot create the owner's account: \(error.code)"))
+      return .failure(.ownerNotCreated(error))
     }
   }
 

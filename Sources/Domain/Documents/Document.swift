@@ -40,7 +40,7 @@ public struct Document: Sendable, Equatable {
   }
 }
 
-/// Why a document operation was refused; `message` is the reply's error line.
+/// Why a document operation was refused (the doors turn it into their error replies, `ErrorLines`).
 public enum DocumentError: Error, Sendable, Equatable {
   case invalid(field: String, reason: String)
   case tooLarge(Int)
@@ -49,15 +49,4 @@ public enum DocumentError: Error, Sendable, Equatable {
   case noPermission
   case notFound
   case notPersisted(String)
-
-  public var message: String {
-    switch self {
-    case .invalid(let field, let reason): "INVALID \(field) \(reason)"
-    case .tooLarge(let n): "INVALID bytes larger than \(n) bytes"
-    case .limit(let n): "LIMIT at most \(n) documents per account"
-    case .noPermission: "NOPERM the document is not yours"
-    case .notFound: "NOTFOUND no such document"
-    case .notPersisted(let why): "ERR write not persisted: \(why)"
-    }
-  }
 }

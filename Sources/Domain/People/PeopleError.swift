@@ -1,6 +1,6 @@
 import RateLimits
 
-/// Why a people or exchange operation was refused; `message` is the reply's error line.
+/// Why a people or exchange operation was refused (the doors turn it into their error replies, `ErrorLines`).
 public enum PeopleError: Error, Sendable, Equatable {
   case invalid(field: String, reason: String)
   /// PEOPLE.NEARBY and EXCHANGE.REQUEST search from the caller's own live presence.
@@ -14,17 +14,4 @@ public enum PeopleError: Error, Sendable, Equatable {
   /// Another limit per account or address.
   case limited(LimitExceeded)
   case notPersisted(String)
-
-  public var message: String {
-    switch self {
-    case .invalid(let field, let reason): "INVALID \(field) \(reason)"
-    case .noPresence: "ERR no live presence: PRESENCE.SET first"
-    case .noPrimaryCard: "INVALID card you need a primary card to exchange"
-    case .notNearby: "NOTFOUND nobody findable by that id near you"
-    case .alreadyExchanged: "ERR already exchanged with this account"
-    case .rateLimited(let n): "LIMIT at most \(n) PEOPLE.NEARBY and EXCHANGE.REQUEST a minute"
-    case .limited(let limit): limit.message
-    case .notPersisted(let why): "ERR write not persisted: \(why)"
-    }
-  }
 }

@@ -1,6 +1,6 @@
 import RateLimits
 
-/// Why a pin operation was refused; `message` is the reply's error line.
+/// Why a pin operation was refused (the doors turn it into their error replies, `ErrorLines`).
 public enum PinError: Error, Sendable, Equatable {
   /// A field or argument out of its rules: which, and why.
   case invalid(String, String)
@@ -21,20 +21,4 @@ public enum PinError: Error, Sendable, Equatable {
   /// A search argument out of range.
   case badQuery(String)
   case notPersisted(String)
-
-  public var message: String {
-    switch self {
-    case .invalid(let field, let why): "INVALID \(field) \(why)"
-    case .noPermission: "NOPERM the pin is not yours"
-    case .ownVote: "NOPERM you cannot vote on your own pin"
-    case .notFound: "NOTFOUND no such pin"
-    case .noPhoto: "NOTFOUND the pin has no photo"
-    case .notInRange(let metres): "NOTINRANGE \(metres)"
-    case .implausibleMove(let metres, let seconds):
-      "INVALID location \(Int((metres / 1000).rounded())) km from your last PIN.OPEN \(Int(seconds)) s ago"
-    case .limited(let limit): limit.message
-    case .badQuery(let why): "ERR \(why)"
-    case .notPersisted(let why): "ERR write not persisted: \(why)"
-    }
-  }
 }

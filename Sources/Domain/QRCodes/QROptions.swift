@@ -67,7 +67,7 @@ public struct QRImage: Sendable {
   public let contentType: String
 }
 
-/// Why no image was drawn; `message` is a reply's error line.
+/// Why no image was drawn (the doors turn it into their error replies, `ErrorLines`).
 public enum QRCodeError: Error, Sendable, Equatable {
   /// The side asked for is outside `QROptions.sizes`.
   case sizeOutOfRange(Int)
@@ -77,8 +77,6 @@ public enum QRCodeError: Error, Sendable, Equatable {
   case textNotEncodable
   /// The encoder or an image library failed (out of memory).
   case failed(String)
-
-  public var message: String { "ERR " + reason }
 
   /// The message without its error code (an HTTP reply's text).
   public var reason: String {

@@ -44,7 +44,7 @@ public final class KeyedLimit: Sendable {
   }
 }
 
-/// What a refused request is told: `LIMIT <what>, retry after <N> s`.
+/// A limit reached: what it limits, and the seconds until a retry may pass.
 public struct LimitExceeded: Error, Sendable, Equatable {
   public let what: String
   public let retryAfter: Int
@@ -53,6 +53,4 @@ public struct LimitExceeded: Error, Sendable, Equatable {
     self.what = what
     self.retryAfter = retryAfter
   }
-
-  public var message: String { "LIMIT \(what), retry after \(retryAfter) s" }
 }

@@ -67,7 +67,7 @@ public struct ExposureNotice: Sendable, Equatable, Hashable {
   public let reportedAt: Double
 }
 
-/// Why a venue operation was refused; `message` is the reply's error line.
+/// Why a venue operation was refused (the doors turn it into their error replies, `ErrorLines`).
 public enum VenueError: Error, Sendable, Equatable {
   case invalid(field: String, reason: String)
   case notFound(String)
@@ -77,16 +77,4 @@ public enum VenueError: Error, Sendable, Equatable {
   case limit(String)
   case geocoding(String)
   case notPersisted(String)
-
-  public var message: String {
-    switch self {
-    case .invalid(let field, let reason): "INVALID \(field): \(reason)"
-    case .notFound(let what): "NOTFOUND \(what)"
-    case .noPermission(let why): "NOPERM \(why)"
-    case .notInRange(let metres): "NOTINRANGE \(Int(metres.rounded(.up)))"
-    case .limit(let why): "LIMIT \(why)"
-    case .geocoding(let why): "ERR geocoding failed: \(why)"
-    case .notPersisted(let why): "ERR write not persisted: \(why)"
-    }
-  }
 }

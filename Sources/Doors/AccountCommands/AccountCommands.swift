@@ -1,5 +1,6 @@
 import Accounts
 import Commands
+import ErrorLines
 import NIOCore
 import RESP
 

@@ -1,5 +1,6 @@
 import Assets
 import Commands
+import ErrorLines
 import NIOCore
 import RESP
 

@@ -1,5 +1,6 @@
 import Cards
 import Commands
+import ErrorLines
 import QRCodes
 import RESP
 

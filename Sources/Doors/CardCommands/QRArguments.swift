@@ -1,5 +1,6 @@
 import Commands
 import Dispatch
+import ErrorLines
 import NIOCore
 import QRCodes
 import RESP

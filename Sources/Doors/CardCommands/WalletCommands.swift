@@ -1,5 +1,6 @@
 import Cards
 import Commands
+import ErrorLines
 import Foundation
 import NIOCore
 import RESP

@@ -2,6 +2,7 @@ import Cards
 import Commands
 import Dispatch
 import Documents
+import ErrorLines
 import Foundation
 import NIOCore
 import RESP

@@ -1,5 +1,6 @@
 import Cards
 import Commands
+import ErrorLines
 import NIOCore
 import People
 import RESP

@@ -1,5 +1,6 @@
 import CardCommands
 import Commands
+import ErrorLines
 import NIOCore
 import Pins
 import RESP

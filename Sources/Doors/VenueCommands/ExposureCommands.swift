@@ -1,5 +1,6 @@
 import Accounts
 import Commands
+import ErrorLines
 import RESP
 import Venues
 

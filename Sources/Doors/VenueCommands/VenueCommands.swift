@@ -1,6 +1,7 @@
 import Accounts
 import CardCommands
 import Commands
+import ErrorLines
 import NIOCore
 import QRCodes
 import RESP

@@ -1,5 +1,6 @@
 import Accounts
 import Commands
+import ErrorLines
 import Foundation
 import RESP
 import Venues

@@ -1,5 +1,6 @@
 import Accounts
 import Assets
+import ErrorLines
 import Hummingbird
 import NIOCore
 

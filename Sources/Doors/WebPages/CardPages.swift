@@ -1,5 +1,6 @@
 import Accounts
 import Cards
+import ErrorLines
 import Hummingbird
 import Mustache
 import RateLimits

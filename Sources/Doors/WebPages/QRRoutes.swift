@@ -2,6 +2,7 @@ import Accounts
 import Cards
 import Crypto
 import Dispatch
+import ErrorLines
 import Hummingbird
 import NIOCore
 import QRCodes

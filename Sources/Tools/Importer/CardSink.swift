@@ -1,5 +1,6 @@
 import Accounts
 import Cards
+import ErrorLines
 import Foundation
 import Logging
 import Store

@@ -1,4 +1,5 @@
 import Cards
+import ErrorLines
 import Foundation
 import Gazetteer
 import Geocoding

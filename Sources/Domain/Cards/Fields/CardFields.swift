@@ -326,10 +326,7 @@ public struct CardFieldError: Error, Sendable, Equatable, CustomStringConvertibl
     self.reason = reason
   }
 
-  /// The error as one line: `INVALID email: not an email address`.
-  public var message: String { "INVALID \(field): \(reason)" }
-
-  public var description: String { message }
+  public var description: String { "\(field): \(reason)" }
 }
 
 /// Optional texts by key, holding only those present: a bit per key says which, and the values

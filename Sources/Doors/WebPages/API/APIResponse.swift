@@ -1,4 +1,5 @@
 import Cards
+import ErrorLines
 import Foundation
 import Hummingbird
 import NIOCore
@@ -31,7 +32,7 @@ struct APIError: Error {
       case .inactive: .gone
       case .ownCard: .conflict
       case .geocoding: .badGateway
-      case .notPersisted: .serviceUnavailable
+      case .notPersisted, .ownerNotCreated: .serviceUnavailable
       case .limited: .tooManyRequests
       }
     self.init(status, error.message)
