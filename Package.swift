@@ -440,7 +440,12 @@ let package = Package(
         "LoadGen", "RESPClient", "RedisTestSupport", "DaemonTestSupport", "Cards", "Datasets",
         "Pins", "Venues", "People",
       ]),
-    .testTarget(name: "CardsTests", dependencies: ["ErrorLines", "Accounts", "Cards", "Datasets"]),
+    .testTarget(
+      name: "CardsTests",
+      dependencies: [
+        "ErrorLines", "Accounts", "Cards", "Datasets", "Notifications", "DomainTestSupport",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
     .testTarget(name: "QRCodesTests", dependencies: ["ErrorLines", "QRCodes", "RedisTestSupport"]),
     .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "RedisTestSupport"]),
     .testTarget(

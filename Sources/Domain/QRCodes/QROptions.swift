@@ -61,6 +61,28 @@ public struct QROptions: Sendable, Equatable {
   }
 }
 
+extension QROptions {
+  /// The options a request gives, checked by the rules CARD.QR, VENUE.QR and the HTTP QR
+  /// endpoints share: each door reads its own syntax (RESP's keywords, a query string) into
+  /// these values, and only here are they judged. `size` nil is the default side.
+  public static func checked(
+    format: QRFormat, size: Int?, transparent: Bool, errorCorrection letter: String?
+  ) -> Result<QROptions, QRCodeError> {
+    var options = QROptions(format: format, transparent: transparent)
+    if let size {
+      guard sizes.contains(size) else { return .failure(.sizeOutOfRange(size)) }
+      options.size = size
+    }
+    if let letter {
+      guard let level = QRErrorCorrection(letter: letter) else {
+        return .failure(.badErrorCorrection)
+      }
+      options.errorCorrection = level
+    }
+    return .success(options)
+  }
+}
+
 /// A drawn QR code: the file's bytes and its media type (for an HTTP reply's Content-Type).
 public struct QRImage: Sendable {
   public let bytes: [UInt8]
@@ -77,6 +99,10 @@ public enum QRCodeError: Error, Sendable, Equatable {
   case textNotEncodable
   /// The encoder or an image library failed (out of memory).
   case failed(String)
+  /// A format other than `QRFormat`'s.
+  case badFormat
+  /// An error-correction letter other than L, M, Q or H.
+  case badErrorCorrection
 
   /// The message without its error code (an HTTP reply's text).
   public var reason: String {
@@ -87,6 +113,8 @@ public enum QRCodeError: Error, Sendable, Equatable {
       "SIZE is too small for this code: it needs at least \(needed) pixels"
     case .textNotEncodable: "the text is empty or too long for a QR code"
     case .failed(let why): "QR code not drawn: \(why)"
+    case .badFormat: QROptions.formatRule
+    case .badErrorCorrection: QROptions.eccRule
     }
   }
 }

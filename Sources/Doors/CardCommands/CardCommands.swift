@@ -196,7 +196,7 @@ public struct CardCommands: Sendable {
     _ card: Card, by viewer: Int64, _ call: inout Invocation, _ views: CardViews,
     _ reply: RESPValue
   ) -> RESPValue {
-    guard let record = views.opened(card, by: viewer) else { return reply }
+    guard let record = views.opened(card, by: .account(viewer)) else { return reply }
     call.pending = { answer in record { _ in answer(reply) } }
     return .null
   }

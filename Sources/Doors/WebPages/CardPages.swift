@@ -62,18 +62,9 @@ struct CardPages: Sendable {
     case .success(let card): opened = card
     }
     guard case .card(let card) = opened else { return notice(opened) }
-    let record =
-      if context.headOnly {
-        nil as CardViews.Record?
-      } else if let viewer {
-        views.opened(card, by: viewer)
-      } else {
-        views.opened(card, byVisitor: Self.client(request, context))
-      }
-    if let record {
-      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        record { _ in done.resume() }
-      }
+    if !context.headOnly {
+      await views.counted(
+        card, by: viewer.map { .account($0) } ?? .visitor(client: Self.client(request, context)))
     }
     let url = cards.url(of: card)
     let html = rendered.html(card, url: url) {

@@ -1,7 +1,6 @@
 import Accounts
 import Cards
 import Crypto
-import Dispatch
 import ErrorLines
 import Hummingbird
 import NIOCore
@@ -82,32 +81,26 @@ struct QRRoutes: Sendable {
   }
 
   /// `size` (64 to 2048 pixels, default 512), `transparent` (1 or 0) and `ecc` (L, M, Q, H;
-  /// default M) from the query's values, by the rules CARD.QR states.
+  /// default M) from the query's values, judged by `QROptions.checked` as CARD.QR's are.
   static func options(_ format: QRFormat, _ query: (String) -> String?) -> Result<
     QROptions, Problem
   > {
-    var options = QROptions(format: format)
-    if let size = query("size") {
-      guard let n = Int(size) else {
+    var size: Int?
+    if let text = query("size") {
+      guard let n = Int(text) else {
         return .failure(Problem(text: "size must be a whole number of pixels"))
       }
-      guard QROptions.sizes.contains(n) else {
-        return .failure(Problem(text: QRCodeError.sizeOutOfRange(n).reason))
-      }
-      options.size = n
+      size = n
     }
+    let transparent: Bool
     switch query("transparent") {
-    case nil, "0", "false": break
-    case "1", "true": options.transparent = true
+    case nil, "0", "false": transparent = false
+    case "1", "true": transparent = true
     default: return .failure(Problem(text: "transparent must be 1 or 0"))
     }
-    if let letter = query("ecc") {
-      guard let level = QRErrorCorrection(letter: letter) else {
-        return .failure(Problem(text: QROptions.eccRule))
-      }
-      options.errorCorrection = level
-    }
-    return .success(options)
+    return QROptions.checked(
+      format: format, size: size, transparent: transparent, errorCorrection: query("ecc")
+    ).mapError { Problem(text: $0.reason) }
   }
 
   /// The image, drawn off the event loop; or 304 when the client holds it (its ETag names the
@@ -123,15 +116,7 @@ struct QRRoutes: Sendable {
     if request.headers[.ifNoneMatch] == tag {
       return Response(status: .notModified, headers: headers)
     }
-    let drawn = await withCheckedContinuation {
-      (done: CheckedContinuation<Result<QRImage, QRCodeError>, Never>) in
-      DispatchQueue.global().async {
-        do throws(QRCodeError) {
-          done.resume(returning: .success(try QRCodes.image(text, options)))
-        } catch { done.resume(returning: .failure(error)) }
-      }
-    }
-    switch drawn {
+    switch await QRCodes.draw(text, options) {
     case .failure(.failed(let why)):
       return PageResponse.text("QR code not drawn: \(why)\n", status: .internalServerError)
     case .failure(let error): return PageResponse.text(error.reason + "\n", status: .badRequest)

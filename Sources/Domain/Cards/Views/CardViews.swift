@@ -51,31 +51,49 @@ public final class CardViews: Sendable {
     cards.accounts.addObserver(observer)
   }
 
-  /// The card was opened by `viewer`. When that counts as a new view, returns the write that
-  /// stores it (and tells the owner, if it chose to hear of views), which calls back once it is
-  /// durable; nil when there is nothing to store.
-  public func opened(_ card: Card, by viewer: Int64) -> Record? {
-    guard card.ownerId != viewer else { return nil }
+  /// Who opened a card: a signed-in account, or an anonymous visitor of its page, told apart by
+  /// what its request says of its client (its address and user agent).
+  public enum Viewer: Sendable {
+    case account(Int64)
+    case visitor(client: String)
+  }
+
+  /// The card was opened by `viewer`: every open (CARD.GET, CARD.OPEN, the card page, the API)
+  /// counts through here. When it counts as a new view (once per card, viewer and UTC day;
+  /// never the owner's own), returns the write that stores it (and tells the owner, if it chose
+  /// to hear of views), which calls back once it is durable; nil when there is nothing to store,
+  /// so the open can be answered at once.
+  ///
+  /// Only a hash of a visitor's client is kept, under a salt that is random, held in memory only
+  /// and replaced each UTC day: the store holds no address, and one day's visitors cannot be
+  /// linked to another day's. A restart draws a new salt, so a visitor may count once more on
+  /// that day.
+  public func opened(_ card: Card, by viewer: Viewer) -> Record? {
     let day = UTCDay.today
-    let pair = Pair(card: card.id, viewer: viewer)
-    guard remember(day, { $0.counted.insert(pair).inserted }) else { return nil }
-    return record(ViewWrite(card: card, viewer: viewer, day: day, notices: notices)) {
-      $0.counted.remove(pair)
+    switch viewer {
+    case .account(let account):
+      guard card.ownerId != account else { return nil }
+      let pair = Pair(card: card.id, viewer: account)
+      guard remember(day, { $0.counted.insert(pair).inserted }) else { return nil }
+      return record(ViewWrite(card: card, viewer: account, day: day, notices: notices)) {
+        $0.counted.remove(pair)
+      }
+    case .visitor(let client):
+      let visit = Visit(card: card.id, visitor: visitor(client, day))
+      guard remember(day, { $0.visited.insert(visit).inserted }) else { return nil }
+      return record(ViewWrite(card: card, visitor: visit.visitor, day: day, notices: notices)) {
+        $0.visited.remove(visit)
+      }
     }
   }
 
-  /// The card's page was opened by an anonymous visitor, told apart from others by what its
-  /// request says of its client (`client`: its address and user agent). It counts once per card
-  /// and UTC day, like an account's view. Only a hash of `client` is kept, under a salt that is
-  /// random, held in memory only and replaced each UTC day: the store holds no address, and one
-  /// day's visitors cannot be linked to another day's. A restart draws a new salt, so a visitor
-  /// may count once more on that day.
-  public func opened(_ card: Card, byVisitor client: String) -> Record? {
-    let day = UTCDay.today
-    let visit = Visit(card: card.id, visitor: visitor(client, day))
-    guard remember(day, { $0.visited.insert(visit).inserted }) else { return nil }
-    return record(ViewWrite(card: card, visitor: visit.visitor, day: day, notices: notices)) {
-      $0.visited.remove(visit)
+  /// `opened(_:by:)`, waited for: returns once the view is stored, or at once when it does not
+  /// count. A view that could not be stored is forgotten, and the open goes on: the view is its
+  /// side effect.
+  public func counted(_ card: Card, by viewer: Viewer) async {
+    guard let record = opened(card, by: viewer) else { return }
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      record { _ in done.resume() }
     }
   }
 

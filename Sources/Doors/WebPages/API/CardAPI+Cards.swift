@@ -31,11 +31,7 @@ extension CardAPI {
     case .failure(let error): throw APIError(error)
     case .success(let readable): card = readable
     }
-    if let record = views.opened(card, by: viewer) {
-      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-        record { _ in done.resume() }
-      }
-    }
+    await views.counted(card, by: .account(viewer))
     return APIResponse.json(CardJSON.text(card, cards: cards).text)
   }
 
