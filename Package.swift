@@ -78,7 +78,7 @@ let package = Package(
       name: "CardBench",
       dependencies: [
         "Accounts", "Cards", "Datasets", "Geodesy", "Keyspace", "SpatialIndex", "Store",
-        "Notifications", "Pins", "MediaFiles", "People", "QRCodes",
+        "DomainSupport", "Pins", "MediaFiles", "People", "QRCodes",
       ], path: "Sources/Tools/CardBench"
     ),
     // Redis RESP framing: incremental request parsing and RESP2/RESP3 reply encoding.
@@ -110,9 +110,10 @@ let package = Package(
       ], path: "Sources/Storage/KeyspaceStore"),
     // Limits per account and per address (sliding windows), and the address key they count on.
     .target(name: "RateLimits", path: "Sources/Domain/RateLimits"),
-    // What domain modules publish for subscribers to hear (channel, text): the server delivers
-    // it as Redis pub/sub; no RESP here.
-    .target(name: "Notifications", path: "Sources/Domain/Notifications"),
+    // What the domain modules share that is too small for a module of its own: the `Notifier`
+    // they publish through (the server delivers it as Redis pub/sub), and a task executor on
+    // Dispatch's threads for work that must not wait behind code blocking Swift's pool.
+    .target(name: "DomainSupport", path: "Sources/Domain/DomainSupport"),
     // The command layer: Redis commands parsed, checked and run on the keyspace, as RESP replies.
     .target(
       name: "Commands",
@@ -129,7 +130,7 @@ let package = Package(
     .target(
       name: "Server",
       dependencies: [
-        "Commands", "Store", "KeyspaceStore", "RESP", "Datasets", "Notifications", "RateLimits",
+        "Commands", "Store", "KeyspaceStore", "RESP", "Datasets", "DomainSupport", "RateLimits",
         "Listeners",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -142,7 +143,7 @@ let package = Package(
     .target(
       name: "IdentityTokens",
       dependencies: [
-        "DispatchExecutor",
+        "DomainSupport",
         .product(name: "JWTKit", package: "jwt-kit"),
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/Domain/IdentityTokens"),
@@ -162,8 +163,8 @@ let package = Package(
     .target(
       name: "Cards",
       dependencies: [
-        "Accounts", "Store", "SpatialIndex", "IndexIntrinsics", "Geodesy", "Notifications",
-        "Geocoding", "DispatchExecutor", "RateLimits",
+        "Accounts", "Store", "SpatialIndex", "IndexIntrinsics", "Geodesy", "DomainSupport",
+        "Geocoding", "RateLimits",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Crypto", package: "swift-crypto"),
       ], path: "Sources/Domain/Cards"),
@@ -183,7 +184,9 @@ let package = Package(
     // The cards' commands (CARD.*): arguments in, JSON replies out.
     .target(
       name: "CardCommands",
-      dependencies: ["ErrorLines", "Cards", "Accounts", "Commands", "RESP", "SpatialIndex", "QRCodes"], path: "Sources/Doors/CardCommands"),
+      dependencies: [
+        "ErrorLines", "Cards", "Accounts", "Commands", "RESP", "SpatialIndex", "QRCodes",
+      ], path: "Sources/Doors/CardCommands"),
     // Photo pins (GeoPic): pins with a viewing circle in an index of their own, photos as
     // files, votes; no RESP.
     .target(
@@ -195,7 +198,8 @@ let package = Package(
     // The pins' commands (PIN.*): arguments in, JSON replies out.
     .target(
       name: "PinCommands",
-      dependencies: ["ErrorLines", 
+      dependencies: [
+        "ErrorLines",
         "Pins", "CardCommands", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/PinCommands"),
@@ -204,33 +208,35 @@ let package = Package(
     .target(
       name: "Venues",
       dependencies: [
-        "Accounts", "Store", "Notifications", "Geocoding", "Geodesy", "DispatchExecutor",
-        "RateLimits", .product(name: "GRDB", package: "GRDB.swift"),
+        "Accounts", "Store", "DomainSupport", "Geocoding", "Geodesy", "RateLimits",
+        .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Sources/Domain/Venues"),
     // The venues' commands (VENUE.*, CHECKIN*, EXPOSURE*...): arguments in, JSON replies out.
     .target(
       name: "VenueCommands",
-      dependencies: ["ErrorLines", 
+      dependencies: [
+        "ErrorLines",
         "Venues", "CardCommands", "Accounts", "Commands", "RESP", "QRCodes",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/VenueCommands"),
     // `cardatlas-bench venues`: EXPOSURE and CHECKIN in process.
     .target(
       name: "VenueBench",
-      dependencies: ["Venues", "Accounts", "Store", "Notifications", "Datasets", "Geodesy"],
+      dependencies: ["Venues", "Accounts", "Store", "DomainSupport", "Datasets", "Geodesy"],
       path: "Sources/Tools/VenueBench"),
     // numo's people nearby (live presences in memory only) and exchanges of cards; no RESP.
     .target(
       name: "People",
       dependencies: [
-        "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "Geocoding", "Notifications",
-        "DispatchExecutor", "RateLimits", .product(name: "GRDB", package: "GRDB.swift"),
+        "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "Geocoding", "DomainSupport",
+        "RateLimits", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Crypto", package: "swift-crypto"),
       ], path: "Sources/Domain/People"),
     // PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*: arguments in, JSON replies out.
     .target(
       name: "PeopleCommands",
-      dependencies: ["ErrorLines", 
+      dependencies: [
+        "ErrorLines",
         "People", "Cards", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/PeopleCommands"),
@@ -244,7 +250,8 @@ let package = Package(
     // DOC.*: arguments in, JSON replies and file bytes out.
     .target(
       name: "DocumentCommands",
-      dependencies: ["ErrorLines", 
+      dependencies: [
+        "ErrorLines",
         "Documents", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/DocumentCommands"),
@@ -259,7 +266,8 @@ let package = Package(
     // ASSET.PUT: arguments in, JSON replies out.
     .target(
       name: "AssetCommands",
-      dependencies: ["ErrorLines", 
+      dependencies: [
+        "ErrorLines",
         "Assets", "Commands", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/AssetCommands"),
@@ -280,9 +288,6 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ], path: "Sources/Tools/LoadGen"),
-    // A task executor on Dispatch's threads, for async work that must not wait behind code
-    // that blocks Swift's cooperative pool (ID-token checks, geocoding).
-    .target(name: "DispatchExecutor", path: "Sources/Domain/DispatchExecutor"),
     // Geocoding's shared types: the `Geocoder` protocol, queries and normalized places; no HTTP.
     .target(name: "Geocoding", path: "Sources/GeoCore/Geocoding"),
     // zlib, to inflate the gazetteer's gzip'd data (Foundation has no inflate on Linux).
@@ -313,15 +318,16 @@ let package = Package(
     .target(
       name: "GeocodeCommands",
       dependencies: [
-        "GeocoderClients", "Geocoding", "Commands", "RESP", "DispatchExecutor",
+        "GeocoderClients", "Geocoding", "Commands", "RESP", "DomainSupport",
         .product(name: "NIOCore", package: "swift-nio"),
       ], path: "Sources/Doors/GeocodeCommands"),
     // `cardatlas import`: CSV (streamed by CSV.swift) or JSON Lines rows geocoded and written as
     // cards, to a running daemon over RESP or into a data directory; resumable, reported.
     .target(
       name: "Importer",
-      dependencies: ["ErrorLines", 
-        "Cards", "Accounts", "Store", "Geocoding", "Gazetteer", "Notifications", "RESPClient",
+      dependencies: [
+        "ErrorLines",
+        "Cards", "Accounts", "Store", "Geocoding", "Gazetteer", "DomainSupport", "RESPClient",
         .product(name: "CSV", package: "CSV.swift"),
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/Tools/Importer"),
@@ -329,7 +335,8 @@ let package = Package(
     // same domain objects as the commands; no RESP.
     .target(
       name: "WebPages",
-      dependencies: ["ErrorLines", 
+      dependencies: [
+        "ErrorLines",
         "Accounts", "Cards", "Venues", "Assets", "QRCodes", "Datasets", "RateLimits", "Listeners",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -345,7 +352,7 @@ let package = Package(
     .target(
       name: "CardAtlasApp",
       dependencies: [
-        "Server", "Store", "Notifications", "Accounts", "Cards", "Pins", "People", "Documents",
+        "Server", "Store", "DomainSupport", "Accounts", "Cards", "Pins", "People", "Documents",
         "Venues", "Assets", "MediaFiles", "Geocoding", "GeocoderClients", "Datasets",
         "AccountCommands", "CardCommands", "PinCommands", "PeopleCommands", "DocumentCommands",
         "VenueCommands", "AssetCommands", "GeocodeCommands", "WebPages",
@@ -410,7 +417,7 @@ let package = Package(
       ]),
     .testTarget(
       name: "VenuesTests",
-      dependencies: ["Venues", "Accounts", "Notifications", "DomainTestSupport"]),
+      dependencies: ["Venues", "Accounts", "DomainSupport", "DomainTestSupport"]),
     .testTarget(
       name: "AssetsTests",
       dependencies: [
@@ -418,7 +425,7 @@ let package = Package(
       ]),
     .testTarget(
       name: "PeopleTests",
-      dependencies: ["People", "Cards", "Accounts", "Notifications", "DomainTestSupport"]),
+      dependencies: ["People", "Cards", "Accounts", "DomainSupport", "DomainTestSupport"]),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),
@@ -443,7 +450,7 @@ let package = Package(
     .testTarget(
       name: "CardsTests",
       dependencies: [
-        "ErrorLines", "Accounts", "Cards", "Datasets", "Notifications", "DomainTestSupport",
+        "ErrorLines", "Accounts", "Cards", "Datasets", "DomainSupport", "DomainTestSupport",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(name: "QRCodesTests", dependencies: ["ErrorLines", "QRCodes", "RedisTestSupport"]),

@@ -2,7 +2,7 @@ import Accounts
 import Cards
 import DomainTestSupport
 import Foundation
-import Notifications
+import DomainSupport
 import Testing
 
 /// Views in process on a temporary store: what every door's open of a card counts.

@@ -2,7 +2,7 @@ import Accounts
 import Cards
 import DomainTestSupport
 import Foundation
-import Notifications
+import DomainSupport
 import People
 import Testing
 

@@ -1,7 +1,7 @@
 import Accounts
 import DomainTestSupport
 import Foundation
-import Notifications
+import DomainSupport
 import Testing
 import Venues
 

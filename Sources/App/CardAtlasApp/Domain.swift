@@ -5,7 +5,7 @@ import Documents
 import GeocoderClients
 import Geocoding
 import MediaFiles
-import Notifications
+import DomainSupport
 import People
 import Pins
 import Store

@@ -1,6 +1,6 @@
 import Accounts
 import Cards
-import DispatchExecutor
+import DomainSupport
 import Foundation
 import GRDB
 import Geocoding

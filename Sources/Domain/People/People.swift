@@ -3,7 +3,7 @@ import Cards
 import Foundation
 import GRDB
 import Geocoding
-import Notifications
+import DomainSupport
 import RateLimits
 import SpatialIndex
 import Store

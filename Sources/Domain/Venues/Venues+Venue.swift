@@ -1,4 +1,4 @@
-import DispatchExecutor
+import DomainSupport
 import Foundation
 import GRDB
 import Geocoding

@@ -2,7 +2,7 @@ import Accounts
 import Foundation
 import GRDB
 import Geocoding
-import Notifications
+import DomainSupport
 import RateLimits
 import Store
 import Synchronization

@@ -1,5 +1,5 @@
 import Commands
-import DispatchExecutor
+import DomainSupport
 import Foundation
 import GeocoderClients
 import Geocoding

@@ -1,6 +1,6 @@
 import Commands
 import NIOCore
-import Notifications
+import DomainSupport
 
 /// What domain modules publish, delivered as Redis's pub/sub messages.
 struct PubSubNotifier: Notifier {

@@ -1,5 +1,5 @@
 import Commands
-import Notifications
+import DomainSupport
 import Store
 
 /// A module the server opens the store for and starts on it (`CardAtlasServer`'s convenience

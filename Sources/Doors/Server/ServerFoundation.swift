@@ -1,7 +1,7 @@
 import Commands
 import Foundation
 import Logging
-import Notifications
+import DomainSupport
 import Store
 
 /// What the server opens before anything is built on it: the store, with the migrations of

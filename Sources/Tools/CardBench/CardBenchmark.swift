@@ -5,7 +5,7 @@ import Dispatch
 import Foundation
 import Geodesy
 import Keyspace
-import Notifications
+import DomainSupport
 import SpatialIndex
 import Store
 

@@ -4,7 +4,7 @@ import Datasets
 import Dispatch
 import Foundation
 import Geodesy
-import Notifications
+import DomainSupport
 import People
 import Store
 import Synchronization

@@ -2,7 +2,7 @@ import Accounts
 import Datasets
 import Dispatch
 import Foundation
-import Notifications
+import DomainSupport
 import Store
 import Synchronization
 import Venues

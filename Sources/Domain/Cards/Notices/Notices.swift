@@ -1,7 +1,7 @@
 import Accounts
 import Foundation
 import GRDB
-import Notifications
+import DomainSupport
 import Store
 import Synchronization
 
