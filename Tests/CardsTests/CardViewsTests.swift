@@ -1,8 +1,8 @@
 import Accounts
 import Cards
+import DomainSupport
 import DomainTestSupport
 import Foundation
-import DomainSupport
 import Testing
 
 /// Views in process on a temporary store: what every door's open of a card counts.

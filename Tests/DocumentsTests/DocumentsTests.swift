@@ -2,7 +2,9 @@ import Accounts
 import Documents
 import DomainTestSupport
 import Foundation
+import MediaFiles
 import RedisTestSupport
+import SQLiteDomainStorage
 import Testing
 
 /// The private documents' rules, in process on a temporary store: what a document may be, whose
@@ -21,14 +23,25 @@ struct DocumentsTests {
     var configuration = Documents.Configuration()
     configure(&configuration)
     return (
-      try Documents(store: temporary.store, accounts: accounts, configuration: configuration),
+      try Self.make(temporary, accounts, configuration),
       ids[0], ids[1]
     )
   }
 
+  /// Documents on the embedded store, their files in the temporary directory.
+  static func make(
+    _ temporary: TemporaryStore, _ accounts: Accounts,
+    _ configuration: Documents.Configuration = .init()
+  ) throws -> Documents {
+    try Documents(
+      storage: SQLiteDocuments(temporary.store),
+      files: try MediaFiles(directory: temporary.directory + "/media/documents"),
+      accounts: accounts, configuration: configuration)
+  }
+
   @Test("a document is a PDF, JPEG or PNG of a known kind and a day not in the future")
   func whatADocumentIs() async throws {
-    let temporary = try TemporaryStore(migrations: Accounts.migrations + Documents.migrations)
+    let temporary = try TemporaryStore(migrations: Accounts.migrations + SQLiteDocuments.migrations)
     let (documents, ana, _) = try await Self.documents(temporary)
     let pdf = try MediaFixtures.bytes("result.pdf")
     let stored = try await answer {
@@ -62,7 +75,7 @@ struct DocumentsTests {
 
   @Test("a document is its owner's only: another account reads and deletes nothing")
   func ownersOnly() async throws {
-    let temporary = try TemporaryStore(migrations: Accounts.migrations + Documents.migrations)
+    let temporary = try TemporaryStore(migrations: Accounts.migrations + SQLiteDocuments.migrations)
     let (documents, ana, bo) = try await Self.documents(temporary)
     let png = try MediaFixtures.bytes("python.png")
     let stored = try await answer {
@@ -85,7 +98,7 @@ struct DocumentsTests {
 
   @Test("at most the configured number of documents per account, and no larger than the bound")
   func limits() async throws {
-    let temporary = try TemporaryStore(migrations: Accounts.migrations + Documents.migrations)
+    let temporary = try TemporaryStore(migrations: Accounts.migrations + SQLiteDocuments.migrations)
     let (documents, ana, bo) = try await Self.documents(temporary) {
       $0.maxPerAccount = 2
       $0.maxBytes = 40_000
@@ -112,7 +125,7 @@ struct DocumentsTests {
 
   @Test("documents and their files are there after a restart")
   func restart() async throws {
-    let temporary = try TemporaryStore(migrations: Accounts.migrations + Documents.migrations)
+    let temporary = try TemporaryStore(migrations: Accounts.migrations + SQLiteDocuments.migrations)
     let (documents, ana, _) = try await Self.documents(temporary)
     let jpeg = try MediaFixtures.bytes("python.jpg")
     let stored = try await answer {
@@ -120,7 +133,7 @@ struct DocumentsTests {
     }.get()
     _ = documents
     _ = try temporary.reopen()
-    let reloaded = try Documents(store: temporary.store, accounts: try await temporary.accounts().0)
+    let reloaded = try Self.make(temporary, try await temporary.accounts().0)
     let (read, bytes) = try reloaded.get(owner: ana, id: stored.id).get()
     #expect(read == stored && bytes == jpeg)
   }

@@ -1,8 +1,8 @@
 import Accounts
 import Cards
+import DomainSupport
 import DomainTestSupport
 import Foundation
-import DomainSupport
 import People
 import Testing
 

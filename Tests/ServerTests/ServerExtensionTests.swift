@@ -26,7 +26,7 @@ struct ServerExtensionTests {
       texts = Mutex(Set(stored))
     }
 
-    struct Insert: DurableWrite {
+    struct Insert: SQLiteWrite {
       let text: String
       func apply(to db: GRDB.Database) throws {
         try db.execute(sql: "INSERT INTO notes (text) VALUES (?)", arguments: [text])

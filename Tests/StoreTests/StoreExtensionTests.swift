@@ -15,7 +15,7 @@ import Testing
     "test-notes-v1",
     sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)")
 
-  struct AddNote: DurableWrite {
+  struct AddNote: SQLiteWrite {
     let id: Int
     let text: String
     func apply(to db: GRDB.Database) throws {
@@ -24,7 +24,7 @@ import Testing
   }
 
   struct Refused: Error, Equatable {}
-  struct ThrowingWrite: DurableWrite {
+  struct ThrowingWrite: SQLiteWrite {
     func apply(to db: GRDB.Database) throws { throw Refused() }
   }
 
@@ -90,7 +90,7 @@ import Testing
   }
 
   /// A write that records when it is told its transaction is durable.
-  struct Told: DurableWrite {
+  struct Told: SQLiteWrite {
     let id: Int
     let log: Log
     func apply(to db: GRDB.Database) throws {

@@ -1,7 +1,7 @@
 import Accounts
+import DomainSupport
 import DomainTestSupport
 import Foundation
-import DomainSupport
 import Testing
 import Venues
 

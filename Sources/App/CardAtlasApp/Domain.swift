@@ -2,12 +2,13 @@ import Accounts
 import Assets
 import Cards
 import Documents
+import DomainSupport
 import GeocoderClients
 import Geocoding
 import MediaFiles
-import DomainSupport
 import People
 import Pins
+import SQLiteDomainStorage
 import Store
 import Venues
 
@@ -47,7 +48,7 @@ public struct Domain: Sendable {
   /// this order never changes and a new table goes last.
   public static let migrations =
     Accounts.migrations + Cards.migrations + Wallets.migrations + CardViews.migrations
-    + Pins.migrations + People.migrations + Venues.migrations + Documents.migrations
+    + Pins.migrations + People.migrations + Venues.migrations + SQLiteDocuments.migrations
     + Assets.migrations + GeocodeCache.migrations
 
   /// Loads every service's state from `store` (opened with `migrations`). What they publish
@@ -69,7 +70,9 @@ public struct Domain: Sendable {
       domain: store, accounts: accounts, cards: cards, wallets: wallets, notifier: notifier,
       configuration: configuration.people)
     documents = try Documents(
-      store: store, accounts: accounts, configuration: configuration.documents)
+      storage: SQLiteDocuments(store),
+      files: try MediaFiles(directory: store.directory + "/media/documents"), accounts: accounts,
+      configuration: configuration.documents)
     var venueSettings = configuration.venues
     if venueSettings.geocoder == nil { venueSettings.geocoder = cards.configuration.geocoder }
     if venueSettings.positiveTest == nil {

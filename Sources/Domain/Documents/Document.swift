@@ -18,7 +18,21 @@ public struct Document: Sendable, Equatable {
   public let size: Int
   public let createdAt: Date
   /// The file's name in the documents' directory.
-  let file: String
+  public let file: String
+
+  public init(
+    id: Int64, ownerId: Int64, kind: Kind, day: String, type: MediaType, size: Int,
+    createdAt: Date, file: String
+  ) {
+    self.id = id
+    self.ownerId = ownerId
+    self.kind = kind
+    self.day = day
+    self.type = type
+    self.size = size
+    self.createdAt = createdAt
+    self.file = file
+  }
 
   /// The day as the instant it starts, UTC.
   public var date: Date { Document.parse(day)! }

@@ -1,16 +1,15 @@
 import Accounts
+import Durability
 import Foundation
-import GRDB
 import MediaFiles
-import Store
 import Synchronization
 
 /// Each account's private documents: vaccination records and test results as PDF, JPEG or PNG
 /// files (recognised by their bytes, bounded in size). Only their owner lists or reads them;
-/// they are in no search and no other account's reply. The bytes are files in the data
-/// directory's `media/documents` (`MediaFiles`: a file is durable before the row naming it
-/// commits, removed only after the row's deletion has), the rows in the store; the rows are
-/// held in memory too. Knows nothing of RESP.
+/// they are in no search and no other account's reply. The bytes are files (`MediaFiles`: a
+/// file is durable before the row naming it commits, removed only after the row's deletion
+/// has), the rows in a store (`DocumentStorage`), and held in memory too. Knows nothing of RESP
+/// and no SQL.
 public final class Documents: Sendable {
   public struct Configuration: Sendable {
     /// The largest file accepted, in bytes.
@@ -31,28 +30,20 @@ public final class Documents: Sendable {
   public static let acceptedTypes: Set<MediaType> = [.pdf, .jpeg, .png]
   public typealias Done<T> = @Sendable (Result<T, DocumentError>) -> Void
 
-  let store: Store
+  let storage: any DocumentStorage
   let files: MediaFiles
   public let configuration: Configuration
   private let state = Mutex(State())
 
-  public init(store: Store, accounts: Accounts, configuration: Configuration = .init()) throws {
-    self.store = store
+  /// Loads the rows, then removes the files none names (a crash between a file and its row).
+  public init(
+    storage: any DocumentStorage, files: MediaFiles, accounts: Accounts,
+    configuration: Configuration = .init()
+  ) throws {
+    self.storage = storage
     self.configuration = configuration
-    files = try MediaFiles(directory: store.directory + "/media/documents")
-    let rows = try store.read { db in
-      try Row.fetchAll(
-        db, sql: "SELECT id, account_id, kind, day, type, size, file, created_at FROM documents")
-    }
-    let loaded = rows.compactMap { row -> Document? in
-      guard let kind = Document.Kind(rawValue: row["kind"]),
-        let type = MediaType(rawValue: row["type"])
-      else { return nil }
-      return Document(
-        id: row["id"], ownerId: row["account_id"], kind: kind, day: row["day"], type: type,
-        size: row["size"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-        file: row["file"])
-    }
+    self.files = files
+    let loaded = try storage.loadAll()
     state.withLock { s in
       for document in loaded { Self.add(document, &s) }
       s.nextId = (loaded.map(\.id).max() ?? 0) + 1
@@ -144,19 +135,7 @@ public final class Documents: Sendable {
       Self.add(document, &s)
       return document
     }
-    commit([
-      TransactionWrite { db in
-        try db.execute(
-          sql: """
-            INSERT INTO documents (id, account_id, kind, day, type, size, file, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-          arguments: [
-            document.id, owner, kind.rawValue, day, type.rawValue, bytes.count, file,
-            document.createdAt.timeIntervalSince1970,
-          ])
-      }
-    ]) { [self] result in
+    commit([storage.inserting(document)]) { [self] result in
       if case .failure = result {
         // No row names the file: it goes now (or, after a crash, at the next start).
         state.withLock { Self.remove(document, &$0) }
@@ -178,13 +157,7 @@ public final class Documents: Sendable {
       if case .failure(let error) = removed { done(.failure(error)) }
       return
     }
-    commit(
-      [
-        TransactionWrite(
-          body: { db in
-            try db.execute(sql: "DELETE FROM documents WHERE id = ?", arguments: [id])
-          }, afterCommit: { [files] in files.remove(document.file) })
-      ], done)
+    commit([storage.deleting(id), AfterCommit { [files] in files.remove(document.file) }], done)
   }
 
   // MARK: Helpers
@@ -197,7 +170,7 @@ public final class Documents: Sendable {
   }
 
   private func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
-    store.commit(writes) { result in
+    storage.commit(writes) { result in
       done(result.mapError { .notPersisted("\($0)") })
     }
   }
@@ -229,13 +202,10 @@ public final class Documents: Sendable {
         return owned
       }
       return [
-        TransactionWrite(
-          body: { db in
-            try db.execute(sql: "DELETE FROM documents WHERE account_id = ?", arguments: [id])
-          },
-          afterCommit: { [files = documents.files] in
-            for document in gone { files.remove(document.file) }
-          })
+        documents.storage.deletingAll(of: id),
+        AfterCommit { [files = documents.files] in
+          for document in gone { files.remove(document.file) }
+        },
       ]
     }
 

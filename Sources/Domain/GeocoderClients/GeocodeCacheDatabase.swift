@@ -21,7 +21,7 @@ public struct StoreCacheDatabase: GeocodeCacheDatabase {
     try await store.commit([CacheWrite(body: body)])
   }
 
-  private struct CacheWrite: DurableWrite {
+  private struct CacheWrite: SQLiteWrite {
     let body: @Sendable (GRDB.Database) throws -> Void
     func apply(to db: GRDB.Database) throws { try body(db) }
   }

@@ -1,9 +1,9 @@
 import Accounts
 import Cards
+import DomainSupport
 import Foundation
 import GRDB
 import Geocoding
-import DomainSupport
 import RateLimits
 import SpatialIndex
 import Store

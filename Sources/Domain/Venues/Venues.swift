@@ -1,8 +1,8 @@
 import Accounts
+import DomainSupport
 import Foundation
 import GRDB
 import Geocoding
-import DomainSupport
 import RateLimits
 import Store
 import Synchronization
@@ -125,8 +125,6 @@ public final class Venues: Sendable {
 struct Publish: DurableWrite {
   let notifier: any Notifier
   let messages: [(channel: String, text: String)]
-
-  func apply(to db: GRDB.Database) throws {}
 
   func committed() {
     for message in messages { notifier.publish(message.text, to: message.channel) }

@@ -1,6 +1,6 @@
 import Commands
-import NIOCore
 import DomainSupport
+import NIOCore
 
 /// What domain modules publish, delivered as Redis's pub/sub messages.
 struct PubSubNotifier: Notifier {

@@ -1,7 +1,7 @@
 import Commands
+import DomainSupport
 import Foundation
 import Logging
-import DomainSupport
 import Store
 
 /// What the server opens before anything is built on it: the store, with the migrations of

@@ -27,7 +27,7 @@ extension Store {
 /// A command's keyspace changes, applied in order through the transaction's one `ChangeWriter`.
 /// Needs no savepoint: nothing in a change can fail but SQLite itself (a full disk), which fails
 /// the whole transaction anyway.
-public struct KeyspaceWrite: DurableWrite {
+public struct KeyspaceWrite: SQLiteWrite {
   public let changes: [Change]
 
   public init(changes: [Change]) { self.changes = changes }

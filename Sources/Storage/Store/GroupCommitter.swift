@@ -102,13 +102,13 @@ final class GroupCommitter: Sendable {
           for (index, commit) in batch.enumerated() {
             if commit.writes.contains(where: { !$0.inSavepoint }) {
               // Its error fails the transaction (`DurableWrite.inSavepoint`).
-              for write in commit.writes { try write.apply(in: transaction) }
+              for write in commit.writes { try Self.apply(write, in: transaction) }
             } else if !commit.writes.contains(where: \.needsSavepoint) {
-              for write in commit.writes { try write.apply(in: transaction) }
+              for write in commit.writes { try Self.apply(write, in: transaction) }
             } else {
               do {
                 try db.inSavepoint {
-                  for write in commit.writes { try write.apply(in: transaction) }
+                  for write in commit.writes { try Self.apply(write, in: transaction) }
                   return .commit
                 }
               } catch  where Self.failsOnlyItsCommand(error) {
@@ -151,6 +151,12 @@ final class GroupCommitter: Sendable {
         commit.completion(result)
       }
     }
+  }
+
+  /// Runs a write's SQL; a write with none (a message to publish once durable) has nothing to
+  /// do here.
+  private static func apply(_ write: any DurableWrite, in transaction: StoreTransaction) throws {
+    if let write = write as? any SQLiteWrite { try write.apply(in: transaction) }
   }
 
   /// A domain write's own error (thrown by its code, or a constraint it broke) leaves the

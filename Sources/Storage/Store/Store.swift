@@ -9,7 +9,7 @@ import Synchronization
 /// Writes are group-committed: `commit` queues one command's writes, and a single writer thread
 /// writes everything queued at that moment in one transaction, so the cost of a transaction
 /// (and of its fsync) is shared by all the commands that arrived meanwhile.
-public final class Store: Sendable {
+public final class Store: WriteCommitter {
   /// The database file.
   public let path: String
   /// The data directory holding it, where modules keep files of their own (`media/`).
@@ -74,14 +74,6 @@ public final class Store: Sendable {
     let pending = PendingCommit(writes: writes, completion: completion)
     if closed.load(ordering: .acquiring) || !committer.queue.append(pending) {
       completion(.failure(StoreError.closed))
-    }
-  }
-
-  /// Queues one command's writes, and returns once they are durable.
-  public func commit(_ writes: [any DurableWrite]) async throws {
-    try await withCheckedThrowingContinuation {
-      (continuation: CheckedContinuation<Void, any Error>) in
-      commit(writes) { continuation.resume(with: $0) }
     }
   }
 

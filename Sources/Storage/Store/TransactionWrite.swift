@@ -2,7 +2,7 @@ import GRDB
 
 /// A domain module's write: a closure over the open transaction, and what may only happen once
 /// that transaction is durable (publishing to subscribers, removing a deleted record's file).
-public struct TransactionWrite: DurableWrite {
+public struct TransactionWrite: SQLiteWrite {
   let body: @Sendable (GRDB.Database) throws -> Void
   let afterCommit: @Sendable () -> Void
   public let inSavepoint: Bool

@@ -2,10 +2,10 @@ import Accounts
 import Cards
 import Datasets
 import Dispatch
+import DomainSupport
 import Foundation
 import Geodesy
 import Keyspace
-import DomainSupport
 import SpatialIndex
 import Store
 

@@ -2,9 +2,9 @@ import Accounts
 import Cards
 import Datasets
 import Dispatch
+import DomainSupport
 import Foundation
 import Geodesy
-import DomainSupport
 import People
 import Store
 import Synchronization

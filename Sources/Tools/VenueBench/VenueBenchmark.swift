@@ -1,8 +1,8 @@
 import Accounts
 import Datasets
 import Dispatch
-import Foundation
 import DomainSupport
+import Foundation
 import Store
 import Synchronization
 import Venues

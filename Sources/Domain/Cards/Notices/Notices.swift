@@ -1,7 +1,7 @@
 import Accounts
+import DomainSupport
 import Foundation
 import GRDB
-import DomainSupport
 import Store
 import Synchronization
 
@@ -160,8 +160,6 @@ struct Notice: DurableWrite {
     self.notifier = notifier
     self.messages = messages.map { Message(channel: $0.0, text: $0.1) }
   }
-
-  func apply(to db: GRDB.Database) throws {}
 
   func committed() {
     for message in messages { notifier.publish(message.text, to: message.channel) }

@@ -196,7 +196,7 @@ public struct CardStats: Sendable {
 /// One counted view, a signed-in viewer's (`card_views`) or an anonymous visitor's hash
 /// (`card_visits`): stored unless the store already has it (a pair forgotten by memory), and
 /// told to the owner once durable only if it was new.
-private final class ViewWrite: DurableWrite {
+private final class ViewWrite: SQLiteWrite {
   let card: Card
   /// The viewer's account; nil for an anonymous visit.
   let viewer: Int64?

@@ -1,10 +1,10 @@
 import GRDB
 import Store
 
-extension Documents {
+extension SQLiteDocuments {
   /// documents-v1: each account's private documents; the bytes are files in the data
   /// directory's `media/documents`, named by `file`. Shipped: frozen.
-  static let v1 = StoreMigration("documents-v1") { db in
+  static let documentsV1 = StoreMigration("documents-v1") { db in
     try db.execute(
       sql: """
         CREATE TABLE documents (
@@ -23,5 +23,4 @@ extension Documents {
         """)
   }
 
-  public static let migrations = [v1]
 }
