@@ -77,6 +77,7 @@ let package = Package(
     .target(
       name: "CardBench",
       dependencies: [
+        "SQLiteDomainStorage",
         "Accounts", "Cards", "Datasets", "Geodesy", "Keyspace", "SpatialIndex", "Store",
         "DomainSupport", "Pins", "MediaFiles", "People", "QRCodes",
       ], path: "Sources/Tools/CardBench"
@@ -196,8 +197,7 @@ let package = Package(
     .target(
       name: "Pins",
       dependencies: [
-        "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "MediaFiles", "RateLimits",
-        .product(name: "GRDB", package: "GRDB.swift"),
+        "Accounts", "Cards", "Durability", "SpatialIndex", "Geodesy", "MediaFiles", "RateLimits",
       ], path: "Sources/Domain/Pins"),
     // The pins' commands (PIN.*): arguments in, JSON replies out.
     .target(
@@ -250,11 +250,12 @@ let package = Package(
       name: "Documents", dependencies: ["Accounts", "Durability", "MediaFiles"],
       path: "Sources/Domain/Documents"),
     // The domain's storage protocols implemented on the embedded store: each domain's SQL and
-    // its frozen migrations (so far the documents'; the others' SQL is still in their modules).
+    // its frozen migrations (so far the documents' and the pins'; the others' SQL is still in
+    // their modules).
     .target(
       name: "SQLiteDomainStorage",
       dependencies: [
-        "Store", "Documents", "MediaFiles", .product(name: "GRDB", package: "GRDB.swift"),
+        "Store", "Documents", "Pins", "MediaFiles", .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Sources/DomainStorage/SQLiteDomainStorage"),
     // DOC.*: arguments in, JSON replies and file bytes out.
     .target(
@@ -426,6 +427,7 @@ let package = Package(
     .testTarget(
       name: "PinsTests",
       dependencies: [
+        "SQLiteDomainStorage",
         "Pins", "Accounts", "MediaFiles", "Geodesy", "DomainTestSupport", "RedisTestSupport",
       ]),
     .testTarget(

@@ -5,13 +5,14 @@ import Geodesy
 import MediaFiles
 import Pins
 import RedisTestSupport
+import SQLiteDomainStorage
 import Testing
 
 /// The pins' rules, in process on a temporary store: which circles hold a point (against a
 /// brute-force great-circle check), who opens a photo from where, votes, and a restart.
 @Suite("Pins in process")
 struct PinsTests {
-  static let migrations = Accounts.migrations + Pins.migrations
+  static let migrations = Accounts.migrations + SQLitePins.migrations
 
   /// Pins on the store, with two accounts; rate limits lifted unless `configure` sets them.
   static func pins(
@@ -34,7 +35,8 @@ struct PinsTests {
     configure(&configuration)
     let media = try MediaFiles(directory: temporary.directory + "/media")
     return try Pins(
-      store: temporary.store, accounts: accounts, media: media, configuration: configuration)
+      storage: SQLitePins(temporary.store), accounts: accounts, media: media,
+      configuration: configuration)
   }
 
   @Test("the circles holding a point are exactly those within their radius, on the sphere")

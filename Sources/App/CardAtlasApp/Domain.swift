@@ -48,7 +48,7 @@ public struct Domain: Sendable {
   /// this order never changes and a new table goes last.
   public static let migrations =
     Accounts.migrations + Cards.migrations + Wallets.migrations + CardViews.migrations
-    + Pins.migrations + People.migrations + Venues.migrations + SQLiteDocuments.migrations
+    + SQLitePins.migrations + People.migrations + Venues.migrations + SQLiteDocuments.migrations
     + Assets.migrations + GeocodeCache.migrations
 
   /// Loads every service's state from `store` (opened with `migrations`). What they publish
@@ -63,7 +63,7 @@ public struct Domain: Sendable {
     views = CardViews(store: store, cards: cards, notices: notices)
     wallets = try Wallets(store: store, cards: cards, notices: notices)
     pins = try Pins(
-      store: store, accounts: accounts,
+      storage: SQLitePins(store), accounts: accounts,
       media: try MediaFiles(directory: store.directory + "/media/pins"),
       configuration: configuration.pins)
     people = try People(

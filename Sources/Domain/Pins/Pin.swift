@@ -20,6 +20,22 @@ public struct Pin: Sendable, Equatable {
 
   public var score: Int { ups - downs }
 
+  /// A pin as stored, before its votes are counted.
+  public init(
+    id: Int64, ownerId: Int64, longitude: Double, latitude: Double, radius: Double,
+    caption: String?, takenAt: Date?, createdAt: Date, photo: PinPhoto? = nil
+  ) {
+    self.id = id
+    self.ownerId = ownerId
+    self.longitude = longitude
+    self.latitude = latitude
+    self.radius = radius
+    self.caption = caption
+    self.takenAt = takenAt
+    self.createdAt = createdAt
+    self.photo = photo
+  }
+
   /// The pin as every reply shows it (searches, PIN.AT, PIN.ADD): never the photo's bytes or
   /// file, only whether there is one and its kind and size.
   public func json(ownerName: String?) -> JSONText {
@@ -60,6 +76,14 @@ public struct PinPhoto: Sendable, Equatable {
   public let width: Int
   public let height: Int
   public let bytes: Int
+
+  public init(name: String, type: String, width: Int, height: Int, bytes: Int) {
+    self.name = name
+    self.type = type
+    self.width = width
+    self.height = height
+    self.bytes = bytes
+  }
 }
 
 /// What `PIN.ADD`'s JSON may say: `caption` (up to 500 characters) and `takenAt` (ISO 8601).

@@ -1,8 +1,8 @@
 import Dispatch
+import Durability
 import Foundation
 import MediaFiles
 import RateLimits
-import Store
 
 extension Pins {
   /// Sets (or replaces) the owner's pin's photo: a JPEG or PNG (by its magic bytes and a
@@ -46,18 +46,10 @@ extension Pins {
       pin.photo = photo
       s.pins[id] = pin
       map.update(id, summary: summary(pin))
-      let write = TransactionWrite(
-        body: { db in
-          try db.execute(
-            sql: """
-              UPDATE pins SET photo = ?, photo_type = ?, photo_width = ?, photo_height = ?,
-                photo_bytes = ?
-              WHERE id = ?
-              """,
-            arguments: [name, photo.type, width, height, bytes.count, id])
-        },
-        afterCommit: { [self] in removePhotos([replaced]) })
-      commit(write) { [self, pin] result in
+      let writes: [any DurableWrite] = [
+        storage.settingPhoto(photo, of: id), AfterCommit { [self] in removePhotos([replaced]) },
+      ]
+      commit(writes) { [self, pin] result in
         if case .failure = result { media.remove(name) }
         done(result.map { pin })
       }

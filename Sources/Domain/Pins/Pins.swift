@@ -1,12 +1,11 @@
 import Accounts
 import Cards
+import Durability
 import Foundation
-import GRDB
 import Geodesy
 import MediaFiles
 import RateLimits
 import SpatialIndex
-import Store
 import Synchronization
 
 /// Photo pins (GeoPic) and their rules: where a pin may be and how far it may be seen from,
@@ -39,7 +38,7 @@ public final class Pins: Sendable {
     var nextPin: Int64 = 1
   }
 
-  let store: Store
+  let storage: any PinStorage
   let accounts: Accounts
   /// The photos' files.
   let media: MediaFiles
@@ -53,50 +52,21 @@ public final class Pins: Sendable {
 
   /// Loads the pins and votes, then removes the photo files no pin names.
   public init(
-    store: Store, accounts: Accounts, media: MediaFiles, configuration: Configuration = .init()
+    storage: any PinStorage, accounts: Accounts, media: MediaFiles,
+    configuration: Configuration = .init()
   ) throws {
-    self.store = store
+    self.storage = storage
     self.accounts = accounts
     self.media = media
     self.configuration = configuration
     travel = OpenerTravel(maximumSpeed: configuration.maximumOpenerSpeed / 3.6)
     opens = KeyedLimit(configuration.opensPerHour, per: 3_600)
     adds = KeyedLimit(configuration.addsPerHour, per: 3_600)
-    let (rows, votes, sequence) = try store.read { db in
-      (
-        try Row.fetchAll(
-          db,
-          sql: """
-            SELECT id, owner_id, lon, lat, radius, caption, taken_at, created_at, photo,
-              photo_type, photo_width, photo_height, photo_bytes
-            FROM pins
-            """),
-        try Row.fetchAll(db, sql: "SELECT pin_id, account_id, vote FROM pin_votes"),
-        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'pins'")
-      )
-    }
+    let (pins, votes, nextId) = try storage.load()
     var s = State()
-    s.nextPin = (sequence ?? 0) + 1
-    for row in rows {
-      let photo = (row["photo"] as String?).map { name in
-        PinPhoto(
-          name: name, type: row["photo_type"], width: row["photo_width"],
-          height: row["photo_height"], bytes: row["photo_bytes"])
-      }
-      Self.add(
-        Pin(
-          id: row["id"], ownerId: row["owner_id"], longitude: row["lon"], latitude: row["lat"],
-          radius: row["radius"], caption: row["caption"],
-          takenAt: (row["taken_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
-          createdAt: Date(timeIntervalSince1970: row["created_at"]), photo: photo),
-        to: &s)
-    }
-    for row in votes {
-      let (pin, account, vote): (Int64, Int64, Int8) = (
-        row["pin_id"], row["account_id"], row["vote"]
-      )
-      Self.setVote(vote, of: account, on: pin, &s)
-    }
+    s.nextPin = nextId
+    for pin in pins { Self.add(pin, to: &s) }
+    for vote in votes { Self.setVote(vote.vote, of: vote.account, on: vote.pin, &s) }
     var placed: [(pin: Pin, summary: [UInt8])] = []
     for id in s.byOwner.values.joined() {
       if let pin = s.pins[id] { placed.append((pin, Self.summary(pin, accounts))) }
@@ -194,7 +164,7 @@ public final class Pins: Sendable {
       Self.add(pin, to: &s)
       map.place(pin, summary: summary(pin))
       // Queued under the lock, so the store applies the pins' writes in the order memory did.
-      commit(TransactionWrite { db in try Self.insert(pin, db) }) { done($0.map { pin }) }
+      commit([storage.inserting(pin)]) { done($0.map { pin }) }
     }
   }
 
@@ -205,10 +175,7 @@ public final class Pins: Sendable {
       guard pin.ownerId == owner else { return done(.failure(.noPermission)) }
       Self.remove(pin, from: &s)
       map.remove(id)
-      commit(
-        TransactionWrite(
-          body: { db in try db.execute(sql: "DELETE FROM pins WHERE id = ?", arguments: [id]) },
-          afterCommit: { [self] in removePhotos([pin.photo]) }), done)
+      commit([storage.deleting(id), AfterCommit { [self] in removePhotos([pin.photo]) }], done)
     }
   }
 
@@ -221,19 +188,7 @@ public final class Pins: Sendable {
       Self.setVote(vote, of: account, on: id, &s)
       let pin = s.pins[id]!
       map.update(id, summary: summary(pin))
-      commit(
-        TransactionWrite { db in
-          if vote == 0 {
-            try db.execute(
-              sql: "DELETE FROM pin_votes WHERE pin_id = ? AND account_id = ?",
-              arguments: [id, account])
-          } else {
-            try db.cachedStatement(
-              sql: "INSERT OR REPLACE INTO pin_votes (pin_id, account_id, vote) VALUES (?, ?, ?)"
-            ).execute(arguments: [id, account, vote])
-          }
-        }
-      ) { done($0.map { pin }) }
+      commit([storage.voting(vote, by: account, on: id)]) { done($0.map { pin }) }
     }
   }
 
@@ -245,8 +200,8 @@ public final class Pins: Sendable {
 
   static let badPoint = PinError.invalid("location", "longitude -180..180, latitude -90..90")
 
-  func commit(_ write: TransactionWrite, _ done: @escaping Done<Void>) {
-    store.commit([write]) { result in
+  func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
+    storage.commit(writes) { result in
       done(result.mapError { .notPersisted("\($0)") })
     }
   }
@@ -285,19 +240,6 @@ public final class Pins: Sendable {
     }
   }
 
-  static func insert(_ pin: Pin, _ db: GRDB.Database) throws {
-    try db.cachedStatement(
-      sql: """
-        INSERT INTO pins (id, owner_id, lon, lat, radius, caption, taken_at, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        """
-    ).execute(
-      arguments: [
-        pin.id, pin.ownerId, pin.longitude, pin.latitude, pin.radius, pin.caption,
-        pin.takenAt?.timeIntervalSince1970, pin.createdAt.timeIntervalSince1970,
-      ])
-  }
-
   /// Told by the accounts of deletions: the account's pins go (their photos once that is
   /// durable), and its votes and its last opening position with them.
   private struct Observer: AccountObserver {
@@ -316,12 +258,7 @@ public final class Pins: Sendable {
         return owned
       }
       return [
-        TransactionWrite(
-          body: { db in
-            try db.execute(sql: "DELETE FROM pin_votes WHERE account_id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM pins WHERE owner_id = ?", arguments: [id])
-          },
-          afterCommit: { pins.removePhotos(gone.map(\.photo)) })
+        pins.storage.deletingAll(of: id), AfterCommit { pins.removePhotos(gone.map(\.photo)) },
       ]
     }
 

@@ -6,6 +6,7 @@ import Geodesy
 import Keyspace
 import MediaFiles
 import Pins
+import SQLiteDomainStorage
 import Store
 
 /// `cardatlas-bench pins`: PIN.AT's goal in process. Pins are made through `Pins.add` (as
@@ -39,13 +40,13 @@ public struct PinBenchmark {
     let radii = PinRadii.draw(count: pins, seed: seed)
     let centres = generator.queryPoints(count: queries, seed: seed)
     let store = try Store(
-      directory: directory, fsync: .batch, migrations: Accounts.migrations + Pins.migrations)
+      directory: directory, fsync: .batch, migrations: Accounts.migrations + SQLitePins.migrations)
     let accounts = try Accounts(store: store)
     let media = try MediaFiles(directory: store.directory + "/media/pins")
     var unlimited = Pins.Configuration()
     unlimited.addsPerHour = 0
     let domain = try Pins(
-      store: store, accounts: accounts, media: media, configuration: unlimited)
+      storage: SQLitePins(store), accounts: accounts, media: media, configuration: unlimited)
     let owners = try await CardBenchmark.makeAccounts(100, accounts)
     log("creating \(pins) pins")
     let started = DispatchTime.now().uptimeNanoseconds
@@ -74,7 +75,9 @@ public struct PinBenchmark {
     figures += at(domain, set, centres, " (index built pin by pin)")
     log("reloading the pins from the store, as a restart does")
     figures += at(
-      try Pins(store: store, accounts: accounts, media: media, configuration: unlimited), set,
+      try Pins(
+        storage: SQLitePins(store), accounts: accounts, media: media, configuration: unlimited),
+      set,
       centres, " (after a restart)")
     store.close()
     return figures

@@ -1,9 +1,9 @@
 import Store
 
-extension Pins {
+extension SQLitePins {
   /// pins-v1: photo pins, their photos' files (named here, held in the data directory), and
   /// the votes. Shipped: frozen.
-  static let v1 = StoreMigration(
+  static let pinsV1 = StoreMigration(
     "pins-v1",
     sql: """
       -- AUTOINCREMENT: a deleted pin's id (also its index id) is never given again.
@@ -36,6 +36,4 @@ extension Pins {
       ) WITHOUT ROWID;
       CREATE INDEX pin_votes_by_account ON pin_votes (account_id);
       """)
-
-  public static let migrations = [v1]
 }
