@@ -250,12 +250,13 @@ let package = Package(
       name: "Documents", dependencies: ["Accounts", "Durability", "MediaFiles"],
       path: "Sources/Domain/Documents"),
     // The domain's storage protocols implemented on the embedded store: each domain's SQL and
-    // its frozen migrations (so far the documents' and the pins'; the others' SQL is still in
-    // their modules).
+    // its frozen migrations (so far the documents', the pins' and the uploads'; the others' SQL
+    // is still in their modules).
     .target(
       name: "SQLiteDomainStorage",
       dependencies: [
-        "Store", "Documents", "Pins", "MediaFiles", .product(name: "GRDB", package: "GRDB.swift"),
+        "Store", "Documents", "Pins", "Assets", "MediaFiles",
+        .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Sources/DomainStorage/SQLiteDomainStorage"),
     // DOC.*: arguments in, JSON replies and file bytes out.
     .target(
@@ -269,10 +270,8 @@ let package = Package(
     // named by their owner's cards; no RESP.
     .target(
       name: "Assets",
-      dependencies: [
-        "Accounts", "Cards", "Store", "MediaFiles", "CZlib", "RateLimits",
-        .product(name: "GRDB", package: "GRDB.swift"),
-      ], path: "Sources/Domain/Assets"),
+      dependencies: ["Accounts", "Cards", "Durability", "MediaFiles", "CZlib", "RateLimits"],
+      path: "Sources/Domain/Assets"),
     // ASSET.PUT: arguments in, JSON replies out.
     .target(
       name: "AssetCommands",
@@ -436,6 +435,7 @@ let package = Package(
     .testTarget(
       name: "AssetsTests",
       dependencies: [
+        "SQLiteDomainStorage",
         "Assets", "Cards", "Accounts", "MediaFiles", "DomainTestSupport", "RedisTestSupport",
       ]),
     .testTarget(

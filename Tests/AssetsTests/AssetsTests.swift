@@ -5,13 +5,14 @@ import DomainTestSupport
 import Foundation
 import MediaFiles
 import RedisTestSupport
+import SQLiteDomainStorage
 import Testing
 
 /// The uploads' rules, in process on a temporary store: what each kind takes, the quota and the
 /// hourly limit, and which cards may name an upload.
 @Suite("Assets in process")
 struct AssetsTests {
-  static let migrations = Accounts.migrations + Cards.migrations + Assets.migrations
+  static let migrations = Accounts.migrations + Cards.migrations + SQLiteAssets.migrations
 
   static func assets(
     _ temporary: TemporaryStore, _ configure: (inout Assets.Configuration) -> Void = { _ in }
@@ -24,7 +25,7 @@ struct AssetsTests {
     configuration.uploadsPerHour = 0
     configure(&configuration)
     let assets = try Assets(
-      store: temporary.store, accounts: accounts, cards: cards,
+      storage: SQLiteAssets(temporary.store), accounts: accounts, cards: cards,
       media: try MediaFiles(directory: temporary.directory + "/media"),
       configuration: configuration)
     return (assets, cards, ids[0], ids[1])

@@ -49,7 +49,7 @@ public struct Domain: Sendable {
   public static let migrations =
     Accounts.migrations + Cards.migrations + Wallets.migrations + CardViews.migrations
     + SQLitePins.migrations + People.migrations + Venues.migrations + SQLiteDocuments.migrations
-    + Assets.migrations + GeocodeCache.migrations
+    + SQLiteAssets.migrations + GeocodeCache.migrations
 
   /// Loads every service's state from `store` (opened with `migrations`). What they publish
   /// goes to `notifier`; uploaded files live in the store's directory.
@@ -84,7 +84,7 @@ public struct Domain: Sendable {
     var assetSettings = configuration.assets
     assetSettings.publicURL = cards.configuration.publicURL
     assets = try Assets(
-      store: store, accounts: accounts, cards: cards,
+      storage: SQLiteAssets(store), accounts: accounts, cards: cards,
       media: try MediaFiles(directory: store.directory + "/media/assets"),
       configuration: assetSettings)
   }

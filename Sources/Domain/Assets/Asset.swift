@@ -14,6 +14,20 @@ public struct Asset: Sendable, Equatable {
   public let height: Int?
   public let createdAt: Date
 
+  public init(
+    id: String, ownerId: Int64, kind: AssetKind, type: MediaType, bytes: Int, width: Int?,
+    height: Int?, createdAt: Date
+  ) {
+    self.id = id
+    self.ownerId = ownerId
+    self.kind = kind
+    self.type = type
+    self.bytes = bytes
+    self.width = width
+    self.height = height
+    self.createdAt = createdAt
+  }
+
   /// The file's name in the assets' folder.
   public var file: String { id + "." + type.fileExtension }
 

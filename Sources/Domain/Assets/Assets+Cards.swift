@@ -1,6 +1,6 @@
 import Accounts
 import Cards
-import Store
+import Durability
 
 extension Assets {
   /// The card fields that may name an asset, and the kinds each takes.
@@ -69,7 +69,7 @@ extension Assets {
       }
       return gone
     }
-    return gone.isEmpty ? [] : [deletion(gone)]
+    return gone.isEmpty ? [] : deletion(gone)
   }
 
   /// The account is gone: all its assets go.
@@ -77,7 +77,7 @@ extension Assets {
     let gone = state.withLock { s in
       (s.byOwner[owner] ?? []).compactMap { Self.forget($0, &s) }
     }
-    return gone.isEmpty ? [] : [deletion(gone)]
+    return gone.isEmpty ? [] : deletion(gone)
   }
 
   struct CardsGuard: CardFieldsGuard {

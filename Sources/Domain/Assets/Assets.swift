@@ -1,11 +1,10 @@
 import Accounts
 import Cards
 import Dispatch
+import Durability
 import Foundation
-import GRDB
 import MediaFiles
 import RateLimits
-import Store
 import Synchronization
 
 /// Uploaded profile images, logos and CVs, and their rules: which files each kind takes, how
@@ -41,7 +40,7 @@ public final class Assets: Sendable {
     var incoming: [Int64: Int] = [:]
   }
 
-  let store: Store
+  let storage: any AssetStorage
   let accounts: Accounts
   let media: MediaFiles
   public let configuration: Configuration
@@ -54,30 +53,19 @@ public final class Assets: Sendable {
   /// Loads the rows, learns which cards name them, removes the files no row names, and sweeps
   /// what its account no longer holds or no card claimed in time.
   public init(
-    store: Store, accounts: Accounts, cards: Cards, media: MediaFiles,
+    storage: any AssetStorage, accounts: Accounts, cards: Cards, media: MediaFiles,
     configuration: Configuration = .init()
   ) throws {
-    self.store = store
+    self.storage = storage
     self.accounts = accounts
     self.media = media
     self.configuration = configuration
     assetPaths = AssetPaths(publicURL: configuration.publicURL)
     uploads = KeyedLimit(configuration.uploadsPerHour, per: 3_600)
-    let rows = try store.read { db in
-      try Row.fetchAll(
-        db,
-        sql: "SELECT id, owner_id, kind, type, bytes, width, height, created_at FROM assets")
-    }
+    let loaded = try storage.loadAll()
     var owners: Set<Int64> = []
     state.withLock { s in
-      for row in rows {
-        guard let kind = AssetKind(rawValue: row["kind"]),
-          let type = MediaType(rawValue: row["type"])
-        else { continue }
-        let asset = Asset(
-          id: row["id"], ownerId: row["owner_id"], kind: kind, type: type, bytes: row["bytes"],
-          width: row["width"], height: row["height"],
-          createdAt: Date(timeIntervalSince1970: row["created_at"]))
+      for asset in loaded {
         s.assets[asset.id] = asset
         s.byOwner[asset.ownerId, default: []].insert(asset.id)
         owners.insert(asset.ownerId)
@@ -93,7 +81,7 @@ public final class Assets: Sendable {
       s.assets.values.filter { accounts.account($0.ownerId) == nil || unclaimed($0, s) }
         .map { Self.forget($0.id, &s)! }
     }
-    if !swept.isEmpty { store.commit([deletion(swept)]) { _ in } }
+    if !swept.isEmpty { storage.commit(deletion(swept)) { _ in } }
     accounts.addObserver(AccountsObserver(assets: self))
     cards.addObserver(CardsObserver(assets: self))
     cards.addGuard(CardsGuard(assets: self))
@@ -165,18 +153,7 @@ public final class Assets: Sendable {
         (s.byOwner[owner] ?? []).compactMap { s.assets[$0] }.filter { unclaimed($0, s) }
           .map { Self.forget($0.id, &s)! }
       }
-      let insert = TransactionWrite { db in
-        try db.execute(
-          sql: """
-            INSERT INTO assets (id, owner_id, kind, type, bytes, width, height, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-          arguments: [
-            asset.id, owner, kind.rawValue, info.type.rawValue, asset.bytes, asset.width,
-            asset.height, asset.createdAt.timeIntervalSince1970,
-          ])
-      }
-      store.commit([insert] + (swept.isEmpty ? [] : [deletion(swept)])) {
+      storage.commit([storage.inserting(asset)] + (swept.isEmpty ? [] : deletion(swept))) {
         [self] result in
         switch result {
         case .failure(let error):
@@ -241,13 +218,10 @@ public final class Assets: Sendable {
   }
 
   /// Deletes the assets' rows; their files go once that is durable.
-  func deletion(_ gone: [Asset]) -> TransactionWrite {
-    TransactionWrite(
-      body: { db in
-        for asset in gone {
-          try db.execute(sql: "DELETE FROM assets WHERE id = ?", arguments: [asset.id])
-        }
-      },
-      afterCommit: { [media] in for asset in gone { media.remove(asset.file) } })
+  func deletion(_ gone: [Asset]) -> [any DurableWrite] {
+    [
+      storage.deleting(gone.map(\.id)),
+      AfterCommit { [media] in for asset in gone { media.remove(asset.file) } },
+    ]
   }
 }

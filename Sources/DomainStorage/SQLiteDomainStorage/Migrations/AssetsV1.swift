@@ -1,10 +1,10 @@
 import Store
 
-extension Assets {
+extension SQLiteAssets {
   /// assets-v1: uploaded profile images, logos and CVs; their files (named here) are in
   /// `<data>/media/assets`. Which cards name an asset is not stored: it is read from the cards'
   /// fields at start. Shipped: frozen.
-  static let v1 = StoreMigration(
+  static let assetsV1 = StoreMigration(
     "assets-v1",
     sql: """
       CREATE TABLE assets (
@@ -24,6 +24,4 @@ extension Assets {
       ) WITHOUT ROWID;
       CREATE INDEX assets_by_owner ON assets (owner_id);
       """)
-
-  public static let migrations = [v1]
 }
