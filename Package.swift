@@ -232,9 +232,8 @@ let package = Package(
     .target(
       name: "People",
       dependencies: [
-        "Accounts", "Cards", "Store", "SpatialIndex", "Geodesy", "Geocoding", "DomainSupport",
-        "RateLimits", .product(name: "GRDB", package: "GRDB.swift"),
-        .product(name: "Crypto", package: "swift-crypto"),
+        "Accounts", "Cards", "Durability", "SpatialIndex", "Geodesy", "Geocoding",
+        "DomainSupport", "RateLimits", .product(name: "Crypto", package: "swift-crypto"),
       ], path: "Sources/Domain/People"),
     // PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*: arguments in, JSON replies out.
     .target(
@@ -250,12 +249,12 @@ let package = Package(
       name: "Documents", dependencies: ["Accounts", "Durability", "MediaFiles"],
       path: "Sources/Domain/Documents"),
     // The domain's storage protocols implemented on the embedded store: each domain's SQL and
-    // its frozen migrations (so far the documents', the pins' and the uploads'; the others' SQL
-    // is still in their modules).
+    // its frozen migrations (so far the documents', the pins', the uploads' and the exchanges';
+    // the others' SQL is still in their modules).
     .target(
       name: "SQLiteDomainStorage",
       dependencies: [
-        "Store", "Documents", "Pins", "Assets", "MediaFiles",
+        "Store", "Documents", "Pins", "Assets", "People", "MediaFiles",
         .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Sources/DomainStorage/SQLiteDomainStorage"),
     // DOC.*: arguments in, JSON replies and file bytes out.
@@ -440,7 +439,9 @@ let package = Package(
       ]),
     .testTarget(
       name: "PeopleTests",
-      dependencies: ["People", "Cards", "Accounts", "DomainSupport", "DomainTestSupport"]),
+      dependencies: [
+        "SQLiteDomainStorage", "People", "Cards", "Accounts", "DomainSupport", "DomainTestSupport",
+      ]),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),

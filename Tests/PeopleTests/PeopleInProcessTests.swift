@@ -4,6 +4,7 @@ import DomainSupport
 import DomainTestSupport
 import Foundation
 import People
+import SQLiteDomainStorage
 import Testing
 
 /// People nearby, in process on a temporary store: who is found and who never is, and that the
@@ -12,7 +13,7 @@ import Testing
 struct PeopleInProcessTests {
   static let migrations =
     Accounts.migrations + Cards.migrations + Wallets.migrations + CardViews.migrations
-    + People.migrations
+    + SQLiteExchanges.migrations
 
   /// People on a fresh store; `emails` signed up, each with a primary card.
   static func people(_ temporary: TemporaryStore, _ emails: [String]) async throws -> (
@@ -32,7 +33,7 @@ struct PeopleInProcessTests {
     configuration.searchCellsPerAccount = 0
     configuration.searchCellsPerAddress = 0
     let people = try People(
-      domain: temporary.store, accounts: accounts, cards: cards, wallets: wallets,
+      storage: SQLiteExchanges(temporary.store), accounts: accounts, cards: cards, wallets: wallets,
       notifier: SilentNotifier(), configuration: configuration)
     return (people, ids)
   }

@@ -48,7 +48,8 @@ public struct Domain: Sendable {
   /// this order never changes and a new table goes last.
   public static let migrations =
     Accounts.migrations + Cards.migrations + Wallets.migrations + CardViews.migrations
-    + SQLitePins.migrations + People.migrations + Venues.migrations + SQLiteDocuments.migrations
+    + SQLitePins.migrations + SQLiteExchanges.migrations + Venues.migrations
+    + SQLiteDocuments.migrations
     + SQLiteAssets.migrations + GeocodeCache.migrations
 
   /// Loads every service's state from `store` (opened with `migrations`). What they publish
@@ -67,7 +68,8 @@ public struct Domain: Sendable {
       media: try MediaFiles(directory: store.directory + "/media/pins"),
       configuration: configuration.pins)
     people = try People(
-      domain: store, accounts: accounts, cards: cards, wallets: wallets, notifier: notifier,
+      storage: SQLiteExchanges(store), accounts: accounts, cards: cards, wallets: wallets,
+      notifier: notifier,
       configuration: configuration.people)
     documents = try Documents(
       storage: SQLiteDocuments(store),

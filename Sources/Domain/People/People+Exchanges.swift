@@ -1,11 +1,10 @@
 import Accounts
 import Cards
 import DomainSupport
+import Durability
 import Foundation
-import GRDB
 import Geocoding
 import Geodesy
-import Store
 
 /// Two people met: each gave the other their primary card.
 public struct Exchange: Sendable {
@@ -20,6 +19,21 @@ public struct Exchange: Sendable {
   public let longitude: Double?
   public let latitude: Double?
   public let place: String?
+
+  public init(
+    id: Int64, accountA: Int64, accountB: Int64, cardA: Int64, cardB: Int64, date: Date,
+    longitude: Double?, latitude: Double?, place: String?
+  ) {
+    self.id = id
+    self.accountA = accountA
+    self.accountB = accountB
+    self.cardA = cardA
+    self.cardB = cardB
+    self.date = date
+    self.longitude = longitude
+    self.latitude = latitude
+    self.place = place
+  }
 }
 
 /// A request waiting for the other side, as one side sees it.
@@ -58,25 +72,17 @@ struct ExchangeState {
 extension People {
   public typealias Done<T> = @Sendable (Result<T, PeopleError>) -> Void
 
-  static func load(_ store: Store) throws -> ExchangeState {
-    let (requests, pairs, last) = try store.read { db in
-      (
-        try Row.fetchAll(
-          db, sql: "SELECT from_account, to_account, requested_at FROM exchange_requests"),
-        try Row.fetchAll(db, sql: "SELECT account_a, account_b FROM exchanges"),
-        try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM exchanges")
-      )
-    }
+  static func load(_ storage: any ExchangeStorage) throws -> ExchangeState {
+    let (requests, pairs, nextId) = try storage.load()
     var s = ExchangeState()
-    s.nextExchange = (last ?? 0) + 1
-    for row in pairs {
-      let (a, b): (Int64, Int64) = (row["account_a"], row["account_b"])
+    s.nextExchange = nextId
+    for (a, b) in pairs {
       s.exchanged[a, default: []].insert(b)
       s.exchanged[b, default: []].insert(a)
     }
-    for row in requests {
-      let (from, to): (Int64, Int64) = (row["from_account"], row["to_account"])
-      s.requests[from, default: [:]][to] = row["requested_at"]
+    for request in requests {
+      let (from, to) = (request.from, request.to)
+      s.requests[from, default: [:]][to] = request.requestedAt
       s.incoming[to, default: []].insert(from)
     }
     return s
@@ -161,31 +167,19 @@ extension People {
   private func complete(
     _ e: Exchange, _ a: Card, _ b: Card, _ done: @escaping Done<ExchangeOutcome>
   ) {
-    let row = TransactionWrite(
-      body: { [self] db in
-        try db.execute(
-          sql: """
-            INSERT INTO exchanges
-              (id, account_a, account_b, card_a, card_b, exchanged_at, lon, lat, place)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-          arguments: [
-            e.id, e.accountA, e.accountB, e.cardA, e.cardB, e.date.timeIntervalSince1970,
-            e.longitude, e.latitude, e.place,
-          ])
-        try syncRequest(e.accountA, e.accountB).apply(to: db)
-        try syncRequest(e.accountB, e.accountA).apply(to: db)
-      },
-      afterCommit: { [self] in
-        for viewer in [e.accountA, e.accountB] {
-          var message = JSONText()
-          message.add("event", "exchange")
-          message.add("exchange", object: PeopleJSON.exchange(e, viewer: viewer, cards: cards))
-          notifier.publish(message.text, to: "account:\(viewer)")
-        }
-      })
+    let told = AfterCommit { [self] in
+      for viewer in [e.accountA, e.accountB] {
+        var message = JSONText()
+        message.add("event", "exchange")
+        message.add("exchange", object: PeopleJSON.exchange(e, viewer: viewer, cards: cards))
+        notifier.publish(message.text, to: "account:\(viewer)")
+      }
+    }
     let writes =
-      [row] + wallets.adding(b, to: e.accountA, at: e.date)
+      [
+        storage.inserting(e), syncRequest(e.accountA, e.accountB),
+        syncRequest(e.accountB, e.accountA), told,
+      ] + wallets.adding(b, to: e.accountA, at: e.date)
       + wallets.adding(a, to: e.accountB, at: e.date)
     commit(writes) { done($0.map { .exchanged(e) }) }
   }
@@ -214,22 +208,7 @@ extension People {
   /// The account's exchanges, newest first.
   public func exchanges(account: Int64) -> Result<[Exchange], PeopleError> {
     do {
-      return .success(
-        try store.read { db in
-          try Row.fetchAll(
-            db,
-            sql: """
-              SELECT * FROM exchanges WHERE account_a = ? OR account_b = ?
-              ORDER BY exchanged_at DESC, id DESC LIMIT ?
-              """, arguments: [account, account, Self.maxListCount]
-          ).map { row in
-            Exchange(
-              id: row["id"], accountA: row["account_a"], accountB: row["account_b"],
-              cardA: row["card_a"], cardB: row["card_b"],
-              date: Date(timeIntervalSince1970: row["exchanged_at"]), longitude: row["lon"],
-              latitude: row["lat"], place: row["place"])
-          }
-        })
+      return .success(try storage.exchanges(of: account, limit: Self.maxListCount))
     } catch {
       return .failure(.notPersisted("\(error)"))
     }
@@ -237,24 +216,14 @@ extension People {
 
   /// A write that makes the store's request (from, to) what memory holds when it applies, so
   /// that racing writes for one pair leave the latest state whatever order they commit in.
-  func syncRequest(_ from: Int64, _ to: Int64) -> TransactionWrite {
-    TransactionWrite { [self] db in
-      if let at = exchangeState.withLock({ $0.requested(from, to) }) {
-        try db.execute(
-          sql: """
-            INSERT INTO exchange_requests (from_account, to_account, requested_at) VALUES (?, ?, ?)
-            ON CONFLICT (from_account, to_account) DO UPDATE SET requested_at = excluded.requested_at
-            """, arguments: [from, to, at])
-      } else {
-        try db.execute(
-          sql: "DELETE FROM exchange_requests WHERE from_account = ? AND to_account = ?",
-          arguments: [from, to])
-      }
+  func syncRequest(_ from: Int64, _ to: Int64) -> any DurableWrite {
+    storage.syncingRequest(from: from, to: to) { [self] in
+      exchangeState.withLock { $0.requested(from, to) }
     }
   }
 
   func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
-    store.commit(writes) { result in
+    storage.commit(writes) { result in
       done(result.mapError { .notPersisted("\($0)") })
     }
   }
@@ -274,16 +243,7 @@ extension People {
           if s.exchanged[other]?.isEmpty == true { s.exchanged[other] = nil }
         }
       }
-      return [
-        TransactionWrite { db in
-          try db.execute(
-            sql: "DELETE FROM exchange_requests WHERE from_account = ? OR to_account = ?",
-            arguments: [id, id])
-          try db.execute(
-            sql: "DELETE FROM exchanges WHERE account_a = ? OR account_b = ?",
-            arguments: [id, id])
-        }
-      ]
+      return [people.storage.deletingAll(of: id)]
     }
 
     func proChanged(_ account: Account) -> [any DurableWrite] { [] }

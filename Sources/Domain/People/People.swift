@@ -1,12 +1,11 @@
 import Accounts
 import Cards
 import DomainSupport
+import Durability
 import Foundation
-import GRDB
 import Geocoding
 import RateLimits
 import SpatialIndex
-import Store
 import Synchronization
 
 /// numo's people nearby and their exchanges of cards. Presences are live locations that expire,
@@ -53,7 +52,7 @@ public final class People: Sendable {
     public let expiresAt: Date
   }
 
-  let store: Store
+  let storage: any ExchangeStorage
   let cards: Cards
   let wallets: Wallets
   let notifier: any Notifier
@@ -68,10 +67,10 @@ public final class People: Sendable {
   let searchCellsByAddress: DistinctLimit
 
   public init(
-    domain store: Store, accounts: Accounts, cards: Cards, wallets: Wallets,
+    storage: any ExchangeStorage, accounts: Accounts, cards: Cards, wallets: Wallets,
     notifier: any Notifier, configuration: Configuration = .init()
   ) throws {
-    self.store = store
+    self.storage = storage
     self.cards = cards
     self.wallets = wallets
     self.notifier = notifier
@@ -82,7 +81,7 @@ public final class People: Sendable {
     searchCells = DistinctLimit(configuration.searchCellsPerAccount, per: 3_600)
     searchCellsByAddress = DistinctLimit(configuration.searchCellsPerAddress, per: 3_600)
     presences = Presences(now: Date().timeIntervalSince1970)
-    exchangeState = Mutex(try Self.load(store))
+    exchangeState = Mutex(try Self.load(storage))
     accounts.addObserver(Observer(people: self))
   }
 

@@ -6,6 +6,7 @@ import DomainSupport
 import Foundation
 import Geodesy
 import People
+import SQLiteDomainStorage
 import Store
 import Synchronization
 
@@ -43,7 +44,7 @@ public struct PeopleBenchmark {
     let store = try Store(
       directory: directory, fsync: .batch,
       migrations: Accounts.migrations + Cards.migrations + Wallets.migrations
-        + CardViews.migrations + People.migrations)
+        + CardViews.migrations + SQLiteExchanges.migrations)
     defer { store.close() }
     let accounts = try Accounts(store: store)
     let cards = try Cards(store: store, accounts: accounts)
@@ -55,7 +56,7 @@ public struct PeopleBenchmark {
     configuration.searchCellsPerAddress = 0
     configuration.maxTTL = 86_400
     let domain = try People(
-      domain: store, accounts: accounts, cards: cards, wallets: wallets,
+      storage: SQLiteExchanges(store), accounts: accounts, cards: cards, wallets: wallets,
       notifier: SilentNotifier(), configuration: configuration)
 
     log("creating \(people) accounts, each with a primary card")

@@ -1,10 +1,10 @@
 import GRDB
 import Store
 
-extension People {
+extension SQLiteExchanges {
   /// people-v1: requests to exchange cards, and the exchanges made. Presences are never
   /// stored. Shipped: frozen.
-  static let v1 = StoreMigration("people-v1") { db in
+  static let peopleV1 = StoreMigration("people-v1") { db in
     try db.execute(
       sql: """
         CREATE TABLE exchange_requests (
@@ -32,6 +32,4 @@ extension People {
         CREATE INDEX exchanges_b ON exchanges (account_b);
         """)
   }
-
-  public static let migrations = [v1]
 }

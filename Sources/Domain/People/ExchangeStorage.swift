@@ -1,0 +1,33 @@
+import Durability
+
+/// What the exchanges need from a store: the pending requests and who has exchanged with whom,
+/// read back at start; an account's exchanges, read when asked; and the writes that keep them,
+/// made durable in the group commit with the rest of their command (`commit`). Presences live
+/// in memory only. The embedded store's is `SQLiteDomainStorage.SQLiteExchanges`.
+public protocol ExchangeStorage: WriteCommitter {
+  /// The requests waiting, who has exchanged with whom, and the id after the highest given.
+  func load() throws -> (requests: [StoredExchangeRequest], pairs: [(Int64, Int64)], nextId: Int64)
+  /// The account's exchanges, newest first, at most `limit`.
+  func exchanges(of account: Int64, limit: Int) throws -> [Exchange]
+  func inserting(_ exchange: Exchange) -> any DurableWrite
+  /// Makes the stored request (from, to) what `current` answers as the write applies (when it
+  /// was made, or nil for none), so that racing writes for one pair leave the latest state
+  /// whatever order they commit in.
+  func syncingRequest(from: Int64, to: Int64, current: @escaping @Sendable () -> Double?)
+    -> any DurableWrite
+  /// The account's requests, both ways, and its exchanges, when the account goes.
+  func deletingAll(of account: Int64) -> any DurableWrite
+}
+
+/// A request waiting for the other side: who made it, to whom, when (seconds since 1970).
+public struct StoredExchangeRequest: Sendable, Equatable {
+  public let from: Int64
+  public let to: Int64
+  public let requestedAt: Double
+
+  public init(from: Int64, to: Int64, requestedAt: Double) {
+    self.from = from
+    self.to = to
+    self.requestedAt = requestedAt
+  }
+}
