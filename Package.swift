@@ -212,8 +212,7 @@ let package = Package(
     .target(
       name: "Venues",
       dependencies: [
-        "Accounts", "Store", "DomainSupport", "Geocoding", "Geodesy", "RateLimits",
-        .product(name: "GRDB", package: "GRDB.swift"),
+        "Accounts", "Durability", "DomainSupport", "Geocoding", "Geodesy", "RateLimits",
       ], path: "Sources/Domain/Venues"),
     // The venues' commands (VENUE.*, CHECKIN*, EXPOSURE*...): arguments in, JSON replies out.
     .target(
@@ -226,7 +225,10 @@ let package = Package(
     // `cardatlas-bench venues`: EXPOSURE and CHECKIN in process.
     .target(
       name: "VenueBench",
-      dependencies: ["Venues", "Accounts", "Store", "DomainSupport", "Datasets", "Geodesy"],
+      dependencies: [
+        "Venues", "SQLiteDomainStorage", "Accounts", "Store", "DomainSupport", "Datasets",
+        "Geodesy",
+      ],
       path: "Sources/Tools/VenueBench"),
     // numo's people nearby (live presences in memory only) and exchanges of cards; no RESP.
     .target(
@@ -249,12 +251,12 @@ let package = Package(
       name: "Documents", dependencies: ["Accounts", "Durability", "MediaFiles"],
       path: "Sources/Domain/Documents"),
     // The domain's storage protocols implemented on the embedded store: each domain's SQL and
-    // its frozen migrations (so far the documents', the pins', the uploads' and the exchanges';
-    // the others' SQL is still in their modules).
+    // its frozen migrations (so far the documents', the pins', the uploads', the exchanges' and
+    // the venues'; the others' SQL is still in their modules).
     .target(
       name: "SQLiteDomainStorage",
       dependencies: [
-        "Store", "Documents", "Pins", "Assets", "People", "MediaFiles",
+        "Store", "Documents", "Pins", "Assets", "People", "Venues", "MediaFiles",
         .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Sources/DomainStorage/SQLiteDomainStorage"),
     // DOC.*: arguments in, JSON replies and file bytes out.
@@ -430,7 +432,9 @@ let package = Package(
       ]),
     .testTarget(
       name: "VenuesTests",
-      dependencies: ["Venues", "Accounts", "DomainSupport", "DomainTestSupport"]),
+      dependencies: [
+        "Venues", "SQLiteDomainStorage", "Accounts", "DomainSupport", "DomainTestSupport",
+      ]),
     .testTarget(
       name: "AssetsTests",
       dependencies: [

@@ -2,6 +2,7 @@ import Accounts
 import DomainSupport
 import DomainTestSupport
 import Foundation
+import SQLiteDomainStorage
 import Testing
 import Venues
 
@@ -9,7 +10,7 @@ import Venues
 /// check-ins by code within reach, a rotated code, and a restart.
 @Suite("Venues in process")
 struct VenuesTests {
-  static let migrations = Accounts.migrations + Venues.migrations
+  static let migrations = Accounts.migrations + SQLiteVenues.migrations
 
   static func venues(_ temporary: TemporaryStore) async throws -> (
     Venues, owner: Int64, visitor: Int64
@@ -20,7 +21,7 @@ struct VenuesTests {
     var configuration = Venues.Configuration()
     configuration.createsPerHour = 0
     let venues = try Venues(
-      store: temporary.store, accounts: accounts, notifier: SilentNotifier(),
+      storage: SQLiteVenues(temporary.store), accounts: accounts, notifier: SilentNotifier(),
       configuration: configuration)
     return (venues, ids[0], ids[1])
   }
@@ -83,7 +84,7 @@ struct VenuesTests {
     _ = venues
     _ = try temporary.reopen()
     let reloaded = try Venues(
-      store: temporary.store, accounts: try await temporary.accounts().0,
+      storage: SQLiteVenues(temporary.store), accounts: try await temporary.accounts().0,
       notifier: SilentNotifier())
     #expect(reloaded.venue(cafe.id)?.name == "Café Lune")
     #expect(try reloaded.code(owner: owner, venue: cafe.id).get() == code)

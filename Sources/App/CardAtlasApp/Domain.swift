@@ -48,7 +48,7 @@ public struct Domain: Sendable {
   /// this order never changes and a new table goes last.
   public static let migrations =
     Accounts.migrations + Cards.migrations + Wallets.migrations + CardViews.migrations
-    + SQLitePins.migrations + SQLiteExchanges.migrations + Venues.migrations
+    + SQLitePins.migrations + SQLiteExchanges.migrations + SQLiteVenues.migrations
     + SQLiteDocuments.migrations
     + SQLiteAssets.migrations + GeocodeCache.migrations
 
@@ -82,7 +82,8 @@ public struct Domain: Sendable {
       venueSettings.positiveTest = { [documents] in documents.positiveTest(of: $0) }
     }
     venues = try Venues(
-      store: store, accounts: accounts, notifier: notifier, configuration: venueSettings)
+      storage: SQLiteVenues(store), accounts: accounts, notifier: notifier,
+      configuration: venueSettings)
     var assetSettings = configuration.assets
     assetSettings.publicURL = cards.configuration.publicURL
     assets = try Assets(

@@ -12,6 +12,20 @@ public struct Venue: Sendable, Equatable {
   /// What the QR code holds: never in a venue's replies but VENUE.CODE's.
   public internal(set) var code: String
   public let createdAt: Date
+
+  public init(
+    id: Int64, ownerId: Int64, name: String, longitude: Double, latitude: Double,
+    address: String?, code: String, createdAt: Date
+  ) {
+    self.id = id
+    self.ownerId = ownerId
+    self.name = name
+    self.longitude = longitude
+    self.latitude = latitude
+    self.address = address
+    self.code = code
+    self.createdAt = createdAt
+  }
 }
 
 /// A family member without a login, checked in with its account.
@@ -21,6 +35,14 @@ public struct Dependant: Sendable, Equatable {
   public let name: String
   public internal(set) var removed: Bool
   public let createdAt: Date
+
+  public init(id: Int64, accountId: Int64, name: String, removed: Bool, createdAt: Date) {
+    self.id = id
+    self.accountId = accountId
+    self.name = name
+    self.removed = removed
+    self.createdAt = createdAt
+  }
 }
 
 /// One stay at a venue, of an account or of a dependant checked in with it. Times are seconds
@@ -34,6 +56,17 @@ public struct Visit: Sendable, Equatable {
   public let dependantId: Int64
   public let start: Double
   public internal(set) var end: Double
+
+  public init(
+    id: Int64, venueId: Int64, accountId: Int64, dependantId: Int64, start: Double, end: Double
+  ) {
+    self.id = id
+    self.venueId = venueId
+    self.accountId = accountId
+    self.dependantId = dependantId
+    self.start = start
+    self.end = end
+  }
 
   public var isOpen: Bool { end == .infinity }
 
@@ -65,6 +98,19 @@ public struct ExposureNotice: Sendable, Equatable, Hashable {
   public let from: Double
   public let to: Double
   public let reportedAt: Double
+
+  public init(
+    accountId: Int64, dependantId: Int64, venueId: Int64, venueName: String, from: Double,
+    to: Double, reportedAt: Double
+  ) {
+    self.accountId = accountId
+    self.dependantId = dependantId
+    self.venueId = venueId
+    self.venueName = venueName
+    self.from = from
+    self.to = to
+    self.reportedAt = reportedAt
+  }
 }
 
 /// Why a venue operation was refused (the doors turn it into their error replies, `ErrorLines`).

@@ -1,7 +1,6 @@
+import Durability
 import Foundation
-import GRDB
 import Geodesy
-import Store
 
 /// What a check-in or check-out made: the account's own visit, and its dependants'.
 public struct CheckIn: Sendable {
@@ -93,24 +92,7 @@ extension Venues {
   /// A write that makes the store's row of the visit what memory holds when it applies, so
   /// that racing changes of one visit leave the latest whatever order they commit in.
   func sync(_ id: Int64) -> any DurableWrite {
-    TransactionWrite { [self] db in
-      guard let visit = state.withLock({ $0.visits[id] }) else {
-        try db.cachedStatement(sql: "DELETE FROM venue_visits WHERE id = ?").execute(arguments: [id]
-        )
-        return
-      }
-      try db.cachedStatement(
-        sql: """
-          INSERT INTO venue_visits
-            (id, venue_id, account_id, dependant_id, checked_in_at, checked_out_at)
-          VALUES (?, ?, ?, ?, ?, ?)
-          ON CONFLICT (id) DO UPDATE SET checked_out_at = excluded.checked_out_at
-          """
-      ).execute(arguments: [
-        id, visit.venueId, visit.accountId, visit.dependantId == 0 ? nil : visit.dependantId,
-        visit.start, visit.isOpen ? nil : visit.end,
-      ])
-    }
+    storage.syncingVisit(id) { [self] in state.withLock { $0.visits[id] } }
   }
 
   // MARK: Reading

@@ -1,7 +1,6 @@
 import Accounts
+import Durability
 import Foundation
-import GRDB
-import Store
 
 extension Venues {
   /// Who asks for an exposure search: the admin, or an account (which needs the health role).
@@ -100,19 +99,7 @@ extension Venues {
     }
     commit(
       [
-        TransactionWrite { db in
-          for n in fresh {
-            try db.execute(
-              sql: """
-                INSERT OR IGNORE INTO exposure_notices
-                  (account_id, dependant_id, venue_id, venue_name, from_at, to_at, reported_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-              arguments: [
-                n.accountId, n.dependantId, n.venueId, n.venueName, n.from, n.to, n.reportedAt,
-              ])
-          }
-        },
+        storage.inserting(fresh),
         Publish(notifier: notifier, messages: messages),
       ], answer: fresh.count, done)
   }

@@ -1,69 +1,21 @@
 import Foundation
-import GRDB
 
 extension Venues {
   /// Everything the store holds, into memory, as the writes left it.
-  static func load(_ db: GRDB.Database, into s: inout State) throws {
-    for (name, seq) in try Row.fetchAll(db, sql: "SELECT name, seq FROM sqlite_sequence").map({
-      ($0["name"] as String, $0["seq"] as Int64)
-    }) {
-      switch name {
-      case "venues": s.nextVenue = seq + 1
-      case "venue_dependants": s.nextDependant = seq + 1
-      case "venue_visits": s.visits.reserve(upTo: seq)
-      default: break
-      }
-    }
-    let venues = try Row.fetchCursor(
-      db, sql: "SELECT id, owner_id, name, lon, lat, address, code, created_at FROM venues")
-    while let row = try venues.next() {
-      add(
-        Venue(
-          id: row["id"], ownerId: row["owner_id"], name: row["name"], longitude: row["lon"],
-          latitude: row["lat"], address: row["address"], code: row["code"],
-          createdAt: Date(timeIntervalSince1970: row["created_at"])), to: &s)
-    }
-    let dependants = try Row.fetchCursor(
-      db, sql: "SELECT id, account_id, name, removed, created_at FROM venue_dependants ORDER BY id")
-    while let row = try dependants.next() {
-      let dependant = Dependant(
-        id: row["id"], accountId: row["account_id"], name: row["name"], removed: row["removed"],
-        createdAt: Date(timeIntervalSince1970: row["created_at"]))
+  static func load(_ stored: StoredVenues, into s: inout State) {
+    s.nextVenue = stored.nextVenue
+    s.nextDependant = stored.nextDependant
+    s.visits.reserve(upTo: stored.nextVisit - 1)
+    for venue in stored.venues { add(venue, to: &s) }
+    for dependant in stored.dependants {
       s.dependants[dependant.id] = dependant
       s.dependantsOf[dependant.accountId, default: []].append(dependant.id)
     }
-    let visits = try Row.fetchCursor(
-      db,
-      sql: """
-        SELECT id, venue_id, account_id, dependant_id, checked_in_at, checked_out_at
-        FROM venue_visits ORDER BY checked_in_at, id
-        """)
-    while let row = try visits.next() {
-      let end: Double? = row["checked_out_at"]
-      add(
-        Visit(
-          id: row["id"], venueId: row["venue_id"], accountId: row["account_id"],
-          dependantId: row["dependant_id"] ?? 0, start: row["checked_in_at"],
-          end: end ?? .infinity), to: &s)
+    for visit in stored.visits { add(visit, to: &s) }
+    for favorite in stored.favorites {
+      s.favorites[favorite.account, default: [:]][favorite.venue] = favorite.addedAt
     }
-    let favorites = try Row.fetchCursor(
-      db, sql: "SELECT account_id, venue_id, added_at FROM venue_favorites")
-    while let row = try favorites.next() {
-      s.favorites[row["account_id"], default: [:]][row["venue_id"]] = row["added_at"]
-    }
-    let notices = try Row.fetchCursor(
-      db,
-      sql: """
-        SELECT account_id, dependant_id, venue_id, venue_name, from_at, to_at, reported_at
-        FROM exposure_notices ORDER BY reported_at
-        """)
-    while let row = try notices.next() {
-      let notice = ExposureNotice(
-        accountId: row["account_id"], dependantId: row["dependant_id"], venueId: row["venue_id"],
-        venueName: row["venue_name"], from: row["from_at"], to: row["to_at"],
-        reportedAt: row["reported_at"])
-      s.notices[notice.accountId, default: []].append(notice)
-    }
+    for notice in stored.notices { s.notices[notice.accountId, default: []].append(notice) }
   }
 
   static func add(_ venue: Venue, to s: inout State) {

@@ -1,6 +1,5 @@
+import Durability
 import Foundation
-import GRDB
-import Store
 
 extension Venues {
   // MARK: Favorites
@@ -37,17 +36,8 @@ extension Venues {
   }
 
   private func syncFavorite(_ account: Int64, _ venue: Int64) -> any DurableWrite {
-    TransactionWrite { [self] db in
-      if let added = state.withLock({ $0.favorites[account]?[venue] }) {
-        try db.execute(
-          sql:
-            "INSERT OR REPLACE INTO venue_favorites (account_id, venue_id, added_at) VALUES (?, ?, ?)",
-          arguments: [account, venue, added])
-      } else {
-        try db.execute(
-          sql: "DELETE FROM venue_favorites WHERE account_id = ? AND venue_id = ?",
-          arguments: [account, venue])
-      }
+    storage.syncingFavorite(account: account, venue: venue) { [self] in
+      state.withLock { $0.favorites[account]?[venue] }
     }
   }
 
@@ -77,17 +67,7 @@ extension Venues {
       return .success(dependant)
     }
     guard case .success(let dependant) = made else { return done(made) }
-    commit(
-      [
-        TransactionWrite { db in
-          try db.execute(
-            sql: """
-              INSERT INTO venue_dependants (id, account_id, name, removed, created_at)
-              VALUES (?, ?, ?, 0, ?)
-              """,
-            arguments: [dependant.id, account, name, created.timeIntervalSince1970])
-        }
-      ], answer: dependant, done)
+    commit([storage.inserting(dependant)], answer: dependant, done)
   }
 
   /// Removes the account's dependant: it checks in no more and is checked out; its past visits
@@ -106,9 +86,7 @@ extension Venues {
       if case .failure(let error) = closed { done(.failure(error)) }
       return
     }
-    let removal = TransactionWrite { db in
-      try db.execute(sql: "UPDATE venue_dependants SET removed = 1 WHERE id = ?", arguments: [id])
-    }
+    let removal = storage.removingDependant(id)
     commit([removal] + (open.map { [sync($0)] } ?? []), done)
   }
 

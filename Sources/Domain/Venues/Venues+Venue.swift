@@ -1,8 +1,7 @@
 import DomainSupport
+import Durability
 import Foundation
-import GRDB
 import Geocoding
-import Store
 
 extension Venues {
   /// What VENUE.CREATE's JSON may hold: a name, and `lon` and `lat` or an `address` (free
@@ -150,20 +149,7 @@ extension Venues {
       Self.add(venue, to: &s)
       return venue
     }
-    commit(
-      [
-        TransactionWrite { db in
-          try db.execute(
-            sql: """
-              INSERT INTO venues (id, owner_id, name, lon, lat, address, code, created_at)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-              """,
-            arguments: [
-              venue.id, owner, venue.name, lon, lat, venue.address, venue.code,
-              created.timeIntervalSince1970,
-            ])
-        }
-      ], answer: venue, done)
+    commit([storage.inserting(venue)], answer: venue, done)
   }
 
   /// Gives the owner's venue a new code: the old one checks nobody in from now on.
@@ -182,14 +168,8 @@ extension Venues {
       return .success(code)
     }
     guard case .success(let code) = rotated else { return done(rotated) }
-    commit(
-      [
-        TransactionWrite { [self] db in
-          // What memory holds when it applies: racing rotations leave the latest.
-          guard let current = venue(id) else { return }
-          try db.execute(
-            sql: "UPDATE venues SET code = ? WHERE id = ?", arguments: [current.code, id])
-        }
-      ], answer: code, done)
+    // What memory holds when it applies: racing rotations leave the latest.
+    let write = storage.syncingCode(of: id) { [self] in venue(id)?.code }
+    commit([write], answer: code, done)
   }
 }

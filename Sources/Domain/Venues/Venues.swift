@@ -1,10 +1,9 @@
 import Accounts
 import DomainSupport
+import Durability
 import Foundation
-import GRDB
 import Geocoding
 import RateLimits
-import Store
 import Synchronization
 
 /// Venues and check-ins (CovidPass): venues with rotating check-in codes, visits of accounts
@@ -66,7 +65,7 @@ public final class Venues: Sendable {
     var notices: [Int64: [ExposureNotice]] = [:]
   }
 
-  let store: Store
+  let storage: any VenueStorage
   let accounts: Accounts
   let notifier: any Notifier
   public let configuration: Configuration
@@ -75,14 +74,16 @@ public final class Venues: Sendable {
   public typealias Done<T> = @Sendable (Result<T, VenueError>) -> Void
 
   public init(
-    store: Store, accounts: Accounts, notifier: any Notifier, configuration: Configuration = .init()
+    storage: any VenueStorage, accounts: Accounts, notifier: any Notifier,
+    configuration: Configuration = .init()
   ) throws {
-    self.store = store
+    self.storage = storage
     self.accounts = accounts
     self.notifier = notifier
     self.configuration = configuration
     creates = KeyedLimit(configuration.createsPerHour, per: 3_600)
-    try store.read { db in try state.withLock { s in try Self.load(db, into: &s) } }
+    let stored = try storage.load()
+    state.withLock { Self.load(stored, into: &$0) }
     accounts.addObserver(Observer(venues: self))
   }
 
@@ -91,7 +92,7 @@ public final class Venues: Sendable {
   // MARK: Helpers shared by the parts
 
   func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
-    store.commit(writes) { result in
+    storage.commit(writes) { result in
       done(result.mapError { .notPersisted("\($0)") })
     }
   }

@@ -3,6 +3,7 @@ import Datasets
 import Dispatch
 import DomainSupport
 import Foundation
+import SQLiteDomainStorage
 import Store
 import Synchronization
 import Venues
@@ -47,13 +48,15 @@ public struct VenueBenchmark {
   public func run() async throws -> [Figure] {
     let clock = Clock()
     let store = try Store(
-      directory: directory, fsync: .batch, migrations: Accounts.migrations + Venues.migrations)
+      directory: directory, fsync: .batch, migrations: Accounts.migrations + SQLiteVenues.migrations
+    )
     let people = try Accounts(store: store)
     var configuration = Venues.Configuration()
     configuration.clock = { clock.date }
     configuration.createsPerHour = 0
     let domain = try Venues(
-      store: store, accounts: people, notifier: SilentNotifier(), configuration: configuration)
+      storage: SQLiteVenues(store), accounts: people, notifier: SilentNotifier(),
+      configuration: configuration)
     log("creating \(accounts) accounts and \(venues) venues")
     let ids = try await Self.all(accounts) { i, done in
       people.create(passwordless: "visitor\(i)@cardatlas.invalid", isPro: false) {

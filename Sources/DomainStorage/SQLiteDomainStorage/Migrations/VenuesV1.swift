@@ -1,11 +1,11 @@
 import GRDB
 import Store
 
-extension Venues {
+extension SQLiteVenues {
   /// venues-v1: venues and their check-in codes, visits (an account's, or a dependant's checked
   /// in with it), dependants, favorites, and the exposure notices visitors were sent.
   /// Shipped: frozen.
-  static let v1 = StoreMigration(
+  static let venuesV1 = StoreMigration(
     "venues-v1",
     sql: """
       -- AUTOINCREMENT: an id is never given again (ids are also places in memory's tables).
@@ -61,6 +61,4 @@ extension Venues {
         PRIMARY KEY (account_id, dependant_id, venue_id, from_at, to_at)
       );
       """)
-
-  public static let migrations = [v1]
 }
