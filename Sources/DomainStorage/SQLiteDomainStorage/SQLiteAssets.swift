@@ -5,7 +5,7 @@ import MediaFiles
 import Store
 
 /// The uploads' rows in the embedded store's `assets` table.
-public struct SQLiteAssets: AssetStorage {
+public struct SQLiteAssets: AssetStorage, StoreBacked {
   let store: Store
 
   public init(_ store: Store) { self.store = store }
@@ -48,12 +48,5 @@ public struct SQLiteAssets: AssetStorage {
     TransactionWrite { db in
       for id in ids { try db.execute(sql: "DELETE FROM assets WHERE id = ?", arguments: [id]) }
     }
-  }
-
-  public func commit(
-    _ writes: [any DurableWrite],
-    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
-  ) {
-    store.commit(writes, completion: completion)
   }
 }

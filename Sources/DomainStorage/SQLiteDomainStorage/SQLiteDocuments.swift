@@ -5,7 +5,7 @@ import MediaFiles
 import Store
 
 /// The documents' rows in the embedded store's `documents` table.
-public struct SQLiteDocuments: DocumentStorage {
+public struct SQLiteDocuments: DocumentStorage, StoreBacked {
   let store: Store
 
   public init(_ store: Store) { self.store = store }
@@ -54,12 +54,5 @@ public struct SQLiteDocuments: DocumentStorage {
     TransactionWrite { db in
       try db.execute(sql: "DELETE FROM documents WHERE account_id = ?", arguments: [account])
     }
-  }
-
-  public func commit(
-    _ writes: [any DurableWrite],
-    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
-  ) {
-    store.commit(writes, completion: completion)
   }
 }

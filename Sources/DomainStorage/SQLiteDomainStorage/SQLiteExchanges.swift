@@ -4,7 +4,7 @@ import People
 import Store
 
 /// The exchanges in the embedded store: `exchanges` and `exchange_requests`.
-public struct SQLiteExchanges: ExchangeStorage {
+public struct SQLiteExchanges: ExchangeStorage, StoreBacked {
   let store: Store
 
   public init(_ store: Store) { self.store = store }
@@ -92,12 +92,5 @@ public struct SQLiteExchanges: ExchangeStorage {
         sql: "DELETE FROM exchanges WHERE account_a = ? OR account_b = ?",
         arguments: [account, account])
     }
-  }
-
-  public func commit(
-    _ writes: [any DurableWrite],
-    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
-  ) {
-    store.commit(writes, completion: completion)
   }
 }

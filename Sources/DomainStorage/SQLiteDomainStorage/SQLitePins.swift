@@ -4,7 +4,7 @@ import Pins
 import Store
 
 /// The pins in the embedded store: `pins` (a photo's file named in its row) and `pin_votes`.
-public struct SQLitePins: PinStorage {
+public struct SQLitePins: PinStorage, StoreBacked {
   let store: Store
 
   public init(_ store: Store) { self.store = store }
@@ -97,12 +97,5 @@ public struct SQLitePins: PinStorage {
       try db.execute(sql: "DELETE FROM pin_votes WHERE account_id = ?", arguments: [account])
       try db.execute(sql: "DELETE FROM pins WHERE owner_id = ?", arguments: [account])
     }
-  }
-
-  public func commit(
-    _ writes: [any DurableWrite],
-    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
-  ) {
-    store.commit(writes, completion: completion)
   }
 }

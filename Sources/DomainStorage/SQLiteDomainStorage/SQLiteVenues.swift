@@ -5,7 +5,7 @@ import Venues
 
 /// The venues in the embedded store: `venues`, `venue_dependants`, `venue_visits`,
 /// `venue_favorites` and `exposure_notices`.
-public struct SQLiteVenues: VenueStorage {
+public struct SQLiteVenues: VenueStorage, StoreBacked {
   let store: Store
 
   public init(_ store: Store) { self.store = store }
@@ -176,12 +176,5 @@ public struct SQLiteVenues: VenueStorage {
           ])
       }
     }
-  }
-
-  public func commit(
-    _ writes: [any DurableWrite],
-    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
-  ) {
-    store.commit(writes, completion: completion)
   }
 }
