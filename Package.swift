@@ -157,9 +157,8 @@ let package = Package(
     .target(
       name: "Accounts",
       dependencies: [
-        "Store", "IdentityTokens", "RateLimits",
+        "Durability", "IdentityTokens", "RateLimits",
         .product(name: "Logging", package: "swift-log"),
-        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
       ], path: "Sources/Domain/Accounts"),
@@ -168,9 +167,8 @@ let package = Package(
     .target(
       name: "Cards",
       dependencies: [
-        "Accounts", "Store", "SpatialIndex", "IndexIntrinsics", "Geodesy", "DomainSupport",
+        "Accounts", "Durability", "SpatialIndex", "IndexIntrinsics", "Geodesy", "DomainSupport",
         "Geocoding", "RateLimits",
-        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Crypto", package: "swift-crypto"),
       ], path: "Sources/Domain/Cards"),
     // The accounts' commands (ACCOUNT.*, SESSION.*, WHOAMI): arguments in, JSON replies out.
@@ -250,14 +248,13 @@ let package = Package(
     .target(
       name: "Documents", dependencies: ["Accounts", "Durability", "MediaFiles"],
       path: "Sources/Domain/Documents"),
-    // The domain's storage protocols implemented on the embedded store: each domain's SQL and
-    // its frozen migrations (so far the documents', the pins', the uploads', the exchanges' and
-    // the venues'; the others' SQL is still in their modules).
+    // The domain's storage protocols implemented on the embedded store: every domain's SQL and
+    // its frozen migrations.
     .target(
       name: "SQLiteDomainStorage",
       dependencies: [
-        "Store", "Documents", "Pins", "Assets", "People", "Venues", "MediaFiles",
-        .product(name: "GRDB", package: "GRDB.swift"),
+        "Store", "Accounts", "Cards", "Documents", "Pins", "Assets", "People", "Venues",
+        "GeocoderClients", "MediaFiles", .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Sources/DomainStorage/SQLiteDomainStorage"),
     // DOC.*: arguments in, JSON replies and file bytes out.
     .target(
@@ -322,7 +319,7 @@ let package = Package(
     .target(
       name: "GeocoderClients",
       dependencies: [
-        "Geocoding", "Geodesy", "Store", .product(name: "GRDB", package: "GRDB.swift"),
+        "Geocoding", "Geodesy",
       ], path: "Sources/Domain/GeocoderClients"),
     // GEOCODE and GEOCODE.REVERSE: arguments in, JSON places out.
     .target(
@@ -337,7 +334,8 @@ let package = Package(
       name: "Importer",
       dependencies: [
         "ErrorLines",
-        "Cards", "Accounts", "Store", "Geocoding", "Gazetteer", "DomainSupport", "RESPClient",
+        "Cards", "Accounts", "SQLiteDomainStorage", "Store", "Geocoding", "Gazetteer",
+        "DomainSupport", "RESPClient",
         .product(name: "CSV", package: "CSV.swift"),
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/Tools/Importer"),
@@ -373,7 +371,8 @@ let package = Package(
       name: "CardAtlasCLI",
       dependencies: [
         "CardAtlasApp", "Server", "Store", "RESP", "Accounts", "Cards", "Pins", "Venues",
-        "Assets", "Geocoding", "Gazetteer", "IdentityTokens", "GeocoderClients", "Importer",
+        "Assets", "Geocoding", "Gazetteer", "IdentityTokens", "GeocoderClients",
+        "SQLiteDomainStorage", "Importer",
         "WebPages", "AllocatorOptions",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -415,9 +414,10 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ], path: "Tests/DaemonTestSupport"),
     .target(
-      name: "DomainTestSupport", dependencies: ["Store", "Accounts"],
+      name: "DomainTestSupport", dependencies: ["Store", "Accounts", "SQLiteDomainStorage"],
       path: "Tests/DomainTestSupport"),
-    .testTarget(name: "AccountsTests", dependencies: ["Accounts", "DomainTestSupport"]),
+    .testTarget(
+      name: "AccountsTests", dependencies: ["Accounts", "SQLiteDomainStorage", "DomainTestSupport"]),
     .testTarget(
       name: "DocumentsTests",
       dependencies: [
@@ -471,7 +471,7 @@ let package = Package(
       name: "CardsTests",
       dependencies: [
         "ErrorLines", "Accounts", "Cards", "Datasets", "DomainSupport", "DomainTestSupport",
-        .product(name: "GRDB", package: "GRDB.swift"),
+        "SQLiteDomainStorage", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(name: "QRCodesTests", dependencies: ["ErrorLines", "QRCodes", "RedisTestSupport"]),
     .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "RedisTestSupport"]),
@@ -481,8 +481,8 @@ let package = Package(
     .testTarget(
       name: "GeocoderClientsTests",
       dependencies: [
-        "GeocoderClients", "Geocoding", "Geodesy", "Store", "RedisTestSupport", "Datasets",
-        .product(name: "GRDB", package: "GRDB.swift"),
+        "GeocoderClients", "SQLiteDomainStorage", "Geocoding", "Geodesy", "Store",
+        "RedisTestSupport", "Datasets", .product(name: "GRDB", package: "GRDB.swift"),
       ],
       exclude: ["Fixtures"]),
     .testTarget(
@@ -490,7 +490,7 @@ let package = Package(
       dependencies: [
         "DaemonTestSupport", "CardAtlasApp", "Accounts", "Cards", "Server", "Store", "RESP",
         "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocoderClients",
-        "Geocoding", "Pins", "Venues", "People", "Documents", "MediaFiles",
+        "Geocoding", "Pins", "Venues", "People", "Documents", "MediaFiles", "SQLiteDomainStorage",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -508,8 +508,8 @@ let package = Package(
     .testTarget(
       name: "ImportTests",
       dependencies: [
-        "Accounts", "Cards", "RESP", "RedisTestSupport", "Geodesy", "Gazetteer", "Geocoding",
-        .product(name: "GRDB", package: "GRDB.swift"),
+        "Accounts", "Cards", "SQLiteDomainStorage", "RESP", "RedisTestSupport", "Geodesy",
+        "Gazetteer", "Geocoding", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
       name: "ServerTests",

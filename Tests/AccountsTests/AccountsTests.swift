@@ -1,6 +1,7 @@
 import Accounts
 import DomainTestSupport
 import Foundation
+import SQLiteDomainStorage
 import Testing
 
 /// The accounts' rules, in process on a temporary store: sign-up, sign-in, sessions and what a
@@ -9,7 +10,7 @@ import Testing
 struct AccountsTests {
   @Test("sign-up checks the email and password; a taken email answers alike and makes nothing")
   func signUp() async throws {
-    let temporary = try TemporaryStore(migrations: Accounts.migrations)
+    let temporary = try TemporaryStore(migrations: SQLiteAccounts.migrations)
     let accounts = try await temporary.accounts().0
     let ana = try await answer {
       accounts.create(email: "Ana@Example.org", password: "secret1", address: "10.0.0.1", $0)
@@ -40,7 +41,7 @@ struct AccountsTests {
     "sign-in: a wrong password and an unknown email answer the same; sessions resume until the password changes"
   )
   func sessions() async throws {
-    let temporary = try TemporaryStore(migrations: Accounts.migrations)
+    let temporary = try TemporaryStore(migrations: SQLiteAccounts.migrations)
     let accounts = try await temporary.accounts().0
     let ana = try await answer {
       accounts.create(email: "ana@example.org", password: "secret1", address: "10.0.0.1", $0)
@@ -77,7 +78,7 @@ struct AccountsTests {
 
   @Test("accounts and sessions are there after a restart")
   func restart() async throws {
-    let temporary = try TemporaryStore(migrations: Accounts.migrations)
+    let temporary = try TemporaryStore(migrations: SQLiteAccounts.migrations)
     let before = try await temporary.accounts().0
     let ana = try await answer {
       before.create(email: "ana@example.org", password: "secret1", address: "10.0.0.1", $0)

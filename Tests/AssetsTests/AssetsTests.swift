@@ -12,7 +12,8 @@ import Testing
 /// hourly limit, and which cards may name an upload.
 @Suite("Assets in process")
 struct AssetsTests {
-  static let migrations = Accounts.migrations + Cards.migrations + SQLiteAssets.migrations
+  static let migrations =
+    SQLiteAccounts.migrations + SQLiteCards.migrations + SQLiteAssets.migrations
 
   static func assets(
     _ temporary: TemporaryStore, _ configure: (inout Assets.Configuration) -> Void = { _ in }
@@ -20,7 +21,7 @@ struct AssetsTests {
     let (accounts, ids) = try await temporary.accounts(signingUp: [
       "ana@example.org", "bo@example.org",
     ])
-    let cards = try Cards(store: temporary.store, accounts: accounts)
+    let cards = try Cards(storage: SQLiteCards(temporary.store), accounts: accounts)
     var configuration = Assets.Configuration()
     configuration.uploadsPerHour = 0
     configure(&configuration)

@@ -3,13 +3,15 @@ import Cards
 import DomainSupport
 import DomainTestSupport
 import Foundation
+import SQLiteDomainStorage
 import Testing
 
 /// Views in process on a temporary store: what every door's open of a card counts.
 @Suite("Card views in process")
 struct CardViewsTests {
   static let migrations =
-    Accounts.migrations + Cards.migrations + Wallets.migrations + CardViews.migrations
+    SQLiteAccounts.migrations + SQLiteCards.migrations + SQLiteWallets.migrations
+    + SQLiteCardViews.migrations
 
   static func setUp(_ temporary: TemporaryStore) async throws
     -> (CardViews, Cards, card: Card, owner: Int64, viewers: [Int64])
@@ -17,9 +19,10 @@ struct CardViewsTests {
     let (accounts, ids) = try await temporary.accounts(signingUp: [
       "owner@example.org", "ana@example.org", "bo@example.org",
     ])
-    let cards = try Cards(store: temporary.store, accounts: accounts)
-    let notices = try Notices(store: temporary.store, cards: cards, notifier: SilentNotifier())
-    let views = CardViews(store: temporary.store, cards: cards, notices: notices)
+    let cards = try Cards(storage: SQLiteCards(temporary.store), accounts: accounts)
+    let notices = try Notices(
+      storage: SQLiteNoticeSettings(temporary.store), cards: cards, notifier: SilentNotifier())
+    let views = CardViews(storage: SQLiteCardViews(temporary.store), cards: cards, notices: notices)
     let card = try await answer {
       cards.create(owner: ids[0], json: #"{"firstName":"Olga"}"#, $0)
     }.get()

@@ -5,6 +5,7 @@ import Durability
 import Foundation
 import MediaFiles
 import RedisTestSupport
+import SQLiteDomainStorage
 import Synchronization
 import Testing
 
@@ -51,7 +52,7 @@ struct DocumentStorageTests {
 
   @Test("what was put and not deleted is read back by the next start, files included")
   func roundTrip() async throws {
-    let temporary = try TemporaryStore(migrations: Accounts.migrations)
+    let temporary = try TemporaryStore(migrations: SQLiteAccounts.migrations)
     let (accounts, ids) = try await temporary.accounts(signingUp: ["ana@example.org"])
     let storage = MemoryDocuments()
     let files = try MediaFiles(directory: temporary.directory + "/media/documents")
@@ -75,7 +76,7 @@ struct DocumentStorageTests {
 
   @Test("a commit that fails answers notPersisted, and leaves neither the row nor the file")
   func failedCommit() async throws {
-    let temporary = try TemporaryStore(migrations: Accounts.migrations)
+    let temporary = try TemporaryStore(migrations: SQLiteAccounts.migrations)
     let (accounts, ids) = try await temporary.accounts(signingUp: ["ana@example.org"])
     let storage = MemoryDocuments()
     let directory = temporary.directory + "/media/documents"

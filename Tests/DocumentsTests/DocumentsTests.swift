@@ -41,7 +41,8 @@ struct DocumentsTests {
 
   @Test("a document is a PDF, JPEG or PNG of a known kind and a day not in the future")
   func whatADocumentIs() async throws {
-    let temporary = try TemporaryStore(migrations: Accounts.migrations + SQLiteDocuments.migrations)
+    let temporary = try TemporaryStore(
+      migrations: SQLiteAccounts.migrations + SQLiteDocuments.migrations)
     let (documents, ana, _) = try await Self.documents(temporary)
     let pdf = try MediaFixtures.bytes("result.pdf")
     let stored = try await answer {
@@ -75,7 +76,8 @@ struct DocumentsTests {
 
   @Test("a document is its owner's only: another account reads and deletes nothing")
   func ownersOnly() async throws {
-    let temporary = try TemporaryStore(migrations: Accounts.migrations + SQLiteDocuments.migrations)
+    let temporary = try TemporaryStore(
+      migrations: SQLiteAccounts.migrations + SQLiteDocuments.migrations)
     let (documents, ana, bo) = try await Self.documents(temporary)
     let png = try MediaFixtures.bytes("python.png")
     let stored = try await answer {
@@ -98,7 +100,8 @@ struct DocumentsTests {
 
   @Test("at most the configured number of documents per account, and no larger than the bound")
   func limits() async throws {
-    let temporary = try TemporaryStore(migrations: Accounts.migrations + SQLiteDocuments.migrations)
+    let temporary = try TemporaryStore(
+      migrations: SQLiteAccounts.migrations + SQLiteDocuments.migrations)
     let (documents, ana, bo) = try await Self.documents(temporary) {
       $0.maxPerAccount = 2
       $0.maxBytes = 40_000
@@ -125,7 +128,8 @@ struct DocumentsTests {
 
   @Test("documents and their files are there after a restart")
   func restart() async throws {
-    let temporary = try TemporaryStore(migrations: Accounts.migrations + SQLiteDocuments.migrations)
+    let temporary = try TemporaryStore(
+      migrations: SQLiteAccounts.migrations + SQLiteDocuments.migrations)
     let (documents, ana, _) = try await Self.documents(temporary)
     let jpeg = try MediaFixtures.bytes("python.jpg")
     let stored = try await answer {

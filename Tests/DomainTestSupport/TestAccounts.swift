@@ -1,4 +1,5 @@
 import Accounts
+import SQLiteDomainStorage
 
 extension TemporaryStore {
   /// The accounts on this store as the unit tests run them (a fast hash, no sign-up limit),
@@ -8,7 +9,9 @@ extension TemporaryStore {
     var configuration = Accounts.Configuration()
     configuration.hasher = PasswordHasher(costLog2: 10)
     configuration.signUpsPerAddress = 0
-    let accounts = try Accounts(store: store, configuration: configuration)
+    let accounts = try Accounts(
+      storage: SQLiteAccounts(store), outbox: store.directory + "/outbox",
+      configuration: configuration)
     var ids: [Int64] = []
     for email in emails {
       ids.append(

@@ -4,6 +4,7 @@ import DaemonTestSupport
 import Foundation
 import GRDB
 import RedisTestSupport
+import SQLiteDomainStorage
 import Store
 import Testing
 
@@ -15,11 +16,12 @@ import Testing
 struct IdTextMigrationTests {
   /// The migrations of a store made before accounts-v3 and cards-v4.
   static let before =
-    Array(Accounts.migrations.prefix(2)) + Array(Cards.migrations.prefix(3)) + Wallets.migrations
-    + CardViews.migrations
+    Array(SQLiteAccounts.migrations.prefix(2)) + Array(SQLiteCards.migrations.prefix(3))
+    + SQLiteWallets.migrations
+    + SQLiteCardViews.migrations
   static let after =
-    Accounts.migrations + Cards.migrations + Wallets.migrations
-    + CardViews.migrations
+    SQLiteAccounts.migrations + SQLiteCards.migrations + SQLiteWallets.migrations
+    + SQLiteCardViews.migrations
 
   /// Accounts 1 and 2 and cards 1 and 2 as the older build wrote them (random texts), account
   /// 3 and card 3 deleted (so the sequences, at 3, are above the rows' ids), a wallet entry.
@@ -129,7 +131,7 @@ struct IdTextMigrationTests {
     defer { store.close() }
     let (usernames, codes, sequences) = try store.read { db in
       (
-        try Accounts.usernames(db), try Cards.codes(db),
+        try SQLiteAccounts.usernames(db), try SQLiteCards.codes(db),
         try Row.fetchAll(db, sql: "SELECT name, seq FROM sqlite_sequence")
           .reduce(into: [String: Int64]()) { $0[$1["name"]] = $1["seq"] }
       )

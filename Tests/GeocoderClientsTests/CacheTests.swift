@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Geocoding
+import SQLiteDomainStorage
 import Store
 import Synchronization
 import Testing
@@ -42,7 +43,7 @@ struct CacheTests {
   }
 
   func cache(_ clock: Clock) throws -> GeocodeCache {
-    let database = try StandaloneCacheDatabase(DatabaseQueue())
+    let database = try SQLiteGeocodeCacheFile(DatabaseQueue())
     return GeocodeCache(
       database, hitLifetime: .seconds(1000), missLifetime: .seconds(100), now: { clock.now })
   }
@@ -133,15 +134,15 @@ struct CacheTests {
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let inner = Counting()
     do {
-      let store = try Store(directory: directory, migrations: GeocodeCache.migrations)
+      let store = try Store(directory: directory, migrations: SQLiteGeocodeCache.migrations)
       defer { store.close() }
-      let geocoder = CachingGeocoder(inner, cache: GeocodeCache(StoreCacheDatabase(store)))
+      let geocoder = CachingGeocoder(inner, cache: GeocodeCache(SQLiteGeocodeCache(store)))
       _ = try await geocoder.search(AddressParts(city: "Vaduz", country: "LI"))
       _ = try await geocoder.search(AddressParts(city: " vaduz", country: "li"))
     }
-    let store = try Store(directory: directory, migrations: GeocodeCache.migrations)
+    let store = try Store(directory: directory, migrations: SQLiteGeocodeCache.migrations)
     defer { store.close() }
-    let geocoder = CachingGeocoder(inner, cache: GeocodeCache(StoreCacheDatabase(store)))
+    let geocoder = CachingGeocoder(inner, cache: GeocodeCache(SQLiteGeocodeCache(store)))
     #expect(
       try await geocoder.search(AddressParts(city: "VADUZ", country: "LI")) == [Counting.vaduz])
     #expect(inner.calls == 1)

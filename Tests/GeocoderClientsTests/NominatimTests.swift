@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Geocoding
 import Geodesy
+import SQLiteDomainStorage
 import Testing
 
 @testable import GeocoderClients
@@ -127,7 +128,7 @@ struct NominatimTests {
 
   @Test func aRepeatedQueryWithTheCacheMakesNoRequest() async throws {
     let transport = CountingTransport()
-    let cache = GeocodeCache(try StandaloneCacheDatabase(DatabaseQueue()))
+    let cache = GeocodeCache(try SQLiteGeocodeCacheFile(DatabaseQueue()))
     let geocoder = CachingGeocoder(
       PoliteGeocoder(client(transport), host: Self.baseURL!.host!), cache: cache,
       cacheProvider: "nominatim@test")

@@ -4,6 +4,7 @@ import Foundation
 import GRDB
 import RESP
 import RedisTestSupport
+import SQLiteDomainStorage
 import Testing
 
 /// `cardatlas import --data` writes through `CardBulkImport` (the rules applied to what the
@@ -145,7 +146,7 @@ struct BulkImportTests {
     #expect(try Self.misindexed(direct) == 0)
     let resUsername = try queue.read { db in
       try Int64.fetchOne(db, sql: "SELECT id FROM accounts WHERE email = 'res@example.com'")
-        .map(try Accounts.usernames(db).text)
+        .map(try SQLiteAccounts.usernames(db).text)
     }
 
     let started = try Daemon(data: direct, in: scratch)
@@ -177,7 +178,7 @@ struct BulkImportTests {
     #expect(try runImport([first, "--data", data], in: scratch).status == 0)
     let code = try DatabaseQueue(path: data + "/cardatlas.sqlite").read { db in
       try Int64.fetchOne(db, sql: "SELECT id FROM cards WHERE external_id = 'w1'")
-        .map(try Cards.codes(db).text)
+        .map(try SQLiteCards.codes(db).text)
     }
     do {
       let daemon = try Daemon(data: data, in: scratch)

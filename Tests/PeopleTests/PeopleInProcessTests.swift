@@ -12,7 +12,8 @@ import Testing
 @Suite("People nearby in process")
 struct PeopleInProcessTests {
   static let migrations =
-    Accounts.migrations + Cards.migrations + Wallets.migrations + CardViews.migrations
+    SQLiteAccounts.migrations + SQLiteCards.migrations + SQLiteWallets.migrations
+    + SQLiteCardViews.migrations
     + SQLiteExchanges.migrations
 
   /// People on a fresh store; `emails` signed up, each with a primary card.
@@ -20,9 +21,11 @@ struct PeopleInProcessTests {
     People, [Int64]
   ) {
     let (accounts, ids) = try await temporary.accounts(signingUp: emails)
-    let cards = try Cards(store: temporary.store, accounts: accounts)
-    let notices = try Notices(store: temporary.store, cards: cards, notifier: SilentNotifier())
-    let wallets = try Wallets(store: temporary.store, cards: cards, notices: notices)
+    let cards = try Cards(storage: SQLiteCards(temporary.store), accounts: accounts)
+    let notices = try Notices(
+      storage: SQLiteNoticeSettings(temporary.store), cards: cards, notifier: SilentNotifier())
+    let wallets = try Wallets(
+      storage: SQLiteWallets(temporary.store), cards: cards, notices: notices)
     for (email, id) in zip(emails, ids) {
       _ = try await answer {
         cards.create(owner: id, json: #"{"firstName":"\#(email.prefix(3))"}"#, $0)

@@ -12,7 +12,7 @@ import Testing
 /// brute-force great-circle check), who opens a photo from where, votes, and a restart.
 @Suite("Pins in process")
 struct PinsTests {
-  static let migrations = Accounts.migrations + SQLitePins.migrations
+  static let migrations = SQLiteAccounts.migrations + SQLitePins.migrations
 
   /// Pins on the store, with two accounts; rate limits lifted unless `configure` sets them.
   static func pins(

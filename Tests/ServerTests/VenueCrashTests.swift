@@ -63,7 +63,8 @@ struct VenueCrashTests {
     let emails = (0..<4).map { "v\($0)@x.org" }
     var codes: [String] = []
     do {
-      let server = try CardAtlasProcess(directory: directory, arguments: ["--venues-per-hour", "0"])
+      let server = try CardAtlasProcess(
+        directory: directory, arguments: ["--venues-per-hour", "0"])
       let admin = try RESPConnection(port: server.port)
       for email in emails + ["owner@x.org"] {
         _ = try admin.command("ACCOUNT.CREATE", email, "secret1")
@@ -85,7 +86,8 @@ struct VenueCrashTests {
     }
     let visitors = emails.map { Visitor(email: $0, codes: codes) }
     for _ in 0..<2 {
-      let server = try CardAtlasProcess(directory: directory, arguments: ["--venues-per-hour", "0"])
+      let server = try CardAtlasProcess(
+        directory: directory, arguments: ["--venues-per-hour", "0"])
       try Self.check(visitors, port: server.port)
       let before = visitors.map(\.visits.count).reduce(0, +)
       let port = server.port

@@ -10,7 +10,7 @@ import Venues
 /// check-ins by code within reach, a rotated code, and a restart.
 @Suite("Venues in process")
 struct VenuesTests {
-  static let migrations = Accounts.migrations + SQLiteVenues.migrations
+  static let migrations = SQLiteAccounts.migrations + SQLiteVenues.migrations
 
   static func venues(_ temporary: TemporaryStore) async throws -> (
     Venues, owner: Int64, visitor: Int64

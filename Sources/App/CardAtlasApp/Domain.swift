@@ -47,22 +47,25 @@ public struct Domain: Sendable {
   /// Every service's tables, in the order they shipped: applied migrations are frozen, so
   /// this order never changes and a new table goes last.
   public static let migrations =
-    Accounts.migrations + Cards.migrations + Wallets.migrations + CardViews.migrations
+    SQLiteAccounts.migrations + SQLiteCards.migrations + SQLiteWallets.migrations
+    + SQLiteCardViews.migrations
     + SQLitePins.migrations + SQLiteExchanges.migrations + SQLiteVenues.migrations
     + SQLiteDocuments.migrations
-    + SQLiteAssets.migrations + GeocodeCache.migrations
+    + SQLiteAssets.migrations + SQLiteGeocodeCache.migrations
 
   /// Loads every service's state from `store` (opened with `migrations`). What they publish
   /// goes to `notifier`; uploaded files live in the store's directory.
   public init(store: Store, notifier: any Notifier, configuration: Configuration) throws {
-    geocoder = try configuration.geocoder?(GeocodeCache(StoreCacheDatabase(store)))
-    accounts = try Accounts(store: store, configuration: configuration.accounts)
+    geocoder = try configuration.geocoder?(GeocodeCache(SQLiteGeocodeCache(store)))
+    accounts = try Accounts(
+      storage: SQLiteAccounts(store), outbox: store.directory + "/outbox",
+      configuration: configuration.accounts)
     var cardSettings = configuration.cards
     if cardSettings.geocoder == nil { cardSettings.geocoder = geocoder }
-    cards = try Cards(store: store, accounts: accounts, configuration: cardSettings)
-    notices = try Notices(store: store, cards: cards, notifier: notifier)
-    views = CardViews(store: store, cards: cards, notices: notices)
-    wallets = try Wallets(store: store, cards: cards, notices: notices)
+    cards = try Cards(storage: SQLiteCards(store), accounts: accounts, configuration: cardSettings)
+    notices = try Notices(storage: SQLiteNoticeSettings(store), cards: cards, notifier: notifier)
+    views = CardViews(storage: SQLiteCardViews(store), cards: cards, notices: notices)
+    wallets = try Wallets(storage: SQLiteWallets(store), cards: cards, notices: notices)
     pins = try Pins(
       storage: SQLitePins(store), accounts: accounts,
       media: try MediaFiles(directory: store.directory + "/media/pins"),

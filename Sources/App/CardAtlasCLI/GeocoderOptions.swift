@@ -3,6 +3,7 @@ import Foundation
 import Gazetteer
 import GeocoderClients
 import Geocoding
+import SQLiteDomainStorage
 
 /// Which geocoder a command uses: the offline gazetteer unless a service URL is given.
 struct GeocoderOptions: ParsableArguments {
@@ -43,7 +44,7 @@ struct GeocoderOptions: ParsableArguments {
       let path = cache ?? (data as NSString).appendingPathComponent("geocode-cache.sqlite")
       try FileManager.default.createDirectory(
         atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-      cacheStore = GeocodeCache(try StandaloneCacheDatabase(path: path))
+      cacheStore = GeocodeCache(try SQLiteGeocodeCacheFile(path: path))
     }
     return try Self.service(
       geocoder, url: geocoderUrl, rate: rate, email: email, timeout: timeout, cache: cacheStore)

@@ -5,6 +5,7 @@ import Gazetteer
 import GeocoderClients
 import Geocoding
 import Importer
+import SQLiteDomainStorage
 import Synchronization
 
 /// `cardatlas import FILE`: cards from a CSV or JSON Lines file, geocoded, into a running
@@ -162,7 +163,7 @@ func makeGeocoder(_ kind: GeocoderKind, url: String?, rate: Double?, data: Strin
       atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     return try GeocoderOptions.service(
       kind.rawValue, url: url, rate: rate.map { "\($0)" }, email: nil, timeout: 10,
-      cache: GeocodeCache(try StandaloneCacheDatabase(path: path)))
+      cache: GeocodeCache(try SQLiteGeocodeCacheFile(path: path)))
   }
 }
 

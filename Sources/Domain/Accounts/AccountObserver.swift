@@ -1,5 +1,4 @@
-import GRDB
-import Store
+import Durability
 
 /// A module that holds what accounts own (cards, wallets): told of the changes to an account
 /// that change what it may show, it updates its own state and returns the writes that go

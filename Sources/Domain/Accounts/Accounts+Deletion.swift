@@ -1,5 +1,5 @@
+import Durability
 import Foundation
-import Store
 
 extension Accounts {
   /// Deletes the account and, through the observers, everything it owns, in one transaction,
@@ -23,16 +23,7 @@ extension Accounts {
     let observers = forget(id)
     let owned = observers.flatMap { $0.accountDeleted(id) }
     commit(
-      owned + [
-        TransactionWrite { db in
-          try db.execute(
-            sql: "DELETE FROM account_sessions WHERE account_id = ?", arguments: [id])
-          try db.execute(sql: "DELETE FROM password_resets WHERE account_id = ?", arguments: [id])
-          try db.execute(
-            sql: "DELETE FROM account_identities WHERE account_id = ?", arguments: [id])
-          try db.execute(sql: "DELETE FROM accounts WHERE id = ?", arguments: [id])
-        }
-      ], done)
+      owned + [storage.deleting(id)], done)
   }
 
   /// Removes an account from memory, which signs out every connection signed in to it; returns
@@ -64,12 +55,7 @@ extension Accounts {
     guard let (account, observers) = changed else { return done(.failure(.notFound)) }
     let writes = observers.flatMap { $0.proChanged(account) }
     commit(
-      writes + [
-        TransactionWrite { db in
-          try db.execute(
-            sql: "UPDATE accounts SET is_pro = ? WHERE id = ?", arguments: [isPro, id])
-        }
-      ]
+      writes + [storage.settingPro(isPro, of: id)]
     ) { done($0.map { account }) }
   }
 
@@ -79,11 +65,6 @@ extension Accounts {
       return s.accounts[id]
     }
     guard let account else { return done(.failure(.notFound)) }
-    commit([
-      TransactionWrite { db in
-        try db.execute(
-          sql: "UPDATE accounts SET role = ? WHERE id = ?", arguments: [role.rawValue, id])
-      }
-    ]) { done($0.map { account }) }
+    commit([storage.settingRole(role, of: id)]) { done($0.map { account }) }
   }
 }

@@ -1,12 +1,17 @@
+import Durability
 import Foundation
 import IdentityTokens
-import Store
 
 /// What an ID token's sign-in is keyed by: the provider's id for the person, never the email
 /// (which the person may change at the provider).
-struct ProviderSubject: Hashable, Sendable {
-  let provider: String
-  let subject: String
+public struct ProviderSubject: Hashable, Sendable {
+  public let provider: String
+  public let subject: String
+
+  public init(provider: String, subject: String) {
+    self.provider = provider
+    self.subject = subject
+  }
 }
 
 extension Accounts {
@@ -81,13 +86,7 @@ extension Accounts {
       s.identities[key] = account.id
       return .created(account)
     }
-    let link = { (id: Int64) in
-      TransactionWrite { db in
-        try db.execute(
-          sql: "INSERT INTO account_identities (provider, subject, account_id) VALUES (?, ?, ?)",
-          arguments: [key.provider, key.subject, id])
-      }
-    }
+    let link = { [storage] (id: Int64) in storage.linking(key, to: id) }
     switch outcome {
     case .known(let account): done(.success(account))
     case .linked(let account):
@@ -96,7 +95,7 @@ extension Accounts {
         done(result.map { account })
       }
     case .created(let account):
-      commit([TransactionWrite { db in try account.write(db) }, link(account.id)]) {
+      commit([storage.inserting(account), link(account.id)]) {
         [self] result in
         if case .failure = result { forget(account.id) }
         done(result.map { account })

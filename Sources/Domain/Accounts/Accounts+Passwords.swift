@@ -1,6 +1,6 @@
+import Durability
 import Foundation
 import RateLimits
-import Store
 
 extension Accounts {
   /// Changes the password on the word of the old one (checked as a sign-in is). Every other
@@ -54,7 +54,7 @@ extension Accounts {
       return (reset, account)
     }
     guard let (reset, account) = reset else { return }
-    commit([TransactionWrite { db in try reset.insert(db) }]) { [self] result in
+    commit([storage.requesting(reset)]) { [self] result in
       if case .failure(let error) = result {
         return configuration.logger.error(
           "reset not stored, no mail sent", metadata: ["error": "\(error)"])
@@ -109,16 +109,9 @@ extension Accounts {
         return (closed, s.generations[id]!)
       }
       guard let changed else { return done(.failure(.notFound)) }
-      commit(
-        [
-          TransactionWrite { db in
-            try db.execute(
-              sql: "UPDATE accounts SET password_hash = ? WHERE id = ?", arguments: [hash, id])
-            try db.execute(sql: "DELETE FROM password_resets WHERE account_id = ?", arguments: [id])
-            try StoredSession.deleteAll(db, keys: changed.closed)
-          }
-        ]
-      ) { done($0.map { changed.generation }) }
+      commit([storage.settingPassword(hash, of: id, closing: changed.closed)]) {
+        done($0.map { changed.generation })
+      }
     }
     if !started { done(.failure(.busy)) }
   }

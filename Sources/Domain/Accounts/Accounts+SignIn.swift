@@ -1,6 +1,6 @@
+import Durability
 import Foundation
 import RateLimits
-import Store
 
 extension Accounts {
   /// Checks an email and password (`checkPassword`).
@@ -77,7 +77,7 @@ extension Accounts {
       s.add(session)
       return (session, s.generations[account.id, default: 0])
     }
-    commit([TransactionWrite { db in try session.insert(db) }]) { result in
+    commit([storage.opening(session)]) { result in
       done(
         result.map {
           OpenedSession(
@@ -127,11 +127,7 @@ extension Accounts {
       return closed
     }
     guard !closed.isEmpty else { return done(.success(0)) }
-    commit([
-      TransactionWrite { db in
-        try StoredSession.deleteAll(db, keys: closed)
-      }
-    ]) { result in done(result.map { closed.count }) }
+    commit([storage.closing(closed)]) { result in done(result.map { closed.count }) }
   }
 
   /// Moves on whenever a sign-in may have ended (a password changed or reset, an account

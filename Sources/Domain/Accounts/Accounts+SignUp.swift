@@ -1,7 +1,6 @@
+import Durability
 import Foundation
-import GRDB
 import RateLimits
-import Store
 
 extension Accounts {
   public var isEmpty: Bool { state.withLock { $0.accounts.isEmpty } }
@@ -38,24 +37,14 @@ extension Accounts {
       }
       guard !taken else {
         tellOwnerOfSignUp(email: email, address: address)
-        return commit([Self.useUp(account.id)]) { done($0.map { account }) }
+        return commit([storage.usingUp(account.id)]) { done($0.map { account }) }
       }
-      commit([TransactionWrite { db in try account.write(db) }]) { result in
+      commit([storage.inserting(account)]) { result in
         if case .failure = result { self.forget(account.id) }
         done(result.map { account })
       }
     }
     if !started { done(.failure(.busy)) }
-  }
-
-  /// The write a decoy sign-up makes in place of an account's: its id is used up in the
-  /// table's sequence, as an insert would.
-  private static func useUp(_ id: Int64) -> TransactionWrite {
-    TransactionWrite { db in
-      try db.execute(
-        sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'accounts'",
-        arguments: [id])
-    }
   }
 
   /// Mails an email's owner that someone tried to sign up with it, off the caller's thread.
@@ -85,8 +74,6 @@ extension Accounts {
     }
   }
 
-  /// A new account that signs in another way than a password (a provider's ID token), or
-  /// none (demo data): it has no password hash, so no password signs it in.
   public func create(passwordless email: String, isPro: Bool, _ done: @escaping Done<Account>) {
     if let problem = Validation.problem(email: email) { return done(.failure(problem)) }
     let key = Account.key(email)
@@ -97,7 +84,7 @@ extension Accounts {
     guard let account else {
       return done(.failure(.invalid(field: "email", reason: "already registered")))
     }
-    commit([TransactionWrite { db in try account.write(db) }]) { result in
+    commit([storage.inserting(account)]) { result in
       if case .failure = result { self.forget(account.id) }
       done(result.map { account })
     }
@@ -113,13 +100,13 @@ extension Accounts {
       }
     }
     guard case .success(let account) = invited else { return invited }
-    commit([TransactionWrite { db in try account.write(db) }]) { result in
+    commit([storage.inserting(account)]) { result in
       if case .failure = result { self.forget(account.id) }
     }
     return invited
   }
 
-  /// The rule of an invitation, wherever the accounts are held (here, or `StoredAccounts`): a
+  /// The rule of an invitation, wherever the accounts are held (here, or `InvitingAccounts`): a
   /// valid email that no account has (`registered` is asked the email's key) gets one from
   /// `register`, passwordless and not Pro.
   static func invite(

@@ -1,9 +1,8 @@
+import Durability
 import Foundation
-import GRDB
 import IdentityTokens
 import Logging
 import RateLimits
-import Store
 import Synchronization
 
 /// The accounts: sign-up, sign-in, sessions on several devices, password changes and resets,
@@ -15,8 +14,8 @@ public final class Accounts: Sendable {
     public var hasher = PasswordHasher()
     /// How long a password-reset token is valid.
     public var resetLifetime: Double = 3_600
-    /// Where the reset mails go (an `SMTPMailer`), the store directory's `outbox` when it
-    /// fails; nil: the outbox only.
+    /// Where the reset mails go (an `SMTPMailer`), the outbox (`init`) when it fails; nil: the
+    /// outbox only.
     public var mailer: (any Mailer)?
     /// Where mail that could not be sent, and other trouble, is told.
     public var logger = Logger(label: "cardatlas.accounts")
@@ -97,7 +96,7 @@ public final class Accounts: Sendable {
     }
   }
 
-  let store: Store
+  let storage: any AccountStorage
   let configuration: Configuration
   let mailer: any Mailer
   let state: Mutex<State>
@@ -114,61 +113,41 @@ public final class Accounts: Sendable {
   let revocationCount = Atomic<Int>(0)
   public typealias Done<T> = @Sendable (Result<T, AccountError>) -> Void
 
-  /// Loads every account, session and pending reset from the store.
-  public init(store: Store, configuration: Configuration = Configuration()) throws {
-    self.store = store
+  /// Loads every account, session and pending reset from `storage`. Mail that cannot be sent
+  /// is written to files in `outbox` (a directory).
+  public init(
+    storage: any AccountStorage, outbox: String, configuration: Configuration = Configuration()
+  ) throws {
+    self.storage = storage
     self.configuration = configuration
     throttle = SignInThrottle(policy: configuration.throttle)
     signUps = KeyedLimit(configuration.signUpsPerAddress, per: 3_600)
     resetsByAddress = KeyedLimit(configuration.resetsPerAddress, per: 3_600)
     resetsByEmail = KeyedLimit(configuration.resetsPerEmail, per: 3_600)
     signUpNotices = KeyedLimit(configuration.signUpNoticesPerEmail, per: 3_600)
-    let outbox = OutboxMailer(
-      directory: ((store.path as NSString).deletingLastPathComponent as NSString)
-        .appendingPathComponent("outbox"))
+    let outbox = OutboxMailer(directory: outbox)
     mailer =
       configuration.mailer.map {
         FallbackMailer(primary: $0, fallback: outbox, logger: configuration.logger)
       } ?? outbox
-    let (usernames, accounts, sessions, resets, identities, used) = try store.read { db in
-      let usernames = try Self.usernames(db)
-      return (
-        usernames,
-        try Row.fetchAll(db, sql: "SELECT \(Account.columns) FROM accounts").map {
-          Account($0, usernames: usernames)
-        },
-        try StoredSession.fetchAll(db),
-        try PasswordReset.fetchAll(db),
-        try Row.fetchAll(db, sql: "SELECT provider, subject, account_id FROM account_identities"),
-        try Row.fetchAll(db, sql: "SELECT name, seq FROM sqlite_sequence")
-      )
-    }
-    state = Mutex(State(usernames: usernames))
+    let stored = try storage.load()
+    state = Mutex(State(usernames: stored.usernames))
     state.withLock { s in
       // Ids are given in memory, after the highest ever used (deleted ones included).
-      for row in used {
-        let next: Int64 = row["seq"] + 1
-        switch row["name"] as String {
-        case Account.databaseTableName: s.nextAccount = next
-        case StoredSession.databaseTableName: s.nextSession = next
-        default: break
-        }
-      }
-      for account in accounts {
+      s.nextAccount = stored.nextAccount
+      s.nextSession = stored.nextSession
+      for account in stored.accounts {
         s.accounts[account.id] = account
         s.byEmail[account.emailKey] = account.id
         s.byUsername[account.username] = account.id
         s.nextAccount = max(s.nextAccount, account.id + 1)
       }
-      for session in sessions {
+      for session in stored.sessions {
         s.add(session)
         s.nextSession = max(s.nextSession, session.id + 1)
       }
-      for reset in resets { s.resets[reset.tokenHash] = reset }
-      for row in identities {
-        s.identities[ProviderSubject(provider: row["provider"], subject: row["subject"])] =
-          row["account_id"]
-      }
+      for reset in stored.resets { s.resets[reset.tokenHash] = reset }
+      for (identity, account) in stored.identities { s.identities[identity] = account }
     }
   }
 
@@ -190,7 +169,7 @@ public final class Accounts: Sendable {
 
   /// Commits writes and answers once they are durable.
   func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
-    store.commit(writes) { result in
+    storage.commit(writes) { result in
       done(result.mapError { .notPersisted("\($0)") })
     }
   }

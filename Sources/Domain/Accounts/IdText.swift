@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 
 /// A public text made from a row's id (a username from an account's, a share code from a
 /// card's): FF1 under a key the store keeps, written in `alphabet`. Unique by construction and,
@@ -15,12 +14,8 @@ public struct IdText: Sendable {
   /// How many texts there are: ids from 0 below it have one.
   private let count: UInt64
 
-  /// The texts of `purpose` (a row of `id_keys`, written by the migration that made them).
-  public init(purpose: String, alphabet: String, length: Int, _ db: Database) throws {
-    guard
-      let key = try Data.fetchOne(
-        db, sql: "SELECT key FROM id_keys WHERE purpose = ?", arguments: [purpose])
-    else { throw DatabaseError(message: "id_keys has no key for \(purpose)") }
+  /// The texts made under `key` (the store keeps one per purpose: usernames, share codes).
+  public init(key: Data, alphabet: String, length: Int) {
     let characters = Array(alphabet)
     self.alphabet = characters
     cipher = FF1(key: SymmetricKey(data: key), radix: characters.count, length: length)

@@ -25,7 +25,7 @@ public struct Card: Sendable, Equatable {
     }
   }
 
-  init(
+  public init(
     id: Int64, ownerId: Int64, code: String, slug: String, isPrimary: Bool, fields: CardFields,
     createdAt: Date, updatedAt: Date
   ) {

@@ -1,7 +1,6 @@
 import Accounts
+import Durability
 import Foundation
-import GRDB
-import Store
 import Synchronization
 
 /// `cardatlas import` into a data directory the daemon is not running on: each chunk of rows
@@ -29,13 +28,12 @@ public final class CardBulkImport: Sendable {
     }
   }
 
-  private let store: Store
+  private let storage: any CardImportStorage
   private let configuration: Cards.Configuration
 
-  /// `store` must hold the accounts', cards' and wallets' tables, and no daemon may run on it
-  /// (it would not see these writes in its memory).
-  public init(store: Store, configuration: Cards.Configuration = .init()) {
-    self.store = store
+  /// No daemon may run on `storage`'s store: it would not see these writes in its memory.
+  public init(storage: any CardImportStorage, configuration: Cards.Configuration = .init()) {
+    self.storage = storage
     self.configuration = configuration
   }
 
@@ -49,12 +47,10 @@ public final class CardBulkImport: Sendable {
     let outcomes = Mutex<[Result<ImportOutcome, CardError>]>([])
     let configuration = self.configuration
     let (durable, done) = AsyncThrowingStream<Void, any Error>.makeStream()
-    store.commit(
+    storage.commit(
       [
-        // A chunk's thousand rows in a savepoint made it quadratic: a failure fails the
-        // import, which the checkpoint resumes.
-        TransactionWrite(inSavepoint: false) { db in
-          var chunk = try Chunk(db, configuration)
+        storage.importing { store in
+          var chunk = Chunk(store, configuration)
           let written = try rows.map { try chunk.write($0) }
           outcomes.withLock { $0 = written }
         }
@@ -69,21 +65,18 @@ public final class CardBulkImport: Sendable {
   }
 }
 
-/// One chunk's transaction: the store as the rules read it, through cached statements.
+/// One chunk's transaction: the rules over the store as it holds the cards and accounts.
 private struct Chunk {
-  let db: Database
+  let store: any CardsInTransaction
   let configuration: Cards.Configuration
-  var accounts: StoredAccounts
+  var accounts: InvitingAccounts
   var nextCard: Int64
-  let codes: IdText
 
-  init(_ db: Database, _ configuration: Cards.Configuration) throws {
-    self.db = db
+  init(_ store: any CardsInTransaction, _ configuration: Cards.Configuration) {
+    self.store = store
     self.configuration = configuration
-    accounts = try StoredAccounts(db)
-    // As `Cards` continues the ids when it loads: after the highest ever given.
-    nextCard = try RowIds.next(after: "cards", db)
-    codes = try Cards.codes(db)
+    accounts = InvitingAccounts(store)
+    nextCard = store.nextCard
   }
 
   mutating func write(_ row: CardBulkImport.Row) throws -> Result<
@@ -101,65 +94,26 @@ private struct Chunk {
       return checked.map { _ in .created }
     }
     // An owner invited just now has no cards, no primary card and no reserved URL.
-    if !invited, let held = try card(owner: owner.id, externalId: externalId) {
+    if !invited, let held = try store.card(owner: owner.id, externalId: externalId) {
       guard let card = Cards.reimported(held, with: fields) else { return .success(.unchanged) }
       // Wallets holding it search its new text once the daemon starts: their indexes are built
       // from the held cards then.
-      try Cards.save(card, db)
+      try store.save(card)
       return .success(.updated)
     }
-    let (count, hasPrimary) = invited ? (0, false) : try cards(of: owner.id)
+    let (count, hasPrimary) = invited ? (0, false) : try store.cardCount(of: owner.id)
     let made = try Cards.newCard(
-      after: nextCard, codes, owner: owner.id, isPro: owner.isPro, fields: fields, configuration,
-      count: count, hasPrimary: hasPrimary,
-      codeTaken: { try exists("SELECT EXISTS (SELECT 1 FROM cards WHERE code = ?)", [$0]) },
-      slugTaken: { slug in
-        try count > 0
-          && exists(
-            "SELECT EXISTS (SELECT 1 FROM cards WHERE owner_id = ? AND slug = ?)",
-            [owner.id, slug])
-      })
+      after: nextCard, store.codes, owner: owner.id, isPro: owner.isPro, fields: fields,
+      configuration, count: count, hasPrimary: hasPrimary,
+      codeTaken: { try store.hasCard(code: $0) },
+      slugTaken: { try count > 0 && store.hasCard(owner: owner.id, slug: $0) })
     guard case .success(let card) = made else { return made.map { _ in .created } }
     // With `read` given, the caller wrote the stored JSON (off this thread, which every row
     // waits for), and the rules kept those very fields (`CardFields.parse(_:isPro:readAs:)`).
-    try Cards.insert(card, externalId: externalId, json: row.read == nil ? nil : row.json, db)
+    try store.insert(card, externalId: externalId, json: row.read == nil ? nil : row.json)
     nextCard = card.id + 1
     // A new primary card takes the reserved URL.
-    if card.isPrimary && !invited {
-      try db.cachedStatement(sql: "DELETE FROM card_reserved_urls WHERE account_id = ?")
-        .execute(arguments: [owner.id])
-    }
+    if card.isPrimary && !invited { try store.takeReservedURL(of: owner.id) }
     return .success(.created)
-  }
-
-  /// The owner's card an import gave `externalId`, as `Cards` loads it.
-  private func card(owner: Int64, externalId: String) throws -> Card? {
-    guard
-      let row = try Row.fetchOne(
-        db.cachedStatement(
-          sql: """
-            SELECT id, code, slug, is_primary, fields, created_at, updated_at FROM cards
-            WHERE owner_id = ? AND external_id = ?
-            """), arguments: [owner, externalId])
-    else { return nil }
-    return Card(
-      id: row[0], ownerId: owner, code: row[1] ?? codes.text(row[0]), slug: row[2],
-      isPrimary: row[3],
-      fields: try CardFields.stored(row[4]),
-      createdAt: Date(timeIntervalSince1970: row[5]),
-      updatedAt: Date(timeIntervalSince1970: row[6]))
-  }
-
-  /// How many cards the owner has, and whether one is primary.
-  private func cards(of owner: Int64) throws -> (Int, Bool) {
-    let row = try Row.fetchOne(
-      db.cachedStatement(
-        sql: "SELECT count(*), coalesce(max(is_primary), 0) FROM cards WHERE owner_id = ?"),
-      arguments: [owner])
-    return (row?[0] ?? 0, row?[1] ?? false)
-  }
-
-  private func exists(_ sql: String, _ arguments: StatementArguments) throws -> Bool {
-    try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) ?? false
   }
 }

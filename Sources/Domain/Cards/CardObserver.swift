@@ -1,4 +1,4 @@
-import Store
+import Durability
 
 /// A module that holds other people's cards (wallets): told when a card changes or is deleted,
 /// it updates its own state and returns the writes that go into the same transaction as the

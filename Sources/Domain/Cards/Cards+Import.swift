@@ -1,7 +1,6 @@
 import Accounts
+import Durability
 import Foundation
-import GRDB
-import Store
 
 /// What an import did with a row's card.
 public enum ImportOutcome: String, Sendable {
@@ -114,13 +113,7 @@ extension Cards {
     case .success((let card, _, let wasReserved)):
       place(card)
       commit([
-        TransactionWrite { db in
-          try Self.insert(card, externalId: externalId, db)
-          if wasReserved {
-            try db.execute(
-              sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [owner.id])
-          }
-        }
+        storage.inserting(card, externalId: externalId, takingReservedURL: wasReserved)
       ]) { done($0.map { (card, .created) }) }
     }
   }

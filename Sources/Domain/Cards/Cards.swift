@@ -1,11 +1,10 @@
 import Accounts
+import Durability
 import Foundation
-import GRDB
 import Geocoding
 import Geodesy
 import RateLimits
 import SpatialIndex
-import Store
 import Synchronization
 
 /// The cards and their rules: the plans' limits, share codes and URLs, the primary card and its
@@ -47,7 +46,7 @@ public final class Cards: Sendable {
     let externalId: String
   }
 
-  let store: Store
+  let storage: any CardStorage
   let accounts: Accounts
   /// The cards' share codes, made from their ids.
   let codes: IdText
@@ -60,50 +59,34 @@ public final class Cards: Sendable {
   private let guards = Mutex<[any CardFieldsGuard]>([])
   public typealias Done<T> = @Sendable (Result<T, CardError>) -> Void
 
-  public init(store: Store, accounts: Accounts, configuration: Configuration = .init()) throws {
-    self.store = store
+  public init(
+    storage: any CardStorage, accounts: Accounts, configuration: Configuration = .init()
+  ) throws {
+    self.storage = storage
     self.accounts = accounts
     self.configuration = configuration
     codeReads = KeyedLimit(configuration.codeReadsPerAccount, per: 3_600)
     codeReadsByAddress = KeyedLimit(configuration.codeReadsPerAddress, per: 3_600)
-    // Row by row, each card packed as it is read: never every card parsed at once.
-    let (codes, loaded, placed) = try store.read { db in
-      let codes = try Self.codes(db)
-      var s = State()
-      s.nextCard =
-        try (Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'cards'") ?? 0)
-        + 1
-      s.reserved = Set(try Int64.fetchAll(db, sql: "SELECT account_id FROM card_reserved_urls"))
-      var placed: [(item: Item, summary: [UInt8])] = []
-      let rows = try Row.fetchCursor(
-        db,
-        sql: """
-          SELECT id, owner_id, code, slug, is_primary, fields, created_at, updated_at,
-            external_id
-          FROM cards
-          """)
-      while let row = try rows.next() {
-        let id: Int64 = row["id"]
-        let card = Card(
-          id: id, ownerId: row["owner_id"], code: row["code"] ?? codes.text(id), slug: row["slug"],
-          isPrimary: row["is_primary"], fields: try CardFields.stored(row["fields"]),
-          createdAt: Date(timeIntervalSince1970: row["created_at"]),
-          updatedAt: Date(timeIntervalSince1970: row["updated_at"]))
-        Self.add(card, to: &s)
-        if let externalId: String = row["external_id"] {
-          s.externalIds[card.id] = externalId
-          s.byExternalId[ExternalKey(owner: card.ownerId, externalId: externalId)] = card.id
-        }
-        if let item = CardMap.item(card),
-          let summary = CardSummary.onMap(
-            card, owner: accounts.account(card.ownerId), publicURL: configuration.publicURL)
-        {
-          placed.append((item, summary))
-        }
+    var s = State()
+    var placed: [(item: Item, summary: [UInt8])] = []
+    // Card by card, each packed as it is read: never every card parsed at once.
+    let stored = try storage.load { card, externalId in
+      Self.add(card, to: &s)
+      if let externalId {
+        s.externalIds[card.id] = externalId
+        s.byExternalId[ExternalKey(owner: card.ownerId, externalId: externalId)] = card.id
       }
-      return (codes, s, placed)
+      if let item = CardMap.item(card),
+        let summary = CardSummary.onMap(
+          card, owner: accounts.account(card.ownerId), publicURL: configuration.publicURL)
+      {
+        placed.append((item, summary))
+      }
     }
-    self.codes = codes
+    s.nextCard = stored.nextId
+    s.reserved = stored.reserved
+    let loaded = s
+    codes = stored.codes
     state = Mutex(loaded)
     // One bulk build of the map, not an insert per card.
     map = CardMap(placed: placed)
@@ -231,15 +214,9 @@ public final class Cards: Sendable {
       return
     }
     place(card)
-    commit([
-      TransactionWrite { db in
-        try Self.insert(card, db)
-        if wasReserved {
-          try db.execute(
-            sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [owner])
-        }
-      }
-    ]) { done($0.map { card }) }
+    commit([storage.inserting(card, externalId: nil, takingReservedURL: wasReserved)]) {
+      done($0.map { card })
+    }
   }
 
   /// A new card of `owner` in `s`, within the plan's limit; and whether it took the reserved
@@ -346,19 +323,9 @@ public final class Cards: Sendable {
     }
     for card in cards { place(card) }
     let told = cards.flatMap { card in tell { $0.cardChanged(card) } }
-    commit(
-      [
-        TransactionWrite { db in
-          for card in cards {
-            try db.execute(
-              sql: "UPDATE cards SET is_primary = ? WHERE id = ?",
-              arguments: [card.isPrimary, card.id])
-          }
-          try db.execute(
-            sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [owner])
-        }
-      ] + told
-    ) { [self] result in done(result.map { state.withLock { $0.cards[id]! } }) }
+    commit([storage.settingPrimary(cards, of: owner)] + told) { [self] result in
+      done(result.map { state.withLock { $0.cards[id]! } })
+    }
   }
 
   /// Deletes the owner's card; a primary card's URL is reserved for the owner's next card.
@@ -376,17 +343,7 @@ public final class Cards: Sendable {
     }
     map.remove(id)
     let told = tell { $0.cardDeleted(card) }
-    commit(
-      [
-        TransactionWrite { db in
-          try db.execute(sql: "DELETE FROM cards WHERE id = ?", arguments: [id])
-          if card.isPrimary {
-            try db.execute(
-              sql: "INSERT OR IGNORE INTO card_reserved_urls (account_id) VALUES (?)",
-              arguments: [owner])
-          }
-        }
-      ] + told, done)
+    commit([storage.deleting(card)] + told, done)
   }
 
   // MARK: The map
@@ -408,12 +365,12 @@ public final class Cards: Sendable {
     case .success(let card):
       place(card)
       let told = tell { $0.cardChanged(card) }
-      commit([TransactionWrite { db in try Self.save(card, db) }] + told) { done($0.map { card }) }
+      commit([storage.saving(card)] + told) { done($0.map { card }) }
     }
   }
 
   func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
-    store.commit(writes) { result in
+    storage.commit(writes) { result in
       done(result.mapError { .notPersisted("\($0)") })
     }
   }
@@ -451,57 +408,10 @@ public final class Cards: Sendable {
     return gone
   }
 
-  /// A new card's row, with its point and an import's external id: one statement, not an
-  /// insert and updates of the row just written. Its share code is its id's, not stored.
-  /// `json`, when given, is `card.fields.json()` written beforehand (off the writer thread).
-  static func insert(
-    _ card: Card, externalId: String? = nil, json: String? = nil, _ db: GRDB.Database
-  ) throws {
-    let columns =
-      "id, owner_id, slug, is_primary, fields, created_at, updated_at, external_id"
-    var arguments: StatementArguments = [
-      card.id, card.ownerId, card.slug, card.isPrimary, json ?? card.fields.json(),
-      card.createdAt.timeIntervalSince1970, card.updatedAt.timeIntervalSince1970, externalId,
-    ]
-    // Cached statements: compiling one each time (and GRDB's authorizer over it) cost more
-    // than the insert.
-    if let location = card.fields.location {
-      arguments += [location.longitude, location.latitude]
-      try db.cachedStatement(
-        sql:
-          "INSERT INTO cards (\(columns), geom) VALUES (?, ?, ?, ?, ?, ?, ?, ?, MakePoint(?, ?, 4326))"
-      ).execute(arguments: arguments)
-    } else {
-      try db.cachedStatement(
-        sql: "INSERT INTO cards (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-      ).execute(arguments: arguments)
-    }
-  }
-
-  static func save(_ card: Card, _ db: GRDB.Database) throws {
-    try db.cachedStatement(
-      sql: "UPDATE cards SET fields = ?, is_primary = ?, updated_at = ? WHERE id = ?"
-    ).execute(
-      arguments: [
-        card.fields.json(), card.isPrimary, card.updatedAt.timeIntervalSince1970, card.id,
-      ])
-    try savePoint(card, db)
-  }
-
-  private static func savePoint(_ card: Card, _ db: GRDB.Database) throws {
-    if let location = card.fields.location {
-      try db.cachedStatement(sql: "UPDATE cards SET geom = MakePoint(?, ?, 4326) WHERE id = ?")
-        .execute(arguments: [location.longitude, location.latitude, card.id])
-    } else {
-      try db.cachedStatement(sql: "UPDATE cards SET geom = NULL WHERE id = ?")
-        .execute(arguments: [card.id])
-    }
-  }
-
   /// Share codes: 8 characters without look-alikes (no 0/o, 1/l/i), what a QR code or link
-  /// carries, made from the card's id.
-  public static func codes(_ db: GRDB.Database) throws -> IdText {
-    try IdText(purpose: "codes", alphabet: "abcdefghjkmnpqrstuvwxyz23456789", length: 8, db)
+  /// carries, made from the card's id under the store's key for them.
+  public static func codes(key: Data) -> IdText {
+    IdText(key: key, alphabet: "abcdefghjkmnpqrstuvwxyz23456789", length: 8)
   }
 
   static func slug() -> String { RandomText.draw(3, from: slugAlphabet) }
@@ -515,13 +425,7 @@ public final class Cards: Sendable {
     func accountDeleted(_ id: Int64) -> [any DurableWrite] {
       let gone = cards.forget(owner: id)
       let told = gone.flatMap { card in cards.tell { $0.cardDeleted(card) } }
-      return [
-        TransactionWrite { db in
-          try db.execute(sql: "DELETE FROM cards WHERE owner_id = ?", arguments: [id])
-          try db.execute(
-            sql: "DELETE FROM card_reserved_urls WHERE account_id = ?", arguments: [id])
-        }
-      ] + told
+      return [cards.storage.deletingAll(of: id)] + told
     }
 
     /// Non-primary cards turn inactive or active again: only the map changes (activity is

@@ -1,29 +1,23 @@
 import Foundation
-import GRDB
 import Geocoding
-import Store
 
-/// Geocoders' answers kept in SQLite, by provider and normalized request: a forward query by its
+/// Geocoders' answers kept in a store (`GeocodeCacheStorage`), by provider and normalized request: a forward query by its
 /// case- and space-folded text, country, region and limit; a reverse one by its coordinates
 /// rounded to `reversePrecision` decimals. Misses are kept too, for a shorter time.
 public struct GeocodeCache: Sendable {
-  public let database: any GeocodeCacheDatabase
+  public let storage: any GeocodeCacheStorage
   public var hitLifetime: Duration
   public var missLifetime: Duration
   /// Decimals of degrees a reverse request is rounded to: 5 is about a metre.
   public var reversePrecision: Int
   private let now: @Sendable () -> Date
 
-  static let migrationName = "geocode-cache-v1"
-  /// For `Store.init` (and `ServerExtension`), after the store's own.
-  public static let migrations = [StoreMigration(migrationName, sql: v1SQL)]
-
   public init(
-    _ database: any GeocodeCacheDatabase, hitLifetime: Duration = .seconds(30 * 86_400),
+    _ storage: any GeocodeCacheStorage, hitLifetime: Duration = .seconds(30 * 86_400),
     missLifetime: Duration = .seconds(86_400), reversePrecision: Int = 5,
     now: @escaping @Sendable () -> Date = Date.init
   ) {
-    self.database = database
+    self.storage = storage
     self.hitLifetime = hitLifetime
     self.missLifetime = missLifetime
     self.reversePrecision = reversePrecision
@@ -33,6 +27,7 @@ public struct GeocodeCache: Sendable {
   /// A request as the cache knows it.
   public struct Key: Sendable, Hashable {
     public var provider: String
+    /// `search`, `structured` or `reverse`.
     public var kind: String
     public var request: String
   }
@@ -73,17 +68,7 @@ public struct GeocodeCache: Sendable {
   /// addresses at once.
   public func lookup(_ keys: [Key]) throws -> [[Place]?] {
     let time = now().timeIntervalSince1970
-    let texts = try database.read { db in
-      let statement = try db.cachedStatement(
-        sql: """
-          SELECT places FROM geocode_cache
-          WHERE provider = ? AND kind = ? AND request = ? AND expires_at > ?
-          """)
-      return try keys.map { key in
-        try String.fetchOne(
-          statement, arguments: [key.provider, key.kind, key.request, time])
-      }
-    }
+    let texts = try storage.answers(keys, unexpiredAt: time)
     // An unreadable entry (written by a future version) is a miss, overwritten on store.
     return texts.map { $0.flatMap(Place.list(json:)) }
   }
@@ -93,30 +78,14 @@ public struct GeocodeCache: Sendable {
     let time = now().timeIntervalSince1970
     let lifetime = (places.isEmpty ? missLifetime : hitLifetime).seconds
     let json = String(decoding: try JSONEncoder().encode(places), as: UTF8.self)
-    try await database.write { db in
-      try db.execute(
-        sql: """
-          INSERT OR REPLACE INTO geocode_cache
-            (provider, kind, request, places, created_at, expires_at)
-          VALUES (?, ?, ?, ?, ?, ?)
-          """,
-        arguments: [key.provider, key.kind, key.request, json, time, time + lifetime])
-    }
+    try await storage.keep(json, for: key, at: time, until: time + lifetime)
   }
 
   /// Deletes expired entries; returns how many.
   @discardableResult
   public func purgeExpired() async throws -> Int {
     let time = now().timeIntervalSince1970
-    let count = try database.read { db in
-      try Int.fetchOne(
-        db, sql: "SELECT count(*) FROM geocode_cache WHERE expires_at <= ?", arguments: [time])
-        ?? 0
-    }
-    try await database.write { db in
-      try db.execute(sql: "DELETE FROM geocode_cache WHERE expires_at <= ?", arguments: [time])
-    }
-    return count
+    return try await storage.purge(expiredAt: time)
   }
 
   /// Lower case, runs of spaces as one, no space before a comma and one after. One pass over

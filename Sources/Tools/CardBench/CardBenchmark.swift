@@ -6,6 +6,7 @@ import DomainSupport
 import Foundation
 import Geodesy
 import Keyspace
+import SQLiteDomainStorage
 import SpatialIndex
 import Store
 
@@ -53,15 +54,16 @@ public struct CardBenchmark {
     let rssBefore = Self.residentBytes()
     let store = try Store(
       directory: directory, fsync: .batch,
-      migrations: Accounts.migrations + Cards.migrations + Wallets.migrations
-        + CardViews.migrations)
+      migrations: SQLiteAccounts.migrations + SQLiteCards.migrations + SQLiteWallets.migrations
+        + SQLiteCardViews.migrations)
     var configuration = Cards.Configuration()
     configuration.proCardLimit = perAccount
     // Holders add cards to their wallets by the thousand.
     configuration.codeReadsPerAccount = 0
     configuration.codeReadsPerAddress = 0
-    let accounts = try Accounts(store: store)
-    let domain = try Cards(store: store, accounts: accounts, configuration: configuration)
+    let accounts = try Accounts(storage: SQLiteAccounts(store), outbox: store.directory + "/outbox")
+    let domain = try Cards(
+      storage: SQLiteCards(store), accounts: accounts, configuration: configuration)
 
     log("creating \(cards) cards, \(perAccount) per Pro account")
     let started = DispatchTime.now().uptimeNanoseconds
@@ -108,13 +110,16 @@ public struct CardBenchmark {
         + "wear \(built.wear), \(built.rebuilds) rebuilds")
     figures += searches(domain, set, centres, " (map built card by card)")
     log("reloading the cards from the store, as a restart does")
-    let restarted = try Cards(store: store, accounts: accounts, configuration: configuration)
+    let restarted = try Cards(
+      storage: SQLiteCards(store), accounts: accounts, configuration: configuration)
     figures += searches(restarted, set, centres, " (after a restart)")
     figures += clusters(restarted, centres)
-    let notices = try Notices(store: store, cards: restarted, notifier: SilentNotifier())
+    let notices = try Notices(
+      storage: SQLiteNoticeSettings(store), cards: restarted, notifier: SilentNotifier())
     figures += try await walletSearch(
-      try Wallets(store: store, cards: restarted, notices: notices), accounts, codes
-    ) { try Wallets(store: store, cards: restarted, notices: notices) }
+      try Wallets(storage: SQLiteWallets(store), cards: restarted, notices: notices), accounts,
+      codes
+    ) { try Wallets(storage: SQLiteWallets(store), cards: restarted, notices: notices) }
     store.close()
     return figures
   }

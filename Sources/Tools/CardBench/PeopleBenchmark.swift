@@ -43,13 +43,14 @@ public struct PeopleBenchmark {
     let points = try DatasetGenerator().realistic(count: people, seed: seed)
     let store = try Store(
       directory: directory, fsync: .batch,
-      migrations: Accounts.migrations + Cards.migrations + Wallets.migrations
-        + CardViews.migrations + SQLiteExchanges.migrations)
+      migrations: SQLiteAccounts.migrations + SQLiteCards.migrations + SQLiteWallets.migrations
+        + SQLiteCardViews.migrations + SQLiteExchanges.migrations)
     defer { store.close() }
-    let accounts = try Accounts(store: store)
-    let cards = try Cards(store: store, accounts: accounts)
-    let notices = try Notices(store: store, cards: cards, notifier: SilentNotifier())
-    let wallets = try Wallets(store: store, cards: cards, notices: notices)
+    let accounts = try Accounts(storage: SQLiteAccounts(store), outbox: store.directory + "/outbox")
+    let cards = try Cards(storage: SQLiteCards(store), accounts: accounts)
+    let notices = try Notices(
+      storage: SQLiteNoticeSettings(store), cards: cards, notifier: SilentNotifier())
+    let wallets = try Wallets(storage: SQLiteWallets(store), cards: cards, notices: notices)
     var configuration = People.Configuration()
     configuration.searchesPerMinute = nil
     configuration.searchCellsPerAccount = 0

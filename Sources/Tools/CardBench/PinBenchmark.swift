@@ -40,8 +40,9 @@ public struct PinBenchmark {
     let radii = PinRadii.draw(count: pins, seed: seed)
     let centres = generator.queryPoints(count: queries, seed: seed)
     let store = try Store(
-      directory: directory, fsync: .batch, migrations: Accounts.migrations + SQLitePins.migrations)
-    let accounts = try Accounts(store: store)
+      directory: directory, fsync: .batch,
+      migrations: SQLiteAccounts.migrations + SQLitePins.migrations)
+    let accounts = try Accounts(storage: SQLiteAccounts(store), outbox: store.directory + "/outbox")
     let media = try MediaFiles(directory: store.directory + "/media/pins")
     var unlimited = Pins.Configuration()
     unlimited.addsPerHour = 0

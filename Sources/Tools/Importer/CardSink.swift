@@ -3,6 +3,7 @@ import Cards
 import ErrorLines
 import Foundation
 import Logging
+import SQLiteDomainStorage
 import Store
 
 /// One row's write: the card `externalId` of `ownerEmail`, as CARD.IMPORT takes it.
@@ -50,9 +51,9 @@ public final class StoreSink: CardSink {
     logger.logLevel = .warning
     store = try Store(
       directory: directory,
-      migrations: Accounts.migrations + Cards.migrations + Wallets.migrations
-        + CardViews.migrations, logger: logger)
-    cards = CardBulkImport(store: store)
+      migrations: SQLiteAccounts.migrations + SQLiteCards.migrations + SQLiteWallets.migrations
+        + SQLiteCardViews.migrations, logger: logger)
+    cards = CardBulkImport(storage: SQLiteCardImport(store))
   }
 
   public func send(_ requests: [CardWriteRequest]) -> Task<

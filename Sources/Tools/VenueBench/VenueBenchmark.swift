@@ -48,9 +48,10 @@ public struct VenueBenchmark {
   public func run() async throws -> [Figure] {
     let clock = Clock()
     let store = try Store(
-      directory: directory, fsync: .batch, migrations: Accounts.migrations + SQLiteVenues.migrations
+      directory: directory, fsync: .batch,
+      migrations: SQLiteAccounts.migrations + SQLiteVenues.migrations
     )
-    let people = try Accounts(store: store)
+    let people = try Accounts(storage: SQLiteAccounts(store), outbox: store.directory + "/outbox")
     var configuration = Venues.Configuration()
     configuration.clock = { clock.date }
     configuration.createsPerHour = 0

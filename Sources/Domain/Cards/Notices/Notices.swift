@@ -1,8 +1,7 @@
 import Accounts
 import DomainSupport
+import Durability
 import Foundation
-import GRDB
-import Store
 import Synchronization
 
 /// What holders and owners hear of cards, published to the server's subscribers once the change
@@ -21,29 +20,28 @@ public final class Notices: Sendable {
     public var views = false
     public var walletAdds = false
 
+    public init(views: Bool = false, walletAdds: Bool = false) {
+      self.views = views
+      self.walletAdds = walletAdds
+    }
+
     public subscript(event: Event) -> Bool {
       get { event == .views ? views : walletAdds }
       set { if event == .views { views = newValue } else { walletAdds = newValue } }
     }
   }
 
-  let store: Store
+  let storage: any NoticeStorage
   let cards: Cards
   let notifier: any Notifier
   private let settings = Mutex<[Int64: Settings]>([:])
 
-  public init(store: Store, cards: Cards, notifier: any Notifier) throws {
-    self.store = store
+  public init(storage: any NoticeStorage, cards: Cards, notifier: any Notifier) throws {
+    self.storage = storage
     self.cards = cards
     self.notifier = notifier
-    let rows = try store.read { db in
-      try Row.fetchAll(db, sql: "SELECT account_id, views, wallet_adds FROM notify_settings")
-    }
-    settings.withLock { all in
-      for row in rows {
-        all[row["account_id"]] = Settings(views: row["views"], walletAdds: row["wallet_adds"])
-      }
-    }
+    let stored = try storage.load()
+    settings.withLock { $0 = stored }
     cards.accounts.addObserver(Observer(notices: self))
   }
 
@@ -62,19 +60,10 @@ public final class Notices: Sendable {
       all[account, default: Settings()][event] = on
       return all[account]!
     }
-    cards.commit([
-      TransactionWrite { [self] db in
-        // What memory holds when it applies, so that racing changes leave the latest.
-        let now = settings(of: account)
-        try db.execute(
-          sql: """
-            INSERT INTO notify_settings (account_id, views, wallet_adds) VALUES (?, ?, ?)
-            ON CONFLICT (account_id) DO UPDATE
-            SET views = excluded.views, wallet_adds = excluded.wallet_adds
-            """,
-          arguments: [account, now.views, now.walletAdds])
-      }
-    ]) { done($0.map { changed }) }
+    // What memory holds when it applies, so that racing changes leave the latest.
+    cards.commit([storage.syncing(account: account) { [self] in settings(of: account) }]) {
+      done($0.map { changed })
+    }
   }
 
   // MARK: Notices, as writes that publish once their transaction is durable
@@ -134,11 +123,7 @@ public final class Notices: Sendable {
 
     func accountDeleted(_ id: Int64) -> [any DurableWrite] {
       _ = notices.settings.withLock { $0.removeValue(forKey: id) }
-      return [
-        TransactionWrite { db in
-          try db.execute(sql: "DELETE FROM notify_settings WHERE account_id = ?", arguments: [id])
-        }
-      ]
+      return [notices.storage.deleting(account: id)]
     }
 
     func proChanged(_ account: Account) -> [any DurableWrite] { [] }

@@ -1,8 +1,7 @@
 import Accounts
 import Crypto
+import Durability
 import Foundation
-import GRDB
-import Store
 import Synchronization
 
 /// Views of cards: an account that opens someone else's card (by id, code or share URL) counts
@@ -35,18 +34,18 @@ public final class CardViews: Sendable {
 
   static let rememberedLimit = 100_000
 
-  let store: Store
+  let storage: any CardViewStorage
   let cards: Cards
   let notices: Notices
   private let today = Mutex(Today())
   /// The salt of today's visitor hashes: random, never stored, replaced each UTC day.
   private let salt = Mutex((day: -1, bytes: [UInt8]()))
 
-  public init(store: Store, cards: Cards, notices: Notices) {
-    self.store = store
+  public init(storage: any CardViewStorage, cards: Cards, notices: Notices) {
+    self.storage = storage
     self.cards = cards
     self.notices = notices
-    let observer = Observer()
+    let observer = Observer(storage: storage)
     cards.addObserver(observer)
     cards.accounts.addObserver(observer)
   }
@@ -75,15 +74,17 @@ public final class CardViews: Sendable {
       guard card.ownerId != account else { return nil }
       let pair = Pair(card: card.id, viewer: account)
       guard remember(day, { $0.counted.insert(pair).inserted }) else { return nil }
-      return record(ViewWrite(card: card, viewer: account, day: day, notices: notices)) {
-        $0.counted.remove(pair)
+      let write = storage.recording(card: card.id, viewer: account, day: day) {
+        [notices] new in if new { notices.viewed(card, by: account) }
       }
+      return record(write) { $0.counted.remove(pair) }
     case .visitor(let client):
       let visit = Visit(card: card.id, visitor: visitor(client, day))
       guard remember(day, { $0.visited.insert(visit).inserted }) else { return nil }
-      return record(ViewWrite(card: card, visitor: visit.visitor, day: day, notices: notices)) {
-        $0.visited.remove(visit)
+      let write = storage.recording(card: card.id, visitor: visit.visitor, day: day) {
+        [notices] new in if new { notices.viewed(card, by: nil) }
       }
+      return record(write) { $0.visited.remove(visit) }
     }
   }
 
@@ -138,22 +139,9 @@ public final class CardViews: Sendable {
     guard card.ownerId == owner else { return .failure(.noPermission) }
     guard from <= to else { return .failure(.badQuery("FROM is after TO")) }
     do {
-      let rows = try store.read { db in
-        try Row.fetchAll(
-          db,
-          sql: """
-            SELECT day, COUNT(*) AS views FROM (
-              SELECT day FROM card_views WHERE card_id = ?1 AND day BETWEEN ?2 AND ?3
-              UNION ALL
-              SELECT day FROM card_visits WHERE card_id = ?1 AND day BETWEEN ?2 AND ?3
-            ) GROUP BY day ORDER BY day
-            """,
-          arguments: [id, from, to])
-      }
       return .success(
         CardStats(
-          cardId: id, from: from, to: to,
-          days: rows.map { (day: $0["day"], views: $0["views"]) }))
+          cardId: id, from: from, to: to, days: try storage.views(of: id, from: from, to: to)))
     } catch {
       return .failure(.notPersisted("\(error)"))
     }
@@ -161,24 +149,13 @@ public final class CardViews: Sendable {
 
   /// Deleted cards and accounts take their views with them.
   private struct Observer: CardObserver, AccountObserver {
+    let storage: any CardViewStorage
+
     func cardChanged(_ card: Card) -> [any DurableWrite] { [] }
 
-    func cardDeleted(_ card: Card) -> [any DurableWrite] {
-      [
-        TransactionWrite { db in
-          try db.execute(sql: "DELETE FROM card_views WHERE card_id = ?", arguments: [card.id])
-          try db.execute(sql: "DELETE FROM card_visits WHERE card_id = ?", arguments: [card.id])
-        }
-      ]
-    }
+    func cardDeleted(_ card: Card) -> [any DurableWrite] { [storage.deletingViews(of: card.id)] }
 
-    func accountDeleted(_ id: Int64) -> [any DurableWrite] {
-      [
-        TransactionWrite { db in
-          try db.execute(sql: "DELETE FROM card_views WHERE viewer_id = ?", arguments: [id])
-        }
-      ]
-    }
+    func accountDeleted(_ id: Int64) -> [any DurableWrite] { [storage.deletingViews(by: id)] }
 
     func proChanged(_ account: Account) -> [any DurableWrite] { [] }
   }
@@ -191,44 +168,6 @@ public struct CardStats: Sendable {
   public let to: Int
   public let days: [(day: Int, views: Int)]
   public var total: Int { days.reduce(0) { $0 + $1.views } }
-}
-
-/// One counted view, a signed-in viewer's (`card_views`) or an anonymous visitor's hash
-/// (`card_visits`): stored unless the store already has it (a pair forgotten by memory), and
-/// told to the owner once durable only if it was new.
-private final class ViewWrite: SQLiteWrite {
-  let card: Card
-  /// The viewer's account; nil for an anonymous visit.
-  let viewer: Int64?
-  let notices: Notices
-  private let sql: String
-  private let arguments: StatementArguments
-  private let inserted = Atomic<Bool>(false)
-
-  init(card: Card, viewer: Int64, day: Int, notices: Notices) {
-    self.card = card
-    self.viewer = viewer
-    self.notices = notices
-    sql = "INSERT OR IGNORE INTO card_views (card_id, day, viewer_id) VALUES (?, ?, ?)"
-    arguments = [card.id, day, viewer]
-  }
-
-  init(card: Card, visitor: Data, day: Int, notices: Notices) {
-    self.card = card
-    viewer = nil
-    self.notices = notices
-    sql = "INSERT OR IGNORE INTO card_visits (card_id, day, visitor) VALUES (?, ?, ?)"
-    arguments = [card.id, day, visitor]
-  }
-
-  func apply(to db: GRDB.Database) throws {
-    try db.execute(sql: sql, arguments: arguments)
-    inserted.store(db.changesCount > 0, ordering: .relaxed)
-  }
-
-  func committed() {
-    if inserted.load(ordering: .relaxed) { notices.viewed(card, by: viewer) }
-  }
 }
 
 /// Days as views count them: whole days since 1970-01-01, UTC, written `yyyy-mm-dd`.

@@ -1,7 +1,6 @@
 import Accounts
+import Durability
 import Foundation
-import GRDB
-import Store
 import Synchronization
 
 /// The wallets: each account keeps other people's cards, added by share code or URL, listed
@@ -57,28 +56,23 @@ public final class Wallets: Sendable {
   public static let maxListCount = 1000
   public static let maxSearchCount = 100
 
-  let store: Store
+  let storage: any WalletStorage
   let cards: Cards
   let notices: Notices
   private let state = Mutex(State())
   public typealias Done<T> = Cards.Done<T>
 
-  public init(store: Store, cards: Cards, notices: Notices) throws {
-    self.store = store
+  public init(storage: any WalletStorage, cards: Cards, notices: Notices) throws {
+    self.storage = storage
     self.cards = cards
     self.notices = notices
-    let rows = try store.read { db in
-      try Row.fetchAll(db, sql: "SELECT account_id, card_id, added_at FROM wallet_entries")
-    }
+    let entries = try storage.load()
     state.withLock { s in
-      for row in rows {
-        let (holder, card): (Int64, Int64) = (row["account_id"], row["card_id"])
-        let added: Double = row["added_at"]
+      for (holder, card, micros) in entries {
         // The store deletes a card's entries with it; an entry without its card is skipped.
         guard let held = cards.held(card) else { continue }
         s.wallets[holder, default: Wallet()].insert(
-          Key(micros: Int64((added * 1e6).rounded()), card: card), WalletText(held),
-          loading: true)
+          Key(micros: micros, card: card), WalletText(held), loading: true)
         s.holders[card, default: []].insert(holder)
       }
       for holder in Array(s.wallets.keys) { s.wallets[holder]?.index.finishLoading() }
@@ -254,20 +248,9 @@ public final class Wallets: Sendable {
   /// applies: writes racing for one entry (an add, the card's deletion) then leave the latest
   /// state whatever order they commit in.
   private func sync(_ account: Int64, _ cardId: Int64) -> any DurableWrite {
-    TransactionWrite { [self] db in
-      let micros = state.withLock { $0.wallets[account]?.added[cardId] }
-      guard let micros, cards.held(cardId) != nil else {
-        try db.execute(
-          sql: "DELETE FROM wallet_entries WHERE account_id = ? AND card_id = ?",
-          arguments: [account, cardId])
-        return
-      }
-      try db.execute(
-        sql: """
-          INSERT INTO wallet_entries (account_id, card_id, added_at) VALUES (?, ?, ?)
-          ON CONFLICT (account_id, card_id) DO UPDATE SET added_at = excluded.added_at
-          """,
-        arguments: [account, cardId, Double(micros) / 1e6])
+    storage.syncing(holder: account, card: cardId) { [self] in
+      guard cards.held(cardId) != nil else { return nil }
+      return state.withLock { $0.wallets[account]?.added[cardId] }
     }
   }
 
@@ -316,11 +299,7 @@ public final class Wallets: Sendable {
           if s.holders[card]?.isEmpty == true { s.holders[card] = nil }
         }
       }
-      return [
-        TransactionWrite { db in
-          try db.execute(sql: "DELETE FROM wallet_entries WHERE account_id = ?", arguments: [id])
-        }
-      ]
+      return [wallets.storage.deletingWallet(of: id)]
     }
 
     /// The account's other cards than its primary turned active or inactive: their holders

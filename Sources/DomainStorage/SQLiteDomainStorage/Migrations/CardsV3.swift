@@ -1,6 +1,6 @@
 import Store
 
-extension Cards {
+extension SQLiteCards {
   /// cards-v3: the cards' point index (`idx_cards_geom`, which GIS tools read) kept by triggers
   /// of our own, as the store's for geo_members are. SpatiaLite's eight triggers on `cards`
   /// compiled and ran a statement for every row written (`RTreeAlign` through `sqlite3_exec`:
@@ -9,7 +9,7 @@ extension Cards {
   /// The entries are the points' exact boxes, as SpatiaLite's were. And `cards_by_owner`
   /// goes: the unique `(owner_id, slug)` index serves every look-up by owner, and each card
   /// written paid for both. Shipped: frozen.
-  static let v3 = StoreMigration(
+  static let cardsV3 = StoreMigration(
     "cards-v3",
     sql: """
       DROP INDEX cards_by_owner;

@@ -1,8 +1,8 @@
 import Store
 
-extension Accounts {
+extension SQLiteAccounts {
   /// accounts-v1: accounts, their sessions and password resets. Shipped: frozen.
-  static let v1 = StoreMigration(
+  static let accountsV1 = StoreMigration(
     "accounts-v1",
     sql: """
       -- AUTOINCREMENT: a deleted account's id is never given again (sqlite_sequence keeps the
@@ -41,7 +41,4 @@ extension Accounts {
         PRIMARY KEY (provider, subject)
       );
       """)
-
-  /// The accounts module's migrations, oldest first.
-  public static let migrations = [v1, v2, v3]
 }

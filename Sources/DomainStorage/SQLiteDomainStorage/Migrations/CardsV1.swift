@@ -1,10 +1,10 @@
 import GRDB
 import Store
 
-extension Cards {
+extension SQLiteCards {
   /// cards-v1: cards, their points (SpatiaLite, for GIS tools), and the reserved primary URLs.
   /// Shipped: frozen.
-  static let v1 = StoreMigration("cards-v1") { db in
+  static let cardsV1 = StoreMigration("cards-v1") { db in
     try db.execute(
       sql: """
         -- AUTOINCREMENT: a deleted card's id (also its map index id) is never given again.
@@ -33,6 +33,4 @@ extension Cards {
       try Int.fetchOne(db, sql: "SELECT CreateSpatialIndex('cards', 'geom')") == 1
     else { throw StoreError.sqlite(code: 1, message: "SpatiaLite could not add cards.geom") }
   }
-
-  public static let migrations = [v1, v2, v3, v4]
 }

@@ -1,10 +1,10 @@
 import GRDB
 import Store
 
-extension Cards {
+extension SQLiteCards {
   /// cards-v2: the id an import gave a card (`cardatlas import`'s `externalId`), unique per
   /// owner, so that importing the same rows again updates those cards. Shipped: frozen.
-  static let v2 = StoreMigration("cards-v2") { db in
+  static let cardsV2 = StoreMigration("cards-v2") { db in
     try db.execute(
       sql: """
         ALTER TABLE cards ADD COLUMN external_id TEXT;

@@ -1,9 +1,9 @@
 import GRDB
 import Store
 
-extension Wallets {
+extension SQLiteWallets {
   /// wallets-v1: the cards each account holds, and their text for search. Shipped: frozen.
-  static let v1 = StoreMigration("wallets-v1") { db in
+  static let walletsV1 = StoreMigration("wallets-v1") { db in
     try db.execute(
       sql: """
         CREATE TABLE wallet_entries (
@@ -22,6 +22,4 @@ extension Wallets {
         );
         """)
   }
-
-  public static let migrations = [v1, v2]
 }

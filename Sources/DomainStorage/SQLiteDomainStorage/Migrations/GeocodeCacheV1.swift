@@ -1,6 +1,6 @@
-extension GeocodeCache {
+extension SQLiteGeocodeCache {
   /// geocode-cache-v1: answers by provider, kind and normalized request. Shipped: frozen.
-  static let v1SQL = """
+  static let geocodeCacheV1SQL = """
     -- places: the answer, a JSON array of places ([] for a miss).
     CREATE TABLE geocode_cache (
       provider TEXT NOT NULL,

@@ -1,11 +1,11 @@
 import GRDB
 import Store
 
-extension CardViews {
+extension SQLiteCardViews {
   /// card-views-v2: anonymous visits of card pages, one row per card, UTC day and visitor,
   /// where the visitor is a hash under a salt of that day that is never stored (`Visitor`).
   /// Shipped: frozen.
-  static let v2 = StoreMigration("card-views-v2") { db in
+  static let cardViewsV2 = StoreMigration("card-views-v2") { db in
     try db.execute(
       sql: """
         CREATE TABLE card_visits (

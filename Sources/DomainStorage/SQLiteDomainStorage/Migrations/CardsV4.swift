@@ -3,14 +3,14 @@ import Foundation
 import GRDB
 import Store
 
-extension Cards {
+extension SQLiteCards {
   /// cards-v4: share codes made from ids (`IdText`), so the table no longer keeps an index of
   /// random texts: a key for them in `id_keys` (accounts-v3 made it); `code` keeps the random
   /// codes given before (printed QR codes carry them; unique among themselves), NULL for cards
   /// made since. The table is rebuilt to drop `code`'s `NOT NULL UNIQUE`; its indexes and the
   /// point index's triggers (cards-v2, cards-v3) are made again, and the point index itself
   /// (keyed by id) and SpatiaLite's entry for `geom` stay as they were. Shipped: frozen.
-  static let v4 = StoreMigration("cards-v4") { db in
+  static let cardsV4 = StoreMigration("cards-v4") { db in
     try db.execute(
       sql: "INSERT INTO id_keys (purpose, key) VALUES ('codes', ?)",
       arguments: [SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }])

@@ -1,10 +1,10 @@
 import GRDB
 import Store
 
-extension CardViews {
+extension SQLiteCardViews {
   /// card-views-v1: who opened which card on which day, and what owners chose to hear of.
   /// Shipped: frozen.
-  static let v1 = StoreMigration("card-views-v1") { db in
+  static let cardViewsV1 = StoreMigration("card-views-v1") { db in
     try db.execute(
       sql: """
         -- One row per card, UTC day (days since 1970-01-01) and viewer: a viewer counts once a
@@ -24,6 +24,4 @@ extension CardViews {
         );
         """)
   }
-
-  public static let migrations = [v1, v2]
 }

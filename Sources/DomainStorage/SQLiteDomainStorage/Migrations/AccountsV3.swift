@@ -3,12 +3,12 @@ import Foundation
 import GRDB
 import Store
 
-extension Accounts {
+extension SQLiteAccounts {
   /// accounts-v3: usernames made from ids (`IdText`), so the table no longer keeps an index of
   /// random texts. `id_keys` holds the keys of such texts, the usernames' first; `username`
   /// keeps the random usernames given before (unique among themselves), NULL for accounts made
   /// since. Shipped: frozen.
-  static let v3 = StoreMigration("accounts-v3") { db in
+  static let accountsV3 = StoreMigration("accounts-v3") { db in
     try db.execute(sql: "CREATE TABLE id_keys (purpose TEXT PRIMARY KEY, key BLOB NOT NULL)")
     try db.execute(
       sql: "INSERT INTO id_keys (purpose, key) VALUES ('usernames', ?)",

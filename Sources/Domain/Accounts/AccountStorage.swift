@@ -1,0 +1,49 @@
+import Durability
+import Foundation
+
+/// What the accounts need from a store: everything read back at start (`StoredAccounts`), and
+/// the writes that keep it, made durable in the group commit with the rest of their command
+/// (`commit`). The embedded store's is `SQLiteDomainStorage.SQLiteAccounts`.
+public protocol AccountStorage: WriteCommitter {
+  func load() throws -> StoredAccounts
+  func inserting(_ account: Account) -> any DurableWrite
+  /// A decoy sign-up's write: the id is used up, as an insert would use it, and nothing kept.
+  func usingUp(_ id: Int64) -> any DurableWrite
+  /// The account with its sessions, resets and ID-token links.
+  func deleting(_ id: Int64) -> any DurableWrite
+  func settingPro(_ isPro: Bool, of id: Int64) -> any DurableWrite
+  func settingRole(_ role: Account.Role, of id: Int64) -> any DurableWrite
+  /// A new password hash: the account's resets go with the old one, and the sessions `closing`.
+  func settingPassword(_ hash: String, of id: Int64, closing sessions: [Int64])
+    -> any DurableWrite
+  func opening(_ session: StoredSession) -> any DurableWrite
+  func closing(_ sessions: [Int64]) -> any DurableWrite
+  func requesting(_ reset: PasswordReset) -> any DurableWrite
+  func linking(_ identity: ProviderSubject, to account: Int64) -> any DurableWrite
+}
+
+/// Everything the accounts' store holds, as the writes left it.
+public struct StoredAccounts: Sendable {
+  /// The usernames of accounts made since accounts-v3 (`Accounts.usernames(key:)`).
+  public var usernames: IdText
+  public var accounts: [Account]
+  public var sessions: [StoredSession]
+  public var resets: [PasswordReset]
+  public var identities: [(ProviderSubject, account: Int64)]
+  /// The ids after the highest ever given (a deleted row's id is never given again).
+  public var nextAccount: Int64
+  public var nextSession: Int64
+
+  public init(
+    usernames: IdText, accounts: [Account], sessions: [StoredSession], resets: [PasswordReset],
+    identities: [(ProviderSubject, account: Int64)], nextAccount: Int64, nextSession: Int64
+  ) {
+    self.usernames = usernames
+    self.accounts = accounts
+    self.sessions = sessions
+    self.resets = resets
+    self.identities = identities
+    self.nextAccount = nextAccount
+    self.nextSession = nextSession
+  }
+}
