@@ -414,7 +414,13 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ], path: "Tests/DaemonTestSupport"),
     .target(
-      name: "DomainTestSupport", dependencies: ["Store", "Accounts", "SQLiteDomainStorage"],
+      name: "DomainTestSupport",
+      dependencies: [
+        "Store", "Accounts", "SQLiteDomainStorage",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "CryptoExtras", package: "swift-crypto"),
+      ],
       path: "Tests/DomainTestSupport"),
     .testTarget(
       name: "AccountsTests", dependencies: ["Accounts", "SQLiteDomainStorage", "DomainTestSupport"]),
@@ -460,7 +466,14 @@ let package = Package(
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),
     .testTarget(
-      name: "CommandsTests", dependencies: ["Commands", "Keyspace", "Datasets", "RateLimits"]),
+      name: "CommandsTests", dependencies: ["Commands", "Keyspace", "Datasets"]),
+    .testTarget(name: "RateLimitsTests", dependencies: ["RateLimits"]),
+    .testTarget(
+      name: "IdentityTokensTests",
+      dependencies: [
+        "IdentityTokens", "DomainTestSupport", .product(name: "Logging", package: "swift-log"),
+      ]),
+    .testTarget(name: "DomainSupportTests", dependencies: ["DomainSupport"]),
     .testTarget(
       name: "LoadGenTests",
       dependencies: [
@@ -488,8 +501,8 @@ let package = Package(
     .testTarget(
       name: "DomainTests",
       dependencies: [
-        "DaemonTestSupport", "CardAtlasApp", "Accounts", "Cards", "Server", "Store", "RESP",
-        "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocoderClients",
+        "DaemonTestSupport", "DomainTestSupport", "CardAtlasApp", "Accounts", "Cards", "Server",
+        "Store", "RESP", "RedisTestSupport", "Gazetteer", "Geodesy", "IdentityTokens", "GeocoderClients",
         "Geocoding", "Pins", "Venues", "People", "Documents", "MediaFiles", "SQLiteDomainStorage",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),

@@ -18,8 +18,8 @@ struct ArchitectureTests {
   static let root = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-  /// Each source target's layer and the targets it depends on.
-  static func targets() throws -> [String: (layer: String, dependencies: [String])] {
+  /// The package's targets as SwiftPM reads them (`swift package dump-package`).
+  static func manifestTargets() throws -> [[String: Any]] {
     // A scratch path of its own: the package's, `.build`, is locked by the `swift test` that
     // runs this test.
     let scratch = FileManager.default.temporaryDirectory
@@ -32,8 +32,13 @@ struct ArchitectureTests {
     let json = output[output.firstIndex(of: "{")!...]
     let package = try #require(
       try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    return package["targets"] as? [[String: Any]] ?? []
+  }
+
+  /// Each source target's layer and the targets it depends on.
+  static func targets() throws -> [String: (layer: String, dependencies: [String])] {
     var targets: [String: (String, [String])] = [:]
-    for target in package["targets"] as? [[String: Any]] ?? [] {
+    for target in try manifestTargets() {
       guard let name = target["name"] as? String, let path = target["path"] as? String,
         path.hasPrefix("Sources/")
       else { continue }
@@ -45,6 +50,28 @@ struct ArchitectureTests {
       targets[name] = (parts[1], dependencies)
     }
     return targets
+  }
+
+  @Test("every domain module has a unit-test target of its own, depending on it")
+  func everyDomainModuleHasItsTests() throws {
+    let all = try Self.manifestTargets()
+    var tests: [String: [String]] = [:]
+    for target in all where target["type"] as? String == "test" {
+      guard let name = target["name"] as? String else { continue }
+      tests[name] = (target["dependencies"] as? [[String: Any]] ?? []).compactMap {
+        (($0["byName"] ?? $0["target"] ?? $0["product"]) as? [Any])?.first as? String
+      }
+    }
+    let domain = all.compactMap { target -> String? in
+      guard let path = target["path"] as? String, path.hasPrefix("Sources/Domain/") else {
+        return nil
+      }
+      return target["name"] as? String
+    }
+    #expect(domain.count >= 10)
+    for name in domain {
+      #expect(tests[name + "Tests"]?.contains(name) == true, "no \(name)Tests target")
+    }
   }
 
   @Test("every module sits in its layer's folder and depends only on its own layer or earlier ones")

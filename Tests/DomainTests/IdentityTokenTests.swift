@@ -1,4 +1,5 @@
 import DaemonTestSupport
+import DomainTestSupport
 import Foundation
 import IdentityTokens
 import RESP

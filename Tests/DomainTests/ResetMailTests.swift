@@ -1,5 +1,6 @@
 import Accounts
 import DaemonTestSupport
+import DomainTestSupport
 import Foundation
 import RESP
 import RedisTestSupport

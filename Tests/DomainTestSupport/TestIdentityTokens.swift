@@ -5,24 +5,24 @@ import Logging
 import Synchronization
 
 /// A signing key as a provider holds it: RS256 (what Google and Apple use) or ES256.
-struct TestKey {
-  enum Kind {
+public struct TestKey {
+  public enum Kind {
     case rsa(_RSA.Signing.PrivateKey)
     case ec(P256.Signing.PrivateKey)
   }
 
-  let kid: String
-  let kind: Kind
+  public let kid: String
+  public let kind: Kind
 
-  static func rsa(_ kid: String) throws -> TestKey {
+  public static func rsa(_ kid: String) throws -> TestKey {
     TestKey(kid: kid, kind: .rsa(try _RSA.Signing.PrivateKey(keySize: .bits2048)))
   }
 
-  static func ec(_ kid: String) -> TestKey {
+  public static func ec(_ kid: String) -> TestKey {
     TestKey(kid: kid, kind: .ec(P256.Signing.PrivateKey()))
   }
 
-  var alg: String {
+  public var alg: String {
     switch kind {
     case .rsa: "RS256"
     case .ec: "ES256"
@@ -30,7 +30,7 @@ struct TestKey {
   }
 
   /// The public key as a JWKS entry.
-  func jwk() throws -> [String: String] {
+  public func jwk() throws -> [String: String] {
     switch kind {
     case .rsa(let key):
       let primitives = try key.publicKey.getKeyPrimitives()
@@ -48,7 +48,7 @@ struct TestKey {
     }
   }
 
-  func sign(_ input: Data) throws -> Data {
+  public func sign(_ input: Data) throws -> Data {
     switch kind {
     case .rsa(let key): try key.signature(for: input, padding: .insecurePKCS1v1_5).rawRepresentation
     case .ec(let key): try key.signature(for: input).rawRepresentation
@@ -57,7 +57,9 @@ struct TestKey {
 
   /// A JWT with these claims, its header naming this key (or `kid`), signed by `signer`
   /// (default: this key).
-  func token(_ claims: [String: Any], kid: String? = nil, signer: TestKey? = nil) throws -> String {
+  public func token(_ claims: [String: Any], kid: String? = nil, signer: TestKey? = nil) throws
+    -> String
+  {
     let header = try JSONSerialization.data(withJSONObject: [
       "alg": alg, "kid": kid ?? self.kid, "typ": "JWT",
     ])
@@ -66,13 +68,13 @@ struct TestKey {
     return input + "." + (try (signer ?? self).sign(Data(input.utf8))).base64URL
   }
 
-  static func jwks(_ keys: [TestKey]) throws -> Data {
+  public static func jwks(_ keys: [TestKey]) throws -> Data {
     try JSONSerialization.data(withJSONObject: ["keys": try keys.map { try $0.jwk() }])
   }
 }
 
 /// Claims as Google's or Apple's ID tokens carry them, valid now; tests change one at a time.
-func idClaims(
+public func idClaims(
   issuer: String = "https://accounts.google.com", audience: Any = "web-client",
   subject: String, email: String, verified: Any = true, now: Date = Date()
 ) -> [String: Any] {
@@ -84,23 +86,27 @@ func idClaims(
 }
 
 extension Data {
-  var base64URL: String {
+  public var base64URL: String {
     base64EncodedString().replacingOccurrences(of: "+", with: "-")
       .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
   }
 }
 
 /// Log lines kept for a test to read: refusals must say why in the log.
-final class CapturedLog: Sendable {
-  let lines = Mutex<[String]>([])
+public final class CapturedLog: Sendable {
+  public let lines = Mutex<[String]>([])
 
-  var logger: Logger {
+  public init() {}
+
+  public var logger: Logger {
     var logger = Logger(label: "identity-test") { _ in Handler(log: self) }
     logger.logLevel = .info
     return logger
   }
 
-  func contains(_ text: String) -> Bool { lines.withLock { $0.contains { $0.contains(text) } } }
+  public func contains(_ text: String) -> Bool {
+    lines.withLock { $0.contains { $0.contains(text) } }
+  }
 
   struct Handler: LogHandler {
     let log: CapturedLog
