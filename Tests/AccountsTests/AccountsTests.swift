@@ -97,4 +97,62 @@ struct AccountsTests {
     }.get()
     #expect(signedIn.account.id == ana.id)
   }
+
+  @Test(
+    "each write the accounts make is what a restart reads back: Pro, role, a new password, closed sessions, a decoy's used-up id, a deletion"
+  )
+  func everyWriteSurvivesARestart() async throws {
+    let temporary = try TemporaryStore(migrations: SQLiteAccounts.migrations)
+    let (before, ids) = try await temporary.accounts(signingUp: ["ana@x.org", "bo@x.org"])
+    let (ana, bo) = (ids[0], ids[1])
+    _ = try await answer { before.setPro(account: ana, true, $0) }.get()
+    _ = try await answer { before.setRole(account: ana, .health, $0) }.get()
+    var sessions: [Accounts.OpenedSession] = []
+    for device in ["phone", "laptop", "tablet"] {
+      sessions.append(
+        try await answer {
+          before.openSession(
+            email: "ana@x.org", password: "secret1", device: device, address: "10.0.0.1", $0)
+        }.get())
+    }
+    #expect(
+      try await answer { before.closeSessions(of: ana, only: sessions[0].sessionID, $0) }
+        .get() == 1)
+    _ = try await answer {
+      before.changePassword(
+        account: ana, old: "secret1", new: "secret2", address: "10.0.0.1",
+        keeping: sessions[2].sessionID, $0)
+    }.get()
+    // A decoy sign-up (a taken email) uses up an id as a real one would.
+    let decoy = try await answer {
+      before.create(email: "BO@x.org", password: "whatever1", address: "10.0.0.2", $0)
+    }.get()
+    try await answer {
+      before.delete(account: bo, password: "secret1", address: "10.0.0.1", $0)
+    }.get()
+
+    _ = try temporary.reopen()
+    let (after, _) = try await temporary.accounts()
+    let reread = try #require(after.account(ana))
+    #expect(reread.isPro && reread.role == .health)
+    #expect(after.sessions(of: ana).map(\.device) == ["tablet"], "closed and revoked stay gone")
+    #expect(try after.resume(token: sessions[2].token).get().account.id == ana)
+    for gone in sessions.prefix(2) {
+      #expect(throws: AccountError.invalidToken) { try after.resume(token: gone.token).get() }
+    }
+    let old = await answer {
+      after.signIn(email: "ana@x.org", password: "secret1", address: "10.0.0.1", $0)
+    }
+    #expect(throws: AccountError.wrongCredentials) { try old.get() }
+    #expect(
+      try await answer {
+        after.signIn(email: "ana@x.org", password: "secret2", address: "10.0.0.1", $0)
+      }.get().account.id == ana)
+    #expect(after.account(bo) == nil && after.account(email: "bo@x.org") == nil)
+    // Neither the deleted account's id nor the decoy's is given again.
+    let next = try await answer {
+      after.create(email: "cy@x.org", password: "secret1", address: "10.0.0.1", $0)
+    }.get()
+    #expect(next.id > max(bo, decoy.id))
+  }
 }
