@@ -311,6 +311,9 @@ let package = Package(
     // QR codes of share URLs and check-in codes as PNG, JPEG or SVG bytes; no RESP, no HTTP.
     .target(
       name: "QRCodes", dependencies: ["CQRencode", "CPNG", "CJPEG"], path: "Sources/Domain/QRCodes"),
+    // What a shared link shows: a card's 1200×630 preview image and the site's icon, drawn as
+    // PNG (libpng) with a bitmap font of its own; no RESP, no HTTP.
+    .target(name: "PreviewImages", dependencies: ["CPNG"], path: "Sources/Domain/PreviewImages"),
     // The offline geocoder over GeoNames places in data/gazetteer.tsv.gz.
     .target(
       name: "Gazetteer", dependencies: ["Geocoding", "Geodesy", "CZlib"],
@@ -473,6 +476,7 @@ let package = Package(
         "ErrorLines", "Accounts", "Cards", "Datasets", "DomainSupport", "DomainTestSupport",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
+    .testTarget(name: "PreviewImagesTests", dependencies: ["PreviewImages", "CPNG"]),
     .testTarget(name: "QRCodesTests", dependencies: ["ErrorLines", "QRCodes", "RedisTestSupport"]),
     .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "RedisTestSupport"]),
     .testTarget(
