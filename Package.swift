@@ -350,7 +350,8 @@ let package = Package(
       name: "WebPages",
       dependencies: [
         "ErrorLines",
-        "Accounts", "Cards", "Venues", "Assets", "QRCodes", "Datasets", "RateLimits", "Listeners",
+        "Accounts", "Cards", "Venues", "Assets", "QRCodes", "PreviewImages", "Datasets",
+        "RateLimits", "Listeners",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

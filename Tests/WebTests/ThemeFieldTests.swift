@@ -47,7 +47,7 @@ struct ThemeFieldTests {
   }
 
   @Test(
-    "a banner names its owner's image or logo upload as the photo does: another's, an unknown one, a CV or another spelling is refused"
+    "a banner names its owner's image or logo upload as the photo does: another's, an unknown one, a CV or another spelling is refused; the page shows it from this server"
   )
   func bannerAssets() async throws {
     try await TestDaemon.with { servers in
@@ -76,6 +76,9 @@ struct ThemeFieldTests {
       }
       let card = try ana.object("CARD.CREATE", #"{"firstName":"A","bannerUrl":"\#(banner)"}"#)
       #expect(card["bannerUrl"] as? String == banner)
+      let page = try await servers.get(URL(string: card["url"] as? String ?? "")!.path)
+      #expect(
+        page.text.contains(#"<img class="banner" src="\#(URL(string: banner)!.path)" alt="">"#))
       // The card was all that named it: deleting the card deletes the upload.
       #expect(try ana.text("CARD.DEL", "\(card["id"] as? Int ?? 0)") == "1")
       #expect(try await servers.get(URL(string: banner)!.path).status == 404)
