@@ -8,7 +8,7 @@ import Testing
 @Suite("Card fields: theme colour and banner")
 struct ThemeFieldTests {
   @Test(
-    "themeColor and bannerUrl round-trip through CARD.CREATE and CARD.UPDATE over RESP and POST and PATCH /v1/cards; a bad colour is refused by both"
+    "themeColor and bannerUrl round-trip through CARD.CREATE and CARD.UPDATE over RESP and POST and PATCH /v1/cards, and stay out of the vCard; a bad colour is refused by both"
   )
   func roundTrip() async throws {
     try await TestDaemon.with { servers in
@@ -25,6 +25,10 @@ struct ThemeFieldTests {
       #expect(
         try resp.text("CARD.UPDATE", "\(id)", ##"{"themeColor":"blue"}"##)
           == "INVALID themeColor: must be a colour as #rrggbb")
+      // The page's look, not a contact detail: no vCard property holds them.
+      let vcard = try resp.text("CARD.VCARD", "\(id)")
+      #expect(
+        vcard.hasPrefix("BEGIN:VCARD") && !vcard.contains("00ff7f") && !vcard.contains("b.jpg"))
 
       // The HTTP API reads and writes the same fields.
       let got = try await servers.send("GET", "/v1/cards/\(id)", token: token)
