@@ -42,27 +42,19 @@ public enum PreviewImages {
     var canvas = Canvas(width: width, height: height, background: theme)
     canvas.fill(48, 48, 1152, 582, radius: 36, white)
     canvas.fill(108, 191, 356, 439, radius: 124, theme)
+    // Two initials; three glyphs at most (`ß` is spelt `ss`) still fit the circle.
     let initials = Array(PixelFont.glyphs(preview.initials, limit: 2).prefix(3))
     let side = TextLayout.width(initials.count, scale: 12)
     canvas.text(initials, x: 232 - side / 2, y: 315 - 42, scale: 12, theme.readableText)
 
     // The name, then the role and tagline, as one block centred beside the circle.
     let column = 680
-    var blocks = [
-      (
-        TextLayout.fit(
-          PixelFont.glyphs(preview.name), width: column, scales: [8, 7, 6, 5],
-          maxLines: 2), ink
-      )
-    ]
-    if let role = preview.role {
-      blocks.append(
-        (TextLayout.fit(PixelFont.glyphs(role), width: column, scales: [4], maxLines: 2), muted))
+    func block(_ text: String, _ scales: [Int], _ color: RGB) -> (TextLayout, RGB) {
+      (TextLayout.fit(PixelFont.glyphs(text), width: column, scales: scales, maxLines: 2), color)
     }
-    if let tagline = preview.tagline {
-      blocks.append(
-        (TextLayout.fit(PixelFont.glyphs(tagline), width: column, scales: [3], maxLines: 2), muted))
-    }
+    var blocks = [block(preview.name, [8, 7, 6, 5], ink)]
+    if let role = preview.role { blocks.append(block(role, [4], muted)) }
+    if let tagline = preview.tagline { blocks.append(block(tagline, [3], muted)) }
     let lineHeight = { (layout: TextLayout) in 11 * layout.scale }
     let total = blocks.reduce(0) { $0 + $1.0.lines.count * lineHeight($1.0) + 16 } - 16
     var y = max(80, 300 - total / 2)
