@@ -308,6 +308,9 @@ let package = Package(
     // QR codes of share URLs and check-in codes as PNG, JPEG or SVG bytes; no RESP, no HTTP.
     .target(
       name: "QRCodes", dependencies: ["CQRencode", "CPNG", "CJPEG"], path: "Sources/Domain/QRCodes"),
+    // What a shared link shows: a card's 1200×630 preview image and the site's icon, drawn as
+    // PNG (libpng) with a bitmap font of its own; no RESP, no HTTP.
+    .target(name: "PreviewImages", dependencies: ["CPNG"], path: "Sources/Domain/PreviewImages"),
     // The offline geocoder over GeoNames places in data/gazetteer.tsv.gz.
     .target(
       name: "Gazetteer", dependencies: ["Geocoding", "Geodesy", "CZlib"],
@@ -345,7 +348,8 @@ let package = Package(
       name: "WebPages",
       dependencies: [
         "ErrorLines",
-        "Accounts", "Cards", "Venues", "Assets", "QRCodes", "Datasets", "RateLimits", "Listeners",
+        "Accounts", "Cards", "Venues", "Assets", "QRCodes", "PreviewImages", "Datasets",
+        "RateLimits", "Listeners",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -486,6 +490,7 @@ let package = Package(
         "ErrorLines", "Accounts", "Cards", "Datasets", "DomainSupport", "DomainTestSupport",
         "SQLiteDomainStorage", .product(name: "GRDB", package: "GRDB.swift"),
       ]),
+    .testTarget(name: "PreviewImagesTests", dependencies: ["PreviewImages", "CPNG"]),
     .testTarget(name: "QRCodesTests", dependencies: ["ErrorLines", "QRCodes", "RedisTestSupport"]),
     .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "RedisTestSupport"]),
     .testTarget(

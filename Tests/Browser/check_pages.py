@@ -12,7 +12,8 @@ PLAN: {"origin": "http://127.0.0.1:8080", "artifacts": "<dir for screenshots>",
 
 REPORT: {"pages": [{"name", "scheme", "status", "dom", "evaluated", "requests", "console",
                     "dialogs", "screenshot"}]}: the document's HTTP status, a summary of the
-rendered DOM (title, h1s, links, scripts, event-handler attributes, images, overflow), every
+rendered DOM (title, h1s, links, scripts and their sources, event-handler attributes, images,
+overflow), every
 URL the page requested, every console error, exception or log error, every dialog opened.
 The Swift tests (Tests/WebTests/BrowserTests.swift) assert on it; this script only observes.
 
@@ -47,6 +48,7 @@ DOM_SUMMARY = r"""(() => {
       href: a.getAttribute('href'), className: a.className, text: a.textContent.trim(),
       download: a.hasAttribute('download'), protocol: a.href ? new URL(a.href).protocol : ''})),
     scripts: document.scripts.length,
+    scriptSources: Array.from(document.scripts).map((s) => s.getAttribute('src')),
     handlers: all.filter((el) => attrs(el).some((n) => n.startsWith('on')))
       .map((el) => el.outerHTML.slice(0, 200)),
     elements: Array.from(new Set(all.map((el) => el.localName))).sort(),
@@ -196,9 +198,6 @@ def visit(browser, session, origin, page, scheme, artifacts):
             entry = p["entry"]
             # The document's own 404 or 410 is the page under test, asserted as its status.
             if entry.get("source") == "network" and entry.get("url") == url:
-                continue
-            # The browser's own request for a site icon, which no page here asks for.
-            if entry.get("source") == "network" and entry.get("url") == origin + "/favicon.ico":
                 continue
             console.append(f"log ({entry.get('source')}): {entry.get('text')}")
         elif method == "Page.javascriptDialogOpening":

@@ -63,7 +63,7 @@ import Testing
   static let urlFields = [
     "facebookUrl", "instagramUrl", "tiktokUrl", "youtubeUrl", "discordUrl", "twitchUrl",
     "snapchatUrl", "telegramUrl", "whatsappUrl", "threadsUrl", "cvUrl", "imageUrl", "logoUrl",
-    "linkedIn", "twitter", "webLinks[0].url",
+    "bannerUrl", "linkedIn", "twitter", "webLinks[0].url",
   ]
 
   static let goodURLs = [
@@ -191,6 +191,28 @@ import Testing
     for field in ["facebookUrl", "instagramUrl", "tiktokUrl", "threadsUrl"] {
       #expect(refusal(card(field, "ann_lee")) == invalid(field, "must be an http or https URL"))
     }
+  }
+
+  /// A theme colour is `#rrggbb` only: nothing else a style sheet could take (a name, `rgb()`,
+  /// a short form, or text that ends the declaration).
+  @Test func themeColors() throws {
+    func kept(_ value: String) throws -> String? {
+      try CardFields.parse(card("themeColor", value), isPro: false).themeColor
+    }
+    #expect(try kept("#1a73e8") == "#1a73e8")
+    #expect(try kept(" #1A73E8 ") == "#1a73e8")
+    #expect(try kept("#000000") == "#000000")
+    for value in [
+      "1a73e8", "#1a73e", "#1a73e8a", "#1a73e8ff", "#abc", "#1g73e8", "red", "rgb(1,2,3)",
+      "#1a73e8;}body{display:none", "#1a73e8</style>", "# 1a73e8", "#１a73e8", "#1a7\u{200B}3e8",
+    ] {
+      #expect(
+        refusal(card("themeColor", value)) == invalid("themeColor", "must be a colour as #rrggbb"),
+        "\(value)")
+    }
+    let fields = try CardFields.parse(card("themeColor", "#ABCDEF"), isPro: false)
+    #expect(try CardFields.parse(fields.json(), isPro: false) == fields)
+    #expect(try fields.merging(#"{"themeColor":null}"#, isPro: false).themeColor == nil)
   }
 
   @Test func locations() throws {

@@ -26,7 +26,8 @@ import Testing
       "webLinks": [{"url": "https://ann.example", "displayText": "Home"}, {"url": "https://blog.ann.example/?q=a&b=c#top"}],
       "cvUrl": "https://ann.example/cv.pdf", "cvHeader": "Curriculum", "cvDescription": "Ten years\nof maps",
       "cvDisplayText": "Download my CV", "imageUrl": "https://cdn.example/ann.jpg",
-      "logoUrl": "https://cdn.example/atlas.svg"
+      "logoUrl": "https://cdn.example/atlas.svg", "themeColor": "#1A73E8",
+      "bannerUrl": "https://cdn.example/banner.jpg"
     }
     """#
 
@@ -58,14 +59,15 @@ import Testing
           ],
           cvUrl: "https://ann.example/cv.pdf", cvHeader: "Curriculum",
           cvDescription: "Ten years\nof maps", cvDisplayText: "Download my CV",
-          imageUrl: "https://cdn.example/ann.jpg", logoUrl: "https://cdn.example/atlas.svg"))
+          imageUrl: "https://cdn.example/ann.jpg", logoUrl: "https://cdn.example/atlas.svg",
+          themeColor: "#1a73e8", bannerUrl: "https://cdn.example/banner.jpg"))
     #expect(try CardFields.parse(fields.json(), isPro: true) == fields)
     #expect(try CardFields.parse(fields.json(), isPro: true).json() == fields.json())
     // Every field is in the JSON, under its own name.
     let object = try JSONSerialization.jsonObject(with: Data(fields.json().utf8)) as! [String: Any]
     let input = try JSONSerialization.jsonObject(with: Data(Self.everyField.utf8)) as! [String: Any]
     #expect(Set(object.keys) == Set(input.keys))
-    #expect(object.count == 37)
+    #expect(object.count == 39)
   }
 
   @Test func jsonIsSortedWithNilsLeftOut() {
@@ -188,9 +190,11 @@ enum RandomCard {
     for path in [
       \CardFields.facebookUrl, \.instagramUrl, \.tiktokUrl, \.youtubeUrl, \.discordUrl, \.twitchUrl,
       \.snapchatUrl, \.telegramUrl, \.whatsappUrl, \.threadsUrl, \.cvUrl, \.imageUrl, \.logoUrl,
+      \.bannerUrl,
     ] {
       f[keyPath: path] = maybe { url(using: &$0) }
     }
+    f.themeColor = maybe { "#" + String(format: "%06x", Int.random(in: 0...0xFF_FFFF, using: &$0)) }
     f.webLinks =
       (0..<Int.random(in: 0...(Int.random(in: 0...9, using: &g) == 0 ? 20 : 4), using: &g)).map {
         _ in

@@ -80,6 +80,8 @@ struct BrowserRun: Sendable {
     let text: String
     let links: [Link]
     let scripts: Int
+    /// Each script's `src` (nil: an inline one).
+    let scriptSources: [String?]
     let handlers: [String]
     let elements: [String]
     let images: [Image]
@@ -111,7 +113,7 @@ struct BrowserRun: Sendable {
     seeded = try Seeded(admin: admin, port: respPort, origin: origin)
 
     var pages = [
-      Page(name: "card", path: "/c/\(seeded.full)"),
+      Self.cardPage(seeded.full),
       Page(name: "inactive", path: "/c/\(seeded.inactive)"),
       Page(name: "placeholder", path: "/c/\(seeded.placeholder)"),
       Page(name: "not-found", path: "/c/nobody-here"),
@@ -122,6 +124,35 @@ struct BrowserRun: Sendable {
     try Self.seedMap(port: respPort)
     pages.append(Self.mapPage)
     report = try Self.check(pages, origin: origin)
+  }
+
+  /// The full card once its script has shown the share button; then what a link preview and a
+  /// visitor do: its `og:image` loaded, and a click on Share (which, where the browser has no
+  /// share sheet or refuses it, copies the link or shows it).
+  static func cardPage(_ username: String) -> Page {
+    Page(
+      name: "card", path: "/c/\(username)",
+      waitFor: "!document.querySelector('button.share').hidden",
+      steps: [
+        Step(
+          run: "window.preview = new Image();"
+            + " preview.src = document.querySelector('meta[property=\"og:image\"]').content",
+          waitFor: "preview.complete && preview.naturalWidth > 0"),
+        Step(
+          run: "document.querySelector('button.share').click()",
+          waitFor: "document.querySelector('.status').textContent !== ''"),
+      ],
+      evaluate: [
+        "meta": "Object.fromEntries(Array.from(document.querySelectorAll("
+          + "'meta[property^=\"og:\"], meta[name^=\"twitter:\"], meta[name=\"theme-color\"]'))"
+          + ".map(m => [m.getAttribute('property') || m.getAttribute('name'), m.content]))",
+        "preview": "[preview.naturalWidth, preview.naturalHeight]",
+        "share":
+          "(() => { const r = document.querySelector('button.share').getBoundingClientRect();"
+          + " return [r.width > 0 && r.height > 0 ? 'shown' : 'hidden',"
+          + " document.querySelector('.status').textContent]; })()",
+        "accent": "getComputedStyle(document.querySelector('.save')).backgroundColor",
+      ])
   }
 
   /// Three cards on the map a few kilometres apart in Munich, one cluster at the world's zoom.

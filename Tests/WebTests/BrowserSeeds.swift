@@ -8,6 +8,7 @@ struct Seeded: Sendable {
   let full: String
   let picture: String
   let logo: String
+  let banner: String
   let inactive: String
   let placeholder: String
   /// The page's path of each `hostileText` value's card, in order.
@@ -39,7 +40,7 @@ struct Seeded: Sendable {
         ["url": "https://bücher.example/straße"],
       ],
       "cvUrl": "https://zoe.example/cv.pdf", "cvHeader": "Résumé", "cvDisplayText": "Get my CV",
-      "cvDescription": "Ten years of maps.",
+      "cvDescription": "Ten years of maps.", "themeColor": "#1a73e8",
     ]
   }
 
@@ -70,7 +71,7 @@ struct Seeded: Sendable {
   static let urlFields = [
     "linkedIn", "twitter", "facebookUrl", "instagramUrl", "tiktokUrl", "youtubeUrl",
     "discordUrl", "twitchUrl", "snapchatUrl", "telegramUrl", "whatsappUrl", "threadsUrl",
-    "cvUrl", "imageUrl", "logoUrl", "webLinks",
+    "cvUrl", "imageUrl", "logoUrl", "bannerUrl", "webLinks",
   ]
 
   /// Every text field set to `value`, cut to the field's bound (in code points).
@@ -93,8 +94,9 @@ struct Seeded: Sendable {
     card["webLinks"] = [["url": "https://links.example/a", "displayText": cut(100)]]
     card["cvUrl"] = "https://links.example/cv.pdf"
     card["instagramUrl"] = "https://instagram.com/x"
-    // Valid, but elsewhere: the page must not load it (the CSP allows its own images only).
+    // Valid, but elsewhere: the page must not load them (the CSP allows its own images only).
     card["logoUrl"] = "https://images.example/logo.png"
+    card["bannerUrl"] = "https://images.example/banner.png"
     return card
   }
 
@@ -137,13 +139,16 @@ struct Seeded: Sendable {
     let (zoe, zoeName, _) = try account("zoe@x.org", pro: true)
     let pictureURL = try upload(zoe, "IMAGE", "python.jpg")
     let logoURL = try upload(zoe, "LOGO", "python.png")
+    let bannerURL = try upload(zoe, "IMAGE", "python.webp")
     var card = Self.fullCard
     card["imageUrl"] = pictureURL
     card["logoUrl"] = logoURL
+    card["bannerUrl"] = bannerURL
     _ = try create(zoe, card)
     full = zoeName
     picture = String(pictureURL.dropFirst(origin.count))
     logo = String(logoURL.dropFirst(origin.count))
+    banner = String(bannerURL.dropFirst(origin.count))
 
     // A second card of a Pro account goes inactive when Pro ends.
     let (bo, boName, boID) = try account("bo@x.org", pro: true)

@@ -12,9 +12,15 @@ struct BrowserTests {
   static let lightBackground = "rgb(244, 245, 247)"
   static let darkBackground = "rgb(17, 19, 22)"
 
-  /// What every page must be: its own requests only, no console error, no dialog, no script,
-  /// nothing wider than the screen, the colours of its scheme; and the screenshot taken.
-  static func expectClean(_ page: BrowserRun.PageReport, origin: String) {
+  /// A card page's one script: its share button's, from this server.
+  static let cardScripts = ["/static/card.js"]
+
+  /// What every page must be: its own requests only, no console error, no dialog, no script
+  /// but `scripts` (from this server, never inline) and no event-handler attribute, nothing
+  /// wider than the screen, the colours of its scheme; and the screenshot taken.
+  static func expectClean(
+    _ page: BrowserRun.PageReport, origin: String, scripts: [String] = []
+  ) {
     let place = "\(page.name) (\(page.scheme))"
     #expect(!page.requests.isEmpty, "\(place)")
     for request in page.requests {
@@ -22,7 +28,8 @@ struct BrowserTests {
     }
     #expect(page.console.isEmpty, "\(place): \(page.console)")
     #expect(page.dialogs.isEmpty, "\(place) opened a dialog: \(page.dialogs)")
-    #expect(page.dom.scripts == 0 && page.dom.handlers.isEmpty, "\(place): \(page.dom.handlers)")
+    #expect(page.dom.scripts == scripts.count && page.dom.scriptSources == scripts, "\(place)")
+    #expect(page.dom.handlers.isEmpty, "\(place): \(page.dom.handlers)")
     #expect(page.dom.iframes == 0, "\(place)")
     #expect(page.dom.scrollWidth <= page.dom.viewportWidth, "\(place) is wider than the screen")
     #expect(page.dom.overflowing.isEmpty, "\(place): text spills out of \(page.dom.overflowing)")
@@ -41,7 +48,7 @@ struct BrowserTests {
     let pages = run.pages("card")
     #expect(pages.map(\.scheme) == ["light", "dark"])
     for page in pages {
-      Self.expectClean(page, origin: run.origin)
+      Self.expectClean(page, origin: run.origin, scripts: Self.cardScripts)
       let dom = page.dom
       #expect(page.status == 200)
       #expect(dom.title == Seeded.fullName)
@@ -78,6 +85,45 @@ struct BrowserTests {
       let logo = try #require(dom.images.first { $0.className == "logo" })
       #expect(logo.src == seeded.logo && logo.loaded)
       #expect(page.requests.contains(run.origin + seeded.picture))
+      let banner = try #require(dom.images.first { $0.className == "banner" })
+      #expect(banner.src == seeded.banner && banner.loaded)
+    }
+  }
+
+  @Test(
+    "a link preview's meta read back in light and dark: og:title, og:description, og:url and og:image, the Twitter card, theme-color; og:image loads as 1200×630; the share button shows and answers a click; the QR code loads; the theme colours Save contact"
+  )
+  func sharing() async throws {
+    let run = try await BrowserRun.shared.value
+    let page = "\(run.origin)/c/\(run.seeded.full)"
+    for report in run.pages("card") {
+      let place = report.scheme
+      let meta = try #require(
+        try? JSONDecoder().decode(
+          [String: String].self, from: Data((report.evaluated["meta"] ?? "").utf8)),
+        "\(place)")
+      let summary = "Ingénieure cartographe · Atlas & Fils, S.A. — Cartes du monde · Χάρτες · خرائط"
+      #expect(
+        meta == [
+          "og:type": "profile", "og:title": Seeded.fullName, "og:description": summary,
+          "og:url": page, "og:image": page + "/og.png", "og:image:width": "1200",
+          "og:image:height": "630", "og:image:alt": Seeded.fullName,
+          "twitter:card": "summary_large_image", "twitter:image": page + "/og.png",
+          "twitter:title": Seeded.fullName, "twitter:description": summary,
+          "theme-color": "#1a73e8",
+        ], "\(place): \(meta)")
+      #expect(report.evaluated["preview"] == "[1200, 630]", "\(place)")
+      #expect(report.requests.contains(page + "/og.png"), "\(place)")
+      // Shown by its script; a click shares, or here (no share sheet, or one refused without
+      // a tap) copies the link or shows it to copy.
+      let share = try #require(
+        try? JSONDecoder().decode([String].self, from: Data((report.evaluated["share"] ?? "").utf8))
+      )
+      #expect(share.first == "shown", "\(place)")
+      #expect(["Link copied", page].contains(share.last ?? ""), "\(place): \(share)")
+      let qr = try #require(report.dom.images.first { $0.className == "qr" }, "\(place)")
+      #expect(qr.src == "/c/\(run.seeded.full)/qr.svg" && qr.loaded, "\(place)")
+      #expect(report.evaluated["accent"] == #""rgb(26, 115, 232)""#, "\(place)")
     }
   }
 
@@ -111,8 +157,9 @@ struct BrowserTests {
 
   /// The elements a card page is made of; anything else was injected.
   static let pageElements: Set<String> = [
-    "html", "head", "meta", "title", "style", "body", "main", "article", "header", "img", "div",
-    "h1", "p", "a", "ul", "li", "span", "section", "h2", "footer",
+    "html", "head", "meta", "title", "link", "style", "script", "body", "main", "article",
+    "header", "img", "div", "h1", "p", "a", "button", "ul", "li", "span", "section", "h2",
+    "footer",
   ]
 
   @Test(
@@ -125,7 +172,7 @@ struct BrowserTests {
       let pages = run.pages("xss-\(index)")
       #expect(pages.count == 2, "\(value)")
       for page in pages {
-        Self.expectClean(page, origin: run.origin)
+        Self.expectClean(page, origin: run.origin, scripts: Self.cardScripts)
         let dom = page.dom
         #expect(page.status == 200, "\(value)")
         #expect(Set(dom.elements).isSubset(of: Self.pageElements), "\(value): \(dom.elements)")
@@ -138,7 +185,7 @@ struct BrowserTests {
         // Text of several lines is shown as written.
         #expect(dom.text.contains(value), "\(value)")
         #expect(dom.links.allSatisfy { ["https:", "http:"].contains($0.protocol) }, "\(value)")
-        // The logo elsewhere is not shown (nor requested: `expectClean`).
+        // The logo and banner elsewhere are not shown (nor requested: `expectClean`).
         #expect(!dom.images.contains { $0.src?.contains("images.example") == true })
       }
     }

@@ -38,8 +38,11 @@ struct CardPageTests {
     let csp = try #require(page.header("Content-Security-Policy"))
     #expect(csp.hasPrefix("default-src 'none'; style-src 'sha256-"))
     #expect(csp.contains("img-src 'self'") && csp.contains("frame-ancestors 'none'"))
-    #expect(!csp.contains("script-src") && !csp.contains("unsafe-inline"))
+    // Scripts from this server only, never inline: the page's one script is its share button's.
+    #expect(csp.contains("; script-src 'self';") && !csp.contains("unsafe-"))
     let html = page.text
+    #expect(Self.all(html, "<script").count == 1)
+    #expect(html.contains(#"<script src="/static/card.js" defer></script>"#))
 
     // The one style sheet is the one the CSP's hash allows.
     let style = try #require(Self.between(html, "<style>", "</style>"))
@@ -48,7 +51,7 @@ struct CardPageTests {
     #expect(style.contains("prefers-color-scheme:dark") && style.contains("border-radius:50%"))
 
     // Text, never markup; quotes escaped inside attributes too.
-    #expect(!html.contains("<script") && !html.contains("<b>"))
+    #expect(!html.contains("<script>") && !html.contains("<b>"))
     #expect(
       html.contains("Dr. &lt;script&gt;alert(1)&lt;/script&gt; Ann O&#39;Brien &quot;Q&quot;, PhD"))
     #expect(
@@ -110,7 +113,9 @@ struct CardPageTests {
     #expect(made["firstName"] as? String == hostile)
 
     let html = try await servers.get("/c/\(username)").text
-    #expect(!html.contains("<script") && !html.contains("<img src=x"))
+    #expect(!html.contains("<script>") && !html.contains("<img src=x"))
+    #expect(
+      Self.all(html, "<script").count == 1 && html.contains(#"<script src="/static/card.js""#))
     #expect(html.components(separatedBy: "<style>").count == 2)
     #expect(!html.contains(#"x"'>"#))
     let escaped =

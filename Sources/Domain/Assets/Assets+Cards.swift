@@ -8,6 +8,7 @@ extension Assets {
     [(name: String, path: KeyPath<CardFields, String?> & Sendable, kinds: Set<AssetKind>)] = [
       ("imageUrl", \.imageUrl, [.image, .logo]),
       ("logoUrl", \.logoUrl, [.image, .logo]),
+      ("bannerUrl", \.bannerUrl, [.image, .logo]),
       ("cvUrl", \.cvUrl, [.cv]),
     ]
 

@@ -71,7 +71,11 @@ struct CardPages: Sendable {
       let model = CardPageModel.context(card, url: url, publicURL: cards.configuration.publicURL)
       return library.render(model, withTemplate: "card") ?? ""
     }
-    return PageResponse.html(html, status: .ok)
+    var styles = [PageTemplates.styleHash]
+    if let theme = CardPageModel.theme(card.fields) { styles.append(PageTemplates.hash(theme.css)) }
+    return PageResponse.html(
+      html, status: .ok,
+      contentSecurityPolicy: PageResponse.policy(styles: styles, script: true))
   }
 
   /// The card as a vCard: 3.0, or 4.0 with `?v=4`. Not a view (the page was).

@@ -2,11 +2,19 @@ import Hummingbird
 import NIOCore
 
 /// Responses with the headers every page carries: a CSP that allows this server's style sheet
-/// (by its hash) and images, and nothing else (no script, no request elsewhere, no framing).
+/// (by its hash), images and manifest, and nothing else (no script, no request elsewhere, no
+/// framing).
 enum PageResponse {
-  static let contentSecurityPolicy =
-    "default-src 'none'; style-src \(PageTemplates.styleHash); img-src 'self'; "
-    + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+  static let contentSecurityPolicy = policy(styles: [PageTemplates.styleHash], script: false)
+
+  /// The policy of a page with these style sheets (CSP hash sources) and, with `script`, the
+  /// scripts this server serves: never an inline one.
+  static func policy(styles: [String], script: Bool) -> String {
+    "default-src 'none'; style-src \(styles.joined(separator: " "))"
+      + (script ? "; script-src 'self'" : "")
+      + "; img-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; "
+      + "frame-ancestors 'none'"
+  }
 
   static func html(_ body: String, status: HTTPResponse.Status) -> Response {
     respond(body, status: status, type: "text/html; charset=utf-8")

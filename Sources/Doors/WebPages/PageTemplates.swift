@@ -4,15 +4,17 @@ import Mustache
 
 /// The pages' Mustache templates and their one style sheet. `{{ }}` escapes HTML (`<`, `>`,
 /// `&`, `"`, `'`), so every value a card's owner set is text, in an element or an attribute;
-/// nothing is written unescaped but the style sheet, a constant. No script anywhere.
+/// nothing is written unescaped but the style sheets: the constant one, and a card's theme,
+/// made of a parsed colour (`CardPageModel.theme`). No inline script: the card page's share
+/// button is `/static/card.js` (`CardScript`).
 enum PageTemplates {
   /// Mobile first: one column, large tap targets; light or dark as the device prefers. Any text
   /// wraps anywhere, so that a long word (a name without spaces) cannot widen the page.
   static let css = """
     :root{color-scheme:light dark;--bg:#f4f5f7;--card:#fff;--text:#1b1d21;--muted:#5b6270;\
-    --accent:#2457d6;--line:#e3e6ea}
+    --accent:#2457d6;--on-accent:#fff;--line:#e3e6ea}
     @media (prefers-color-scheme:dark){:root{--bg:#111316;--card:#1c1f24;--text:#eef0f3;\
-    --muted:#a3aab6;--accent:#7ea2ff;--line:#2c3038}}
+    --muted:#a3aab6;--accent:#7ea2ff;--on-accent:#0c1020;--line:#2c3038}}
     *{box-sizing:border-box}
     body{margin:0;background:var(--bg);color:var(--text);overflow-wrap:anywhere;\
     font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
@@ -27,9 +29,15 @@ enum PageTemplates {
     h1{font-size:1.6rem;line-height:1.25;margin:0}
     .pronouns{color:var(--muted);font-size:.95rem}
     .role,.tagline{margin:.25rem 0 0;color:var(--muted)}
-    .save{display:block;text-align:center;margin:1.25rem 0;padding:.8rem 1rem;border-radius:.75rem;\
-    background:var(--accent);color:#fff;font-weight:600;text-decoration:none}
-    @media (prefers-color-scheme:dark){.save{color:#0c1020}}
+    .banner{display:block;width:calc(100% + 3rem);height:8rem;object-fit:cover;\
+    margin:-1.5rem -1.5rem 1rem;border-radius:1rem 1rem 0 0}
+    .actions{display:flex;gap:.5rem;margin:1.25rem 0 .25rem}
+    .save,.share{flex:1;text-align:center;padding:.8rem 1rem;border-radius:.75rem;font:inherit;\
+    font-weight:600;text-decoration:none;background:var(--accent);color:var(--on-accent);border:0}
+    .share{background:none;color:var(--text);border:1px solid var(--line);cursor:pointer}
+    [hidden]{display:none}
+    .status{min-height:1.5rem;margin:0 0 .75rem;text-align:center;color:var(--muted);font-size:.9rem}
+    .qr{display:block;width:11rem;height:11rem;margin:0 auto;background:#fff;border-radius:.5rem}
     ul{list-style:none;margin:0;padding:0}
     li{border-top:1px solid var(--line)}
     li a,li span{display:block;padding:.7rem .25rem;color:var(--text);text-decoration:none;\
@@ -49,10 +57,13 @@ enum PageTemplates {
     """
 
   /// The CSP source that lets exactly this style sheet apply.
-  static let styleHash: String = {
-    let digest = SHA256.hash(data: Data(css.utf8))
+  static let styleHash = hash(css)
+
+  /// The CSP source that lets exactly `style` apply.
+  static func hash(_ style: String) -> String {
+    let digest = SHA256.hash(data: Data(style.utf8))
     return "'sha256-\(Data(digest).base64EncodedString())'"
-  }()
+  }
 
   /// How every page's document starts, up to its title: no referrer leaves with a link.
   static let documentStart = """
@@ -67,7 +78,10 @@ enum PageTemplates {
   static let layout = """
     \(documentStart)
     <title>{{title}}</title>
+    <link rel="icon" href="/favicon.ico">
+    <link rel="manifest" href="/manifest.webmanifest">
     <style>\(css)</style>
+    {{$head}}{{/head}}
     </head>
     <body>
     <main>
@@ -78,9 +92,28 @@ enum PageTemplates {
 
     """
 
+  /// The link preview's Open Graph and Twitter tags name the card's absolute URLs.
   static let card = """
-    {{<layout}}{{$body}}
+    {{<layout}}{{$head}}
+    {{#summary}}<meta name="description" content="{{summary}}">
+    {{/summary}}<meta property="og:type" content="profile">
+    <meta property="og:title" content="{{name}}">
+    {{#summary}}<meta property="og:description" content="{{summary}}">
+    {{/summary}}{{#url}}<meta property="og:url" content="{{url}}">
+    {{/url}}{{#preview}}<meta property="og:image" content="{{preview}}">
+    <meta property="og:image:width" content="1200">
+    <meta property="og:image:height" content="630">
+    <meta property="og:image:alt" content="{{name}}">
+    <meta name="twitter:card" content="summary_large_image">
+    <meta name="twitter:image" content="{{preview}}">
+    {{/preview}}<meta name="twitter:title" content="{{name}}">
+    {{#summary}}<meta name="twitter:description" content="{{summary}}">
+    {{/summary}}{{#theme}}<meta name="theme-color" content="{{color}}">
+    <style>{{{css}}}</style>
+    {{/theme}}<script src="/static/card.js" defer></script>
+    {{/head}}{{$body}}
     <article class="card">
+    {{#banner}}<img class="banner" src="{{banner}}" alt="">{{/banner}}
     <header>
     {{#logo}}<img class="logo" src="{{logo}}" alt="">{{/logo}}
     {{#picture}}<img class="avatar" src="{{picture}}" alt="{{name}}">{{/picture}}
@@ -90,7 +123,8 @@ enum PageTemplates {
     {{#role}}<p class="role">{{role}}</p>{{/role}}
     {{#tagline}}<p class="tagline">{{tagline}}</p>{{/tagline}}
     </header>
-    <a class="save" href="{{vcard}}" download>Save contact</a>
+    <div class="actions"><a class="save" href="{{vcard}}" download>Save contact</a>{{#url}}<button class="share" type="button" data-url="{{url}}" hidden>Share</button>{{/url}}</div>
+    <p class="status" role="status"></p>
     {{#hasContacts}}<ul class="contacts">
     {{#contacts}}<li>{{#href}}<a href="{{href}}"><span class="label">{{label}}</span>{{text}}</a>{{/href}}{{^href}}<span><span class="label">{{label}}</span>{{text}}</span>{{/href}}</li>
     {{/contacts}}</ul>{{/hasContacts}}
@@ -104,6 +138,7 @@ enum PageTemplates {
     {{/links}}</ul></section>{{/hasLinks}}
     {{#cv}}<section class="cv"><h2>{{header}}</h2>{{#description}}<p class="text">{{description}}</p>{{/description}}
     <ul><li><a href="{{url}}" rel="noopener">{{text}}</a></li></ul></section>{{/cv}}
+    {{#qr}}<section><h2>Scan to open this card</h2><img class="qr" src="{{qr}}" alt="QR code of this card's link" width="176" height="176"></section>{{/qr}}
     </article>
     <footer>{{#url}}{{url}}{{/url}}</footer>
     {{/body}}{{/layout}}

@@ -14,6 +14,8 @@ import Venues
 public final class WebServer: Sendable {
   private let pages: CardPages
   private let qrCodes: QRRoutes
+  private let previews: PreviewRoutes
+  private let site: SiteFiles
   private let uploads: AssetRoutes
   private let api: CardAPI
   private let map: WebMap
@@ -25,10 +27,10 @@ public final class WebServer: Sendable {
   private let gate: ConnectionGate
   private let running = Mutex<(group: ServiceGroup, task: Task<Void, Never>)?>(nil)
 
-  /// Compiles the templates and reads the map page's files; `start()` binds. The handlers run on
-  /// `executor` when one is given, else on Swift's global pool: a process whose pool other code
-  /// blocks (a test run's synchronous tests) gives the server threads of its own. `limits`
-  /// bound its connections.
+  /// Compiles the templates, reads the map page's files and draws the site's icons; `start()`
+  /// binds. The handlers run on `executor` when one is given, else on Swift's global pool: a
+  /// process whose pool other code blocks (a test run's synchronous tests) gives the server
+  /// threads of its own. `limits` bound its connections.
   public init(
     accounts: Accounts, cards: Cards, views: CardViews, venues: Venues,
     assets: Assets, wallets: Wallets, host: String, port: Int, logger: Logger,
@@ -40,6 +42,8 @@ public final class WebServer: Sendable {
     pages = CardPages(
       accounts: accounts, cards: cards, views: views, library: try PageTemplates.library())
     qrCodes = QRRoutes(pages: pages, venues: venues)
+    previews = PreviewRoutes(pages: pages)
+    site = try SiteFiles()
     uploads = AssetRoutes(assets: assets, accounts: accounts)
     self.host = host
     self.port = port
@@ -105,6 +109,8 @@ public final class WebServer: Sendable {
     map.add(to: router)
     pages.add(to: router)
     qrCodes.add(to: router)
+    previews.add(to: router)
+    site.add(to: router)
     uploads.add(to: router)
     router.add(middleware: MethodNotAllowed(routes: router.routes))
     return router

@@ -6,7 +6,7 @@
 /// The JSON field names are the property names; `location` is `{lon, lat, source}`.
 public struct CardFields: Sendable, Equatable {
   /// The optional text fields the card has, and its address's parts: most cards set a handful
-  /// of the 37, and holding each as an optional string (16 bytes whatever it holds) was most of
+  /// of the 39, and holding each as an optional string (16 bytes whatever it holds) was most of
   /// a card's memory.
   private(set) var texts = SparseTexts()
 
@@ -178,6 +178,16 @@ public struct CardFields: Sendable, Equatable {
     get { texts[.logoUrl] }
     set { texts[.logoUrl] = newValue }
   }
+  /// The page's accent, `#rrggbb` (kept in lowercase).
+  public var themeColor: String? {
+    get { texts[.themeColor] }
+    set { texts[.themeColor] = newValue }
+  }
+  /// A wide picture across the top of the page, under the same rules as `imageUrl`.
+  public var bannerUrl: String? {
+    get { texts[.bannerUrl] }
+    set { texts[.bannerUrl] = newValue }
+  }
 
   public init(
     firstName: String, middleName: String? = nil, lastName: String? = nil,
@@ -192,7 +202,7 @@ public struct CardFields: Sendable, Equatable {
     telegramUrl: String? = nil, whatsappUrl: String? = nil, threadsUrl: String? = nil,
     webLinks: [CardWebLink] = [], cvUrl: String? = nil, cvHeader: String? = nil,
     cvDescription: String? = nil, cvDisplayText: String? = nil, imageUrl: String? = nil,
-    logoUrl: String? = nil
+    logoUrl: String? = nil, themeColor: String? = nil, bannerUrl: String? = nil
   ) {
     self.firstName = firstName
     self.location = location
@@ -231,6 +241,8 @@ public struct CardFields: Sendable, Equatable {
     self.cvDisplayText = cvDisplayText
     self.imageUrl = imageUrl
     self.logoUrl = logoUrl
+    self.themeColor = themeColor
+    self.bannerUrl = bannerUrl
   }
 
   /// The fields from their parts as held (`PackedFields`).
@@ -337,7 +349,7 @@ struct SparseTexts: Sendable, Equatable {
       phoneNumber, secondaryPhone, email, aboutMe, customMessage, customMessageHeader, linkedIn,
       twitter, facebookUrl, instagramUrl, tiktokUrl, youtubeUrl, discordUrl, twitchUrl, snapchatUrl,
       telegramUrl, whatsappUrl, threadsUrl, cvUrl, cvHeader, cvDescription, cvDisplayText, imageUrl,
-      logoUrl, street, city, region, postcode, country
+      logoUrl, themeColor, bannerUrl, street, city, region, postcode, country
   }
 
   /// Bit `key.rawValue` set: the key has a value.

@@ -16,6 +16,7 @@ import Foundation
 /// | phoneNumber, secondaryPhone | `isPhoneNumber` |
 /// | every `…Url` field, webLinks' url | `urlProblem`: absolute http(s) with a host, ≤ 2048 bytes |
 /// | linkedIn, twitter | such a URL, or a bare handle (`keptHandle`) |
+/// | themeColor | `#` and six hex digits (`#1a73e8`), kept in lowercase |
 /// | location | lon in [-180, 180], lat in [-85.05112878, 85.05112878] (Redis's GEO limits) |
 /// | webLinks | at most 20 |
 /// | the whole JSON input, and the card's JSON | ≤ 32 KiB |
@@ -39,6 +40,8 @@ enum FieldRules {
     case url
     /// A URL, or a bare handle of the service.
     case urlOrHandle(Handle)
+    /// An sRGB colour as `#rrggbb`: nothing a style sheet could read more into.
+    case color
   }
 
   enum Lines: Sendable {
@@ -111,6 +114,8 @@ enum FieldRules {
       proOnly: true),
     .init(name: "imageUrl", key: .imageUrl, kind: .url),
     .init(name: "logoUrl", key: .logoUrl, kind: .url),
+    .init(name: "themeColor", key: .themeColor, kind: .color),
+    .init(name: "bannerUrl", key: .bannerUrl, kind: .url),
   ]
 
   /// The address's parts, in the order they are checked.
@@ -162,6 +167,8 @@ enum FieldRules {
       } else {
         return keptHandle(value, handle)
       }
+    case .color:
+      return keptColor(value)
     }
     return .success(value)
   }
@@ -319,6 +326,15 @@ enum FieldRules {
       else { return "must have a valid port" }
     }
     return nil
+  }
+
+  /// `#rrggbb` in lowercase, or why it is refused: no other spelling (`#abc`, a name, `rgb()`).
+  static func keptColor(_ value: String) -> Result<String, Reason> {
+    let digits = value.utf8.dropFirst()
+    guard value.utf8.count == 7, value.hasPrefix("#"),
+      digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0 | 0x20) })
+    else { return .failure("must be a colour as #rrggbb") }
+    return .success(value.lowercased())
   }
 
   /// A bare handle as kept (the `@` of a Twitter handle dropped), or why it is refused.

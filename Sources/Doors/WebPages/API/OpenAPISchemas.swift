@@ -22,12 +22,33 @@ extension OpenAPIDocument {
       return ["type": "string", "maxLength": maximum, "pattern": pattern]
     }
 
+    /// An optional string that is `value` or nothing: surrounding white space is trimmed, and
+    /// an optional field left empty is absent.
+    static func trimmed(_ value: String, maxLength: Int? = nil) -> [String: Any] {
+      var schema: [String: Any] = [
+        "type": "string", "pattern": "^[ \\t\\r\\n]*(\(value))?[ \\t\\r\\n]*$",
+      ]
+      schema["maxLength"] = maxLength
+      return schema
+    }
+
+    /// `#rrggbb`, as `FieldRules.keptColor` takes it.
+    static let color = "#[0-9A-Fa-f]{6}"
+
+    /// Some of the http(s) URLs `FieldRules.urlProblem` takes (a host of ASCII labels, no port,
+    /// a path of unreserved characters): a schema cannot say which hosts look like others, nor
+    /// which of this server's `/a/` URLs name the caller's own uploads.
+    static let imageURL =
+      "[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9]+(\\.[A-Za-z0-9]+)*(/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*"
+
     /// Some of a card's fields (validation checks each: docs/PROTOCOL.md); `firstName` is
     /// added by the schemas that take it.
     static var fields: [String: Any] {
       [
         "lastName": line(100), "jobTitle": line(150), "company": line(150),
         "description": line(300), "showOnMap": boolean,
+        "themeColor": trimmed(color),
+        "bannerUrl": trimmed(imageURL, maxLength: 2_048),
         "location": [
           "type": "object", "required": ["lon", "lat"], "additionalProperties": false,
           "properties": [
