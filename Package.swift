@@ -110,8 +110,9 @@ let package = Package(
     .target(
       name: "KeyspaceStore",
       dependencies: [
-        "Store", "Keyspace", .product(name: "GRDB", package: "GRDB.swift"),
+        "Store", "Keyspace", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/Storage/KeyspaceStore"),
     // Limits per account and per address (sliding windows), and the address key they count on.
     .target(name: "RateLimits", path: "Sources/Domain/RateLimits"),

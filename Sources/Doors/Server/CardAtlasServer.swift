@@ -54,14 +54,21 @@ public final class CardAtlasServer: Sendable {
     let store = foundation.store
     let keyspace = Keyspace()
     let started = DispatchTime.now().uptimeNanoseconds
-    try keyspace.load { try store.load($0) }
+    // What a crash left in the journal reaches the tables before they are read.
+    let journal = try KeyspaceJournal(store: store, fsync: configuration.fsync, logger: logger)
+    do {
+      try keyspace.load { try store.load($0) }
+    } catch {
+      journal.close()
+      throw error
+    }
     let loadedIn = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
     group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
     threadPool = NIOThreadPool(numberOfThreads: 1)
     threadPool.start()
     state = ServerState(
-      configuration: configuration, keyspace: keyspace, store: store, pubsub: foundation.hub,
-      shards: threads, logger: logger)
+      configuration: configuration, keyspace: keyspace, store: store, journal: journal,
+      pubsub: foundation.hub, shards: threads, logger: logger)
     processor = CommandProcessor(
       keyspace: keyspace, environment: state, commands: parts.flatMap(\.commands),
       accounts: parts.lazy.compactMap(\.accounts).first)
@@ -73,7 +80,7 @@ public final class CardAtlasServer: Sendable {
         "seconds": "\(String(format: "%.2f", loadedIn))",
       ])
     if configuration.demo {
-      try DemoData.loadIfEmpty(into: processor, store: store, logger: logger)
+      try DemoData.loadIfEmpty(into: processor, journal: journal, logger: logger)
       for load in parts.compactMap(\.loadDemo) { try load() }
     }
     MemoryTuning.releaseFreePages()
@@ -155,6 +162,7 @@ public final class CardAtlasServer: Sendable {
       try? await Task.sleep(nanoseconds: 10_000_000)
     }
     for channel in channels.withLockedValue({ Array($0.values) }) { try? await channel.close() }
+    state.journal.close()
     state.store.close()
     try? await threadPool.shutdownGracefully()
     try? await group.shutdownGracefully()

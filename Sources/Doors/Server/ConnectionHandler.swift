@@ -282,7 +282,7 @@ final class ConnectionHandler: ChannelInboundHandler {
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       let reply = outcome.reply
       let durable = self.durable
-      state.store.commit(changes: outcome.changes) { result in
+      state.journal.commit(changes: outcome.changes) { result in
         let answer: RESPValue
         switch result {
         case .success: answer = reply

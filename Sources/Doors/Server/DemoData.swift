@@ -6,14 +6,15 @@ import KeyspaceStore
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import Store
 
 /// `serve --demo`: on first start (an empty store), the world's cities from `data/` as the GEO
 /// key `cities`, so a newcomer's first GEOSEARCH finds something.
 enum DemoData {
   static let key = "cities"
 
-  static func loadIfEmpty(into processor: CommandProcessor, store: Store, logger: Logger) throws {
+  static func loadIfEmpty(
+    into processor: CommandProcessor, journal: KeyspaceJournal, logger: Logger
+  ) throws {
     let empty = processor.keyspace.read { dbs in
       (0..<Keyspace.databaseCount).allSatisfy { dbs[$0].count == 0 }
     }
@@ -31,7 +32,7 @@ enum DemoData {
       batch = []
       guard !outcome.changes.isEmpty else { return }
       done.enter()
-      store.commit(changes: outcome.changes) { result in
+      journal.commit(changes: outcome.changes) { result in
         if case .failure(let error) = result { failure.withLockedValue { $0 = error } }
         done.leave()
       }

@@ -1,6 +1,7 @@
 import Commands
 import Foundation
 import Keyspace
+import KeyspaceStore
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -127,6 +128,8 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
   let configuration: ServerConfiguration
   let keyspace: Keyspace
   let store: Store
+  /// Where the keyspace's changes are made durable, ahead of the store's tables.
+  let journal: KeyspaceJournal
   let statistics: Statistics
   /// Event-loop threads serving connections.
   let eventLoops: Int
@@ -144,12 +147,13 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
   private let nextClientID = NIOLockedValueBox(0)
 
   init(
-    configuration: ServerConfiguration, keyspace: Keyspace, store: Store, pubsub: PubSubHub,
-    shards: Int, logger: Logger
+    configuration: ServerConfiguration, keyspace: Keyspace, store: Store,
+    journal: KeyspaceJournal, pubsub: PubSubHub, shards: Int, logger: Logger
   ) {
     self.configuration = configuration
     self.keyspace = keyspace
     self.store = store
+    self.journal = journal
     self.pubsub = pubsub
     self.logger = logger
     statistics = Statistics(shards: shards)
@@ -399,7 +403,11 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
 
   func resetStatistics() { statistics.reset() }
 
-  func backup(to path: String) throws { try store.backup(to: path) }
+  /// The journal's acknowledged changes first reach the tables, so the copy holds them.
+  func backup(to path: String) throws {
+    journal.drain()
+    try store.backup(to: path)
+  }
 
   func info(sections: [String]) -> String {
     InfoReport(state: self).text(sections: sections)

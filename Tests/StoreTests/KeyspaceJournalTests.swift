@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import Keyspace
+import Testing
+
+@testable import KeyspaceStore
+@testable import Store
+
+/// The keyspace journal: its records read back as written, what a crash leaves in it replayed
+/// into the tables at the next open (a torn record dropped), and nothing left in it after a
+/// clean close.
+@Suite("Keyspace journal")
+struct KeyspaceJournalTests {
+  /// Random changes of every kind, keys and members of any bytes (empty ones too).
+  static func randomChanges(_ count: Int, seed: UInt64) -> [Change] {
+    var state = seed
+    func next() -> UInt64 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return state >> 11
+    }
+    func bytes() -> Bytes { (0..<Int(next() % 12)).map { _ in UInt8(truncatingIfNeeded: next()) } }
+    func double() -> Double { Double(bitPattern: next() << 11 | next() % 2048) }
+    return (0..<count).map { _ in
+      let db = Int(next() % 16)
+      switch next() % 6 {
+      case 0:
+        return .geoUpsert(
+          db: db, key: bytes(), member: bytes(), score: double(), longitude: double(),
+          latitude: double())
+      case 1: return .geoRemove(db: db, key: bytes(), member: bytes())
+      case 2: return .setString(db: db, key: bytes(), value: bytes())
+      case 3: return .deleteKey(db: db, key: bytes())
+      case 4: return .flushDatabase(db: db)
+      default: return .flushAll
+      }
+    }
+  }
+
+  @Test("every kind of change reads back as written, bit for bit (NaN payloads and -0 too)")
+  func roundTrip() {
+    for seed in 1...20 as ClosedRange<UInt64> {
+      let changes = Self.randomChanges(500, seed: seed)
+      var payload: [UInt8] = []
+      for change in changes { JournalFormat.append(change, to: &payload) }
+      let (payloads, length) = JournalFormat.records(JournalFormat.record(payload))
+      #expect(payloads.count == 1 && length == payload.count + JournalFormat.headerBytes)
+      let read = payloads.first.flatMap(JournalFormat.changes)
+      // Compared by encoding: NaN != NaN, but their bits must survive.
+      var again: [UInt8] = []
+      for change in read ?? [] { JournalFormat.append(change, to: &again) }
+      #expect(read?.count == changes.count && again == payload, "seed \(seed)")
+    }
+  }
+
+  @Test(
+    "a record cut short or with a bad checksum ends the journal; the whole ones before it stand")
+  func tornTail() {
+    let records = (1...3).map { i -> [UInt8] in
+      var payload: [UInt8] = []
+      JournalFormat.append(.setString(db: 0, key: Array("k\(i)".utf8), value: [1]), to: &payload)
+      return JournalFormat.record(payload)
+    }
+    let whole = records.joined()
+    for cut in 1..<records[2].count {
+      let (payloads, length) = JournalFormat.records(Array(whole.dropLast(cut)))
+      #expect(payloads.count == 2 && length == records[0].count + records[1].count)
+    }
+    var flipped = Array(whole)
+    flipped[records[0].count + JournalFormat.headerBytes] ^= 0x40
+    #expect(JournalFormat.records(flipped).payloads.count == 1)
+  }
+
+  @Test(
+    "at open, what a crash left (records never applied, then a torn one) reaches the tables before they are read, and the journal is emptied"
+  )
+  func replayAtOpen() async throws {
+    try await withTemporaryDirectory { directory in
+      let store = try openStore(directory)
+      store.close()
+      var journal: [UInt8] = []
+      for member in ["a", "b", "c"] {
+        var payload: [UInt8] = []
+        JournalFormat.append(
+          .geoUpsert(
+            db: 0, key: Array("pts".utf8), member: Array(member.utf8), score: 1, longitude: 2,
+            latitude: 3), to: &payload)
+        journal += JournalFormat.record(payload)
+      }
+      var removal: [UInt8] = []
+      JournalFormat.append(.geoRemove(db: 0, key: Array("pts".utf8), member: [98]), to: &removal)
+      journal += JournalFormat.record(removal)
+      journal += JournalFormat.record(Array(repeating: 9, count: 40)).prefix(20)
+      let path = directory + "/" + KeyspaceJournal.fileName
+      try Data(journal).write(to: URL(fileURLWithPath: path))
+      let reopened = try openStore(directory)
+      let opened = try KeyspaceJournal(store: reopened, fsync: .always, logger: quietLogger)
+      let members = try reopened.loadAll().compactMap { change -> String? in
+        guard case .geoUpsert(_, _, let member, _, _, _) = change else { return nil }
+        return String(decoding: member, as: UTF8.self)
+      }
+      #expect(members.sorted() == ["a", "c"])
+      #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == 0)
+      opened.close()
+      reopened.close()
+    }
+  }
+
+  @Test(
+    "acknowledged once in the journal; drain and close wait for the tables, and a clean close leaves the journal empty"
+  )
+  func commitDrainClose() async throws {
+    try await withTemporaryDirectory { directory in
+      let store = try openStore(directory)
+      let journal = try KeyspaceJournal(store: store, fsync: .always, logger: quietLogger)
+      let changes = (0..<2_000).map { i in
+        Change.geoUpsert(
+          db: 0, key: Array("pts".utf8), member: Array("m\(i)".utf8), score: Double(i),
+          longitude: 1, latitude: 2)
+      }
+      for chunk in stride(from: 0, to: changes.count, by: 100) {
+        try await journal.commit(changes: Array(changes[chunk..<chunk + 100]))
+      }
+      journal.drain()
+      #expect(journal.unappliedBytes == 0)
+      #expect(try store.loadAll().count == 2_000)
+      try await journal.commit(changes: [.setString(db: 1, key: [1], value: [2])])
+      journal.close()
+      let path = directory + "/" + KeyspaceJournal.fileName
+      #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == 0)
+      #expect(try store.loadAll().count == 2_001)
+      await #expect(throws: StoreError.closed) {
+        try await journal.commit(changes: [.flushAll])
+      }
+      store.close()
+    }
+  }
+}
