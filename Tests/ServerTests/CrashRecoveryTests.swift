@@ -80,9 +80,15 @@ struct CrashRecoveryTests {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("cardatlas-journal-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let journal = directory + "/keyspace.journal"
+    // The journal's segments, `keyspace.journal.<n>`, in all.
     func journalBytes() throws -> Int {
-      try FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int ?? -1
+      try FileManager.default.contentsOfDirectory(atPath: directory)
+        .filter { $0.hasPrefix("keyspace.journal.") }
+        .reduce(0) {
+          $0
+            + (try FileManager.default.attributesOfItem(atPath: directory + "/" + $1)[.size]
+              as? Int ?? 0)
+        }
     }
     let server = try CardAtlasProcess(directory: directory)
     let c = try RESPConnection(port: server.port, timeoutSeconds: 60)

@@ -36,6 +36,44 @@ struct KeyspaceJournalTests {
     }
   }
 
+  /// The journal's segments in `directory`, and their sizes.
+  static func segments(_ directory: String) throws -> [String: Int] {
+    var sizes: [String: Int] = [:]
+    for name in try FileManager.default.contentsOfDirectory(atPath: directory)
+    where name.hasPrefix(KeyspaceJournal.filePrefix) {
+      sizes[name] =
+        try FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? Int
+    }
+    return sizes
+  }
+
+  @Test(
+    "past its size a segment is closed and the next opened, never waiting; closed segments go once the tables hold them"
+  )
+  func segmentsRotate() async throws {
+    try await withTemporaryDirectory { directory in
+      let store = try openStore(directory, fsync: .batch)
+      var limits = KeyspaceJournal.Limits()
+      limits.segmentBytes = 2_000
+      let journal = try KeyspaceJournal(
+        store: store, fsync: .batch, limits: limits, logger: quietLogger)
+      for i in 0..<300 {
+        try await journal.commit(changes: [
+          .geoUpsert(
+            db: 0, key: Array("pts".utf8), member: Array("m\(i)".utf8), score: 1,
+            longitude: 2, latitude: 3)
+        ])
+      }
+      journal.drain()
+      let left = try Self.segments(directory)
+      #expect(left.count <= 2, "\(left)")
+      #expect(left.keys.allSatisfy { Int($0.dropFirst(KeyspaceJournal.filePrefix.count))! > 3 })
+      #expect(try store.loadAll().count == 300)
+      journal.close()
+      store.close()
+    }
+  }
+
   @Test("every kind of change reads back as written, bit for bit (NaN payloads and -0 too)")
   func roundTrip() {
     for seed in 1...20 as ClosedRange<UInt64> {
@@ -77,21 +115,24 @@ struct KeyspaceJournalTests {
     try await withTemporaryDirectory { directory in
       let store = try openStore(directory)
       store.close()
-      var journal: [UInt8] = []
+      // The first segment: three members added. The second: one removed, then a record cut
+      // short by the crash.
+      var first: [UInt8] = []
       for member in ["a", "b", "c"] {
         var payload: [UInt8] = []
         JournalFormat.append(
           .geoUpsert(
             db: 0, key: Array("pts".utf8), member: Array(member.utf8), score: 1, longitude: 2,
             latitude: 3), to: &payload)
-        journal += JournalFormat.record(payload)
+        first += JournalFormat.record(payload)
       }
       var removal: [UInt8] = []
       JournalFormat.append(.geoRemove(db: 0, key: Array("pts".utf8), member: [98]), to: &removal)
-      journal += JournalFormat.record(removal)
-      journal += JournalFormat.record(Array(repeating: 9, count: 40)).prefix(20)
-      let path = directory + "/" + KeyspaceJournal.fileName
-      try Data(journal).write(to: URL(fileURLWithPath: path))
+      var torn: [UInt8] = []
+      JournalFormat.append(.flushAll, to: &torn)
+      let second = JournalFormat.record(removal) + JournalFormat.record(torn).dropLast(1)
+      try Data(first).write(to: URL(fileURLWithPath: directory + "/keyspace.journal.1"))
+      try Data(second).write(to: URL(fileURLWithPath: directory + "/keyspace.journal.2"))
       let reopened = try openStore(directory)
       let opened = try KeyspaceJournal(store: reopened, fsync: .always, logger: quietLogger)
       let members = try reopened.loadAll().compactMap { change -> String? in
@@ -99,7 +140,7 @@ struct KeyspaceJournalTests {
         return String(decoding: member, as: UTF8.self)
       }
       #expect(members.sorted() == ["a", "c"])
-      #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == 0)
+      #expect(try Self.segments(directory) == ["keyspace.journal.3": 0], "replayed, then deleted")
       opened.close()
       reopened.close()
     }
@@ -125,8 +166,7 @@ struct KeyspaceJournalTests {
       #expect(try store.loadAll().count == 2_000)
       try await journal.commit(changes: [.setString(db: 1, key: [1], value: [2])])
       journal.close()
-      let path = directory + "/" + KeyspaceJournal.fileName
-      #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == 0)
+      #expect(try Self.segments(directory).isEmpty, "a clean close leaves no segment")
       #expect(try store.loadAll().count == 2_001)
       await #expect(throws: StoreError.closed) {
         try await journal.commit(changes: [.flushAll])

@@ -108,6 +108,7 @@ struct InfoReport {
       ("store_pending_commands", String(s.pendingCommands)),
       ("store_database_bytes", String(s.databaseBytes)),
       ("store_wal_bytes", String(s.walBytes)),
+      ("journal_unapplied_bytes", String(state.journal.unappliedBytes)),
       ("store_backup_in_progress", String(s.backupsInProgress)),
       (
         "store_last_backup_time",
