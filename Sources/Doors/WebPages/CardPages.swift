@@ -113,6 +113,24 @@ struct CardPages: Sendable {
     }
   }
 
+  /// The active card a share URL shows, and its share URL, for what is drawn from it (its QR
+  /// code, its preview image); else the response the page itself would give: 429, 410 for an
+  /// inactive card, 404 for none or a reserved URL's placeholder (no card to draw).
+  func activeCard(_ username: String, _ slug: String?, _ request: Request, _ context: PageContext)
+    -> Result<(card: Card, url: String), RefusedPage>
+  {
+    let opened: OpenedCard
+    switch open(username, slug, viewer(request), context) {
+    case .failure(let refused): return .failure(refused)
+    case .success(let card): opened = card
+    }
+    guard case .card(let card) = opened, let url = cards.url(of: card) else {
+      if case .placeholder = opened { return .failure(RefusedPage(response: notice(.notFound))) }
+      return .failure(RefusedPage(response: notice(opened)))
+    }
+    return .success((card, url))
+  }
+
   /// A page not shown, and the response that says why.
   struct RefusedPage: Error {
     let response: Response

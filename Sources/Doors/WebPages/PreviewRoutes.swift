@@ -30,14 +30,11 @@ struct PreviewRoutes: Sendable {
   func image(_ request: Request, _ context: PageContext, _ username: String, _ slug: String?)
     async -> Response
   {
-    let opened: OpenedCard
-    switch pages.open(username, slug, pages.viewer(request), context) {
+    let card: Card
+    let url: String
+    switch pages.activeCard(username, slug, request, context) {
     case .failure(let refused): return refused.response
-    case .success(let card): opened = card
-    }
-    guard case .card(let card) = opened, let url = pages.cards.url(of: card) else {
-      if case .placeholder = opened { return pages.notice(.notFound) }
-      return pages.notice(opened)
+    case .success(let shown): (card, url) = shown
     }
     let preview = CardPageModel.preview(card, url: url)
     let tag = Self.etag(card.updatedAt, preview)

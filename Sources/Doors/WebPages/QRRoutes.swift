@@ -41,14 +41,10 @@ struct QRRoutes: Sendable {
     }
     // What the page would show for an inactive card (410) or none (404); a reserved URL's
     // placeholder has no card to encode (404). Never a code.
-    let opened: OpenedCard
-    switch pages.open(username, slug, pages.viewer(request), context) {
+    let url: String
+    switch pages.activeCard(username, slug, request, context) {
     case .failure(let refused): return refused.response
-    case .success(let card): opened = card
-    }
-    guard case .card(let card) = opened, let url = pages.cards.url(of: card) else {
-      if case .placeholder = opened { return pages.notice(.notFound) }
-      return pages.notice(opened)
+    case .success(let shown): url = shown.url
     }
     let name = (slug.map { "\(username)-\($0)" } ?? username) + "-qr"
     return await Self.reply(url, options, request, name: name, cache: "public, no-cache")
