@@ -29,7 +29,10 @@ extension CardFields {
   /// made stricter since (a length, a refused host) must not keep a card, or the daemon, from
   /// loading.
   public static func stored(_ json: String) throws(CardFieldError) -> CardFields {
-    try JSONInput.fields(JSONInput.object(json), checking: false)
+    guard let object = StoredJSON.object(json) else {
+      return try JSONInput.fields(JSONInput.object(json), checking: false)
+    }
+    return try JSONInput.fields(object, checking: false)
   }
 
   /// A JSON object's fields as already read into Swift values (`String`, `Bool`, `Double`,
