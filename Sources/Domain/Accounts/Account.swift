@@ -38,7 +38,12 @@ public struct Account: Sendable, Equatable {
   /// The email as compared: case is ignored.
   public var emailKey: String { Self.key(email) }
 
-  static func key(_ email: String) -> String { email.lowercased() }
+  /// An email already in lower case is its own key: the same string, so the index by email
+  /// holds no second copy of it.
+  static func key(_ email: String) -> String {
+    let lowered = email.lowercased()
+    return lowered == email ? email : lowered
+  }
 
   /// A new account (its id and username from `IdText.firstFree`), created now.
   static func new(
