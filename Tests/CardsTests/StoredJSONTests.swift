@@ -65,7 +65,7 @@ import Testing
       "", "[]", "\"a\"", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{\"a\":1} x", "{'a':1}",
       "{\"a\":01}", "{\"a\":1.}", "{\"a\":.5}", "{\"a\":+1}", "{\"a\":tru}", "{\"a\":\"\u{1}\"}",
       #"{"a":"\x"}"#, #"{"a":"\ud83d"}"#, #"{"a":"\ude00"}"#, #"{"a":"\u12"}"#, "{\"a\":\"abc}",
-      String(repeating: "{\"a\":", count: 40) + "1" + String(repeating: "}", count: 40),
+      String(repeating: "{\"a\":", count: 70) + "1" + String(repeating: "}", count: 70),
     ]
     for text in texts {
       #expect(StoredJSON.object(text) == nil, "\(text.debugDescription)")

@@ -2,8 +2,10 @@
 /// it expects, member by member, and nothing is built that it does not keep. Reading a cached
 /// place through `JSONSerialization` (a dictionary of bridged values per place) took a sixth of
 /// a warm-cache import's time.
-struct JSONScanner {
-  struct Invalid: Error {}
+public struct JSONScanner {
+  public struct Invalid: Error {
+    public init() {}
+  }
 
   /// Arrays and objects nested deeper are refused: reading them recurses.
   static let maximumDepth = 64
@@ -14,7 +16,7 @@ struct JSONScanner {
 
   /// Runs `body` over `text`'s scanner; nil when `body` throws or leaves anything but white
   /// space unread.
-  static func read<T>(_ text: String, _ body: (inout JSONScanner) throws -> T) -> T? {
+  public static func read<T>(_ text: String, _ body: (inout JSONScanner) throws -> T) -> T? {
     var text = text
     return text.withUTF8 { bytes in
       var scanner = JSONScanner(bytes: bytes)
@@ -26,12 +28,12 @@ struct JSONScanner {
   private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
   /// An array: `element` reads each of its values.
-  mutating func array(_ element: (inout JSONScanner) throws -> Void) throws {
+  public mutating func array(_ element: (inout JSONScanner) throws -> Void) throws {
     try container(UInt8(ascii: "["), UInt8(ascii: "]")) { try element(&$0) }
   }
 
   /// An object: `member` reads the value of each name, in the text's order.
-  mutating func object(_ member: (inout JSONScanner, String) throws -> Void) throws {
+  public mutating func object(_ member: (inout JSONScanner, String) throws -> Void) throws {
     try container(UInt8(ascii: "{"), UInt8(ascii: "}")) { scanner in
       let name = try scanner.string()
       try scanner.expect(UInt8(ascii: ":"))
@@ -55,12 +57,12 @@ struct JSONScanner {
   }
 
   /// Whether the next value is `null`, which is then read.
-  mutating func null() -> Bool {
+  public mutating func null() -> Bool {
     guard next() == UInt8(ascii: "n") else { return false }
     return literal("null")
   }
 
-  mutating func number() throws -> Double {
+  public mutating func number() throws -> Double {
     guard next() != nil else { throw Invalid() }
     let start = at
     if byte == UInt8(ascii: "-") { at += 1 }
@@ -78,10 +80,34 @@ struct JSONScanner {
     guard let value = Double(String(decoding: bytes[start..<at], as: UTF8.self)) else {
       throw Invalid()
     }
-    return value
+    // An integer's -0 is 0, as Foundation reads it; a fraction's -0.0 stays.
+    let integral = !bytes[start..<at].contains { $0 == UInt8(ascii: ".") || $0 | 0x20 == 0x65 }
+    return integral && value == 0 ? 0 : value
   }
 
-  mutating func string() throws -> String {
+  public mutating func bool() throws -> Bool {
+    _ = next()
+    if literal("true") { return true }
+    guard literal("false") else { throw Invalid() }
+    return false
+  }
+
+  /// What the next value is, for a reader that takes any (left unread).
+  public enum Kind: Sendable { case object, array, string, bool, null, number }
+
+  public mutating func kind() -> Kind? {
+    switch next() {
+    case nil: nil
+    case UInt8(ascii: "{"): .object
+    case UInt8(ascii: "["): .array
+    case UInt8(ascii: "\""): .string
+    case UInt8(ascii: "t"), UInt8(ascii: "f"): .bool
+    case UInt8(ascii: "n"): .null
+    default: .number
+    }
+  }
+
+  public mutating func string() throws -> String {
     try expect(UInt8(ascii: "\""))
     let start = at
     // Most strings have no escape: their bytes are the string's.
@@ -104,7 +130,7 @@ struct JSONScanner {
   }
 
   /// Reads any value, keeping nothing: a member the reader does not know.
-  mutating func skip() throws {
+  public mutating func skip() throws {
     switch next() {
     case UInt8(ascii: "{"): try object { scanner, _ in try scanner.skip() }
     case UInt8(ascii: "["): try array { try $0.skip() }
