@@ -12,7 +12,8 @@ import Testing
 /// split between the halves; the sanitized runs ask fewer, since the brute force is most of the
 /// time there).
 @Suite struct RealDataTests {
-  static let queries = ProcessInfo.processInfo.environment["CARDATLAS_ORACLE_QUERIES"]
+  static let queries =
+    ProcessInfo.processInfo.environment["CARDATLAS_ORACLE_QUERIES"]
     .flatMap { Int($0) } ?? 200
 
   @Test(arguments: [0, 1]) func realCitiesAgreeWithBruteForce(half: UInt64) throws {
