@@ -24,9 +24,9 @@ struct HarvestTests {
     let (ana, _, _) = try server.signedIn("ana@x.org")
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let secret = try ana.object("CARD.CREATE", Self.hidden)
-    let public_ = try bo.object("CARD.CREATE", Self.onMap)
+    let shown = try bo.object("CARD.CREATE", Self.onMap)
     let (secretID, code) = (secret["id"] as? Int ?? 0, secret["code"] as? String ?? "")
-    let publicID = public_["id"] as? Int ?? 0
+    let publicID = shown["id"] as? Int ?? 0
 
     let (mallory, _, _) = try server.signedIn("mallory@x.org")
     var frames: [UInt8] = []
