@@ -60,13 +60,17 @@ unit-test: deps bench-build
 	@mkdir -p "$(dir $(TEST_LOG))"
 	@set +e; \
 	scripts/test-nominatim.sh begin; \
+	scripts/test-postgres.sh begin; \
 	{ $(SWIFT) build $(SWIFT_FLAGS) --product cardatlas && $(SWIFT) build $(SWIFT_FLAGS) --build-tests \
 	  && export CARDATLAS_NOMINATIM_URL=$$(scripts/test-nominatim.sh url) \
+	  && export CARDATLAS_POSTGRES_URL=$$(scripts/test-postgres.sh url) \
 	  && SWIFT_BACKTRACE="$(TEST_BACKTRACE)" $(SWIFT) test $(SWIFT_FLAGS) --skip-build --skip '$(TIMED_SUITES)'; } 2>&1 | tee "$(TEST_LOG)"; \
 	status=$${PIPESTATUS[0]}; \
 	scripts/test-nominatim.sh end; \
-	SWIFT_BACKTRACE="$(TEST_BACKTRACE)" $(SWIFT) test $(SWIFT_FLAGS) --skip-build --no-parallel --filter '$(TIMED_SUITES)' 2>&1 | tee -a "$(TEST_LOG)"; \
+	CARDATLAS_POSTGRES_URL=$$(scripts/test-postgres.sh url 2>/dev/null) SWIFT_BACKTRACE="$(TEST_BACKTRACE)" \
+	  $(SWIFT) test $(SWIFT_FLAGS) --skip-build --no-parallel --filter '$(TIMED_SUITES)' 2>&1 | tee -a "$(TEST_LOG)"; \
 	timed=$${PIPESTATUS[0]}; \
+	scripts/test-postgres.sh end; \
 	[[ $$status -ne 0 ]] || status=$$timed; \
 	scripts/test-summary.sh "$(TEST_LOG)" $$status; \
 	exit $$status

