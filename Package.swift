@@ -44,6 +44,9 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+    // The shared store of many nodes: PostgreSQL + PostGIS (docs/STORE.md, "Many nodes").
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
   ],
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
@@ -114,6 +117,24 @@ let package = Package(
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/Storage/KeyspaceStore"),
+    // The store many nodes share: PostgreSQL through postgres-nio. Connections to the primary
+    // of a multi-host URL, frozen migrations, the group commit, and the change feed every node
+    // follows (docs/STORE.md, "Many nodes").
+    .target(
+      name: "PostgresStore",
+      dependencies: [
+        "Durability", .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "Logging", package: "swift-log"),
+      ], path: "Sources/Storage/PostgresStore"),
+    // The keyspace over PostgreSQL: GEO members as PostGIS points, and what other nodes write
+    // applied to this node's keyspace as the change feed brings it.
+    .target(
+      name: "PostgresKeyspaceStore",
+      dependencies: [
+        "PostgresStore", "Keyspace", .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ], path: "Sources/Storage/PostgresKeyspaceStore"),
     // Limits per account and per address (sliding windows), and the address key they count on.
     .target(name: "RateLimits", path: "Sources/Domain/RateLimits"),
     // What the domain modules share that is too small for a module of its own: the `Notifier`
@@ -469,6 +490,14 @@ let package = Package(
       dependencies: [
         "Store", "KeyspaceStore", "Keyspace", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
+      ]),
+    .testTarget(
+      name: "PostgresStoreTests",
+      dependencies: [
+        "PostgresStore", "PostgresKeyspaceStore", "Keyspace", "Geodesy", "Datasets",
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(
       name: "CommandsTests", dependencies: ["Commands", "Keyspace", "Datasets"]),

@@ -20,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 pgbin=/usr/lib/postgresql/15/bin
 port=${CARDATLAS_POSTGRES_PORT:-54329}
-url="postgresql://postgres@127.0.0.1:$port/cardatlas"
+url="postgresql://postgres@127.0.0.1:$port/cardatlas?sslmode=disable"
 state=$PWD/.build/postgres
 
 # Where the cluster lives: .build/postgres, unless the `postgres` user cannot reach it (a checkout

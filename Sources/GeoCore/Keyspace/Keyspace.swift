@@ -51,6 +51,15 @@ public final class Keyspace: @unchecked Sendable {
     }
   }
 
+  /// Runs `body` with exclusive access, to apply what another node wrote: its changes are not
+  /// returned, since they are not this node's to make durable.
+  public func applyFollowed<T>(_ body: (inout Writer) throws -> T) rethrows -> T {
+    try lock.withWriteLock {
+      var writer = Writer(keyspace: self)
+      return try body(&writer)
+    }
+  }
+
   /// Fills the keyspace from a stream of stored records (`.setString` and `.geoUpsert`,
   /// grouped by key), building each sorted set in one pass.
   public func load(_ stream: ((Change) throws -> Void) throws -> Void) rethrows {
@@ -161,7 +170,21 @@ public final class Keyspace: @unchecked Sendable {
       changes.append(.flushAll)
     }
 
-    mutating func apply(_ change: Change) {
+    /// Removes every member of the sorted set at `key` but those in `keeping` (a string there
+    /// is deleted): another node's DEL, whose later local writes to some members must stay.
+    public mutating func removeMembers(db: Int, key: Bytes, keeping: Set<Bytes>) {
+      switch keyspace.databases[db].entries[Key(key)] {
+      case .sortedSet(let set):
+        let doomed = set.entries(ranks: 0...(set.count - 1), reverse: false)
+          .filter { !keeping.contains($0.member) }
+        for (member, _) in doomed { remove(db: db, key: key, set: set, member: member) }
+      case .string: delete(db: db, key: key)
+      case nil: break
+      }
+    }
+
+    /// Makes `change` here, as a write of this node's own would.
+    public mutating func apply(_ change: Change) {
       switch change {
       case .geoUpsert(let db, let key, let member, let score, _, _):
         if case .string = keyspace.databases[db].entries[Key(key)] { delete(db: db, key: key) }

@@ -1,0 +1,177 @@
+import Keyspace
+import Logging
+import NIOCore
+import PostgresNIO
+import PostgresStore
+import Synchronization
+
+/// A node's keyspace over the shared store: loaded from PostgreSQL, its writes committed there,
+/// and every other node's writes applied to it as the change feed brings them.
+///
+/// Writes go through `write`. A local write is applied at once (later commands on this node see
+/// it) and is pending until
+/// its own feed row comes back. Another node's change to something pending here is not applied:
+/// the local write commits after it, so it is what the database ends with (docs/STORE.md, "Many
+/// nodes"). A local commit that fails reloads what it touched from the database.
+public final class PostgresKeyspace: Sendable {
+  public let keyspace: Keyspace
+  public let store: PostgresStore
+  private let pending = Mutex(PendingChanges())
+  private let follower = Mutex<ChangeFollower?>(nil)
+  private let logger: Logger
+
+  /// Loads `keyspace` (empty) from the store, then follows the feed from where the load read.
+  public init(store: PostgresStore, keyspace: Keyspace, logger: Logger) async throws {
+    self.store = store
+    self.keyspace = keyspace
+    self.logger = logger
+    let (changes, position) = try await store.snapshot { connection, position in
+      (try await Self.read(on: connection, logger: logger), position)
+    }
+    try keyspace.load { emit in for change in changes { try emit(change) } }
+    let follower = store.follow(after: position) { [weak self] entry in self?.follow(entry) }
+    self.follower.withLock { $0 = follower }
+  }
+
+  /// Runs `body` as one write to the keyspace and queues its changes for the store while the
+  /// write still holds the keyspace's lock, so commits are queued in the order the writes were
+  /// made: two writes to one member from two threads cannot commit in the other order.
+  /// `completion` runs once the changes are durable (at once when there were none).
+  public func write<T>(
+    _ body: (inout Keyspace.Writer) throws -> T,
+    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+  ) rethrows -> T {
+    let (result, changes) = try keyspace.write { writer in
+      let result = try body(&writer)
+      // Pending before another node's change can be applied (that takes this lock too).
+      pending.withLock { $0.add(writer.changes, by: 1) }
+      commit(writer.changes, completion: completion)
+      return result
+    }
+    if changes.isEmpty { completion(.success(())) }
+    return result
+  }
+
+  /// `write`, returning once the changes are durable.
+  public func write<T: Sendable>(_ body: (inout Keyspace.Writer) throws -> T) async throws -> T {
+    var result: T?
+    try await withCheckedThrowingContinuation {
+      (continuation: CheckedContinuation<Void, any Error>) in
+      do {
+        result = try write(body) { continuation.resume(with: $0) }
+      } catch {
+        continuation.resume(throwing: error)
+      }
+    }
+    return result!
+  }
+
+  private func commit(
+    _ changes: [Change], completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+  ) {
+    guard !changes.isEmpty else { return }
+    store.commit([KeyspaceChangesWrite(changes: changes)]) { [self] result in
+      if case .failure = result {
+        pending.withLock { $0.add(changes, by: -1) }
+        Task { await reload(changes) }
+      }
+      completion(result)
+    }
+  }
+
+  /// The feed position applied so far.
+  public var position: Int64 { follower.withLock { $0?.position ?? 0 } }
+
+  /// Returns true once the feed is applied up to `position`.
+  public func waitUntilApplied(_ position: Int64, timeout: Duration = .seconds(10)) async -> Bool {
+    guard let follower = follower.withLock({ $0 }) else { return false }
+    return await follower.waitUntilApplied(position, timeout: timeout)
+  }
+
+  public func close() async {
+    await follower.withLock { $0 }?.stop()
+  }
+
+  private func follow(_ entry: FeedEntry) {
+    for section in entry.sections where section.source == KeyspaceTables.source {
+      guard let changes = ChangeCoding.changes(section.bytes[...]) else {
+        logger.error(
+          "change feed: keyspace section unreadable", metadata: ["id": "\(entry.position)"])
+        continue
+      }
+      if entry.node == store.node {
+        pending.withLock { $0.add(changes, by: -1) }
+        continue
+      }
+      keyspace.applyFollowed { writer in
+        pending.withLock { pending in
+          for change in changes { pending.apply(change, with: &writer) }
+        }
+      }
+    }
+  }
+
+  /// After a failed commit: what it touched, as the database holds it now. (Feed rows still to
+  /// come replay older states of it on the way to the same end.)
+  private func reload(_ changes: [Change]) async {
+    do {
+      let stored = try await store.snapshot { connection, _ in
+        try await Self.read(on: connection, logger: logger)
+      }
+      let touched = Set(changes.flatMap(PendingChanges.keys(of:)))
+      keyspace.applyFollowed { writer in
+        for ref in touched {
+          writer.apply(
+            ref.key.map { .deleteKey(db: ref.db, key: $0) } ?? .flushDatabase(db: ref.db))
+        }
+        for change in stored {
+          switch change {
+          case .geoUpsert(let db, let key, _, _, _, _), .setString(let db, let key, _):
+            if touched.contains(PendingChanges.KeyRef(db: db, key: key))
+              || touched.contains(PendingChanges.KeyRef(db: db, key: nil))
+            {
+              writer.apply(change)
+            }
+          default: break
+          }
+        }
+      }
+    } catch {
+      logger.error(
+        "could not reload keys after a failed commit",
+        metadata: ["error": "\(String(reflecting: error))"])
+    }
+  }
+
+  /// Every stored key as the changes that recreate it: strings, then GEO members ordered by
+  /// (db, key, member).
+  static func read(on connection: PostgresConnection, logger: Logger) async throws -> [Change] {
+    var changes: [Change] = []
+    let strings = try await connection.query(
+      "SELECT db, key, value FROM strings ORDER BY db, key", logger: logger)
+    for try await (db, key, value) in strings.decode((Int32, ByteBuffer, ByteBuffer).self) {
+      changes.append(
+        .setString(db: Int(db), key: Bytes(buffer: key), value: Bytes(buffer: value)))
+    }
+    let members = try await connection.query(
+      """
+      SELECT db, key, member, score, longitude, latitude FROM geo_members
+      ORDER BY db, key, member
+      """, logger: logger)
+    for try await (db, key, member, score, longitude, latitude) in members.decode(
+      (Int32, ByteBuffer, ByteBuffer, Double, Double, Double).self)
+    {
+      changes.append(
+        .geoUpsert(
+          db: Int(db), key: Bytes(buffer: key), member: Bytes(buffer: member), score: score,
+          longitude: longitude, latitude: latitude))
+    }
+    return changes
+  }
+}
+
+extension Array where Element == UInt8 {
+  init(buffer: ByteBuffer) {
+    self = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
+  }
+}

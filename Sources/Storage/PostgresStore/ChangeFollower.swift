@@ -1,0 +1,154 @@
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Follows the change feed for one node: reads the rows after the last it applied, in order,
+/// whenever a commit notifies (LISTEN) and at least every `pollInterval` (a notification is lost
+/// with its connection). A lost connection is reopened, to whichever host is primary then, and
+/// reading resumes after the last row applied: no row is missed or applied twice.
+public final class ChangeFollower: Sendable {
+  private let connector: PostgresConnector
+  private let logger: Logger
+  private let apply: @Sendable (FeedEntry) -> Void
+  private let applied: Atomic<Int64>
+  private let connected = Atomic<Bool>(false)
+  private let wakeup = Wakeup()
+  private let task = Mutex<Task<Void, Never>?>(nil)
+  static let pollInterval = Duration.milliseconds(250)
+  static let readLimit = 2048
+  static let readTimeout = Duration.seconds(5)
+
+  init(
+    connector: PostgresConnector, after position: Int64, logger: Logger,
+    apply: @escaping @Sendable (FeedEntry) -> Void
+  ) {
+    self.connector = connector
+    self.logger = logger
+    self.apply = apply
+    applied = Atomic(position)
+    let task = Task { [self] in await run() }
+    self.task.withLock { $0 = task }
+  }
+
+  /// The feed position of the last row applied.
+  public var position: Int64 { applied.load(ordering: .acquiring) }
+  /// Whether the follower holds a connection now.
+  public var isConnected: Bool { connected.load(ordering: .relaxed) }
+
+  /// Stops following; returns once the last row being applied is done.
+  public func stop() async {
+    let running = task.withLock { $0 }
+    running?.cancel()
+    wakeup.signal()
+    await running?.value
+  }
+
+  /// Returns true once every row up to `position` is applied, false after `timeout`.
+  public func waitUntilApplied(_ position: Int64, timeout: Duration = .seconds(10)) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while self.position < position {
+      guard ContinuousClock.now < deadline else { return false }
+      wakeup.signal()
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+    return true
+  }
+
+  private func run() async {
+    while !Task.isCancelled {
+      do {
+        let connection = try await connector.primary()
+        connected.store(true, ordering: .relaxed)
+        defer { connected.store(false, ordering: .relaxed) }
+        do {
+          try await listen(on: connection)
+        } catch {
+          connection.discard()
+          throw error
+        }
+        try? await connection.close()
+      } catch {
+        guard !Task.isCancelled else { return }
+        logger.warning(
+          "change feed: connection lost, reconnecting",
+          metadata: ["error": "\(String(reflecting: error))"])
+        try? await Task.sleep(for: .milliseconds(100))
+      }
+    }
+  }
+
+  /// Reads on `connection`, woken by its notifications, until cancelled or it fails.
+  private func listen(on connection: PostgresConnection) async throws {
+    let listening = connection.addListener(channel: ChangeFeed.channel) { [wakeup] _, _ in
+      wakeup.signal()
+    }
+    defer { listening.stop() }
+    try await QueryDeadline.within(Self.readTimeout, closing: connection) { [logger] in
+      try await connection.query("LISTEN \(unescaped: ChangeFeed.channel)", logger: logger)
+    }
+    try await read(on: connection)
+  }
+
+  /// Applies rows until cancelled; throws when the connection fails.
+  private func read(on connection: PostgresConnection) async throws {
+    while !Task.isCancelled {
+      // A connection the server closed while this slept: a query on it may never answer.
+      guard !connection.isClosed else { throw FeedError(description: "the connection closed") }
+      let after = position
+      let entries = try await QueryDeadline.within(Self.readTimeout, closing: connection) {
+        [logger] in
+        try await ChangeFeed.read(
+          after: after, limit: Self.readLimit, on: connection, logger: logger)
+      }
+      for entry in entries {
+        apply(entry)
+        applied.store(entry.position, ordering: .releasing)
+      }
+      if entries.count < Self.readLimit { await wakeup.wait(upTo: Self.pollInterval) }
+    }
+  }
+}
+
+/// A signal a follower sleeps on: set by a notification, a timer or a caller.
+final class Wakeup: Sendable {
+  private struct State {
+    var pending = false
+    var waiter: CheckedContinuation<Void, Never>?
+  }
+
+  private let state = Mutex(State())
+
+  func signal() {
+    let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+      guard let waiter = s.waiter else {
+        s.pending = true
+        return nil
+      }
+      s.waiter = nil
+      return waiter
+    }
+    waiter?.resume()
+  }
+
+  /// Returns at the next signal (or at once if one came since the last wait), or after `timeout`.
+  func wait(upTo timeout: Duration) async {
+    let timer = Task { [self] in
+      try? await Task.sleep(for: timeout)
+      // Cancelled: the wait ended by a signal, and a late one would end the next wait early.
+      guard !Task.isCancelled else { return }
+      signal()
+    }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let now = state.withLock { s -> Bool in
+        if s.pending {
+          s.pending = false
+          return true
+        }
+        s.waiter = continuation
+        return false
+      }
+      if now { continuation.resume() }
+    }
+    timer.cancel()
+  }
+}

@@ -1,0 +1,279 @@
+import Durability
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// One node's group commit: the writes queued while a transaction runs go into the next one
+/// together. Each command's writes run in a savepoint when one of them may fail on its own, so a
+/// failing command rolls back only itself.
+final class GroupWriter: Sendable {
+  private struct Request: Sendable {
+    let writes: [any DurableWrite]
+    let completion: @Sendable (Result<Void, any Error>) -> Void
+
+    var postgresWrites: [any PostgresWrite] { writes.compactMap { $0 as? any PostgresWrite } }
+    /// Whether its writes run in a savepoint, which may roll back alone.
+    var mayFailAlone: Bool { postgresWrites.contains { $0.needsSavepoint && $0.inSavepoint } }
+  }
+
+  private struct State {
+    var queue: [Request] = []
+    var running = false
+    var closed = false
+    var connection: PostgresConnection?
+    var batch: Int64 = 0
+    var idle: [CheckedContinuation<Void, Never>] = []
+  }
+
+  private let node: String
+  private let connector: PostgresConnector
+  private let logger: Logger
+  private let state: Mutex<State>
+  /// The most commands one transaction takes.
+  private static let batchLimit = 1024
+
+  init(node: String, connector: PostgresConnector, connection: PostgresConnection, logger: Logger) {
+    self.node = node
+    self.connector = connector
+    self.logger = logger
+    state = Mutex(State(connection: connection))
+  }
+
+  func enqueue(
+    _ writes: [any DurableWrite], completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+  ) {
+    let start = state.withLock { s -> Bool? in
+      guard !s.closed else { return nil }
+      s.queue.append(Request(writes: writes, completion: completion))
+      defer { s.running = true }
+      return !s.running
+    }
+    switch start {
+    // Not on the caller's thread, which may hold a lock the completion takes.
+    case nil: Task { completion(.failure(PostgresStoreError.closed)) }
+    case true?: Task { await drain() }
+    case false?: break
+    }
+  }
+
+  /// Commits batches until the queue is empty.
+  private func drain() async {
+    while true {
+      let next = state.withLock { s -> ([Request], Int64, PostgresConnection?) in
+        let batch = Array(s.queue.prefix(Self.batchLimit))
+        s.queue.removeFirst(batch.count)
+        if batch.isEmpty {
+          s.running = false
+          for waiter in s.idle { waiter.resume() }
+          s.idle = []
+        }
+        s.batch += 1
+        return (batch, s.batch, s.connection)
+      }
+      guard !next.0.isEmpty else { return }
+      let results = await commit(next.0, batch: next.1, connection: next.2)
+      for (request, result) in zip(next.0, results) {
+        if case .success = result { for write in request.writes { write.committed() } }
+        request.completion(result)
+      }
+    }
+  }
+
+  /// One transaction, retried whole when PostgreSQL chose it as a deadlock's victim (nodes
+  /// writing the same rows in other orders) or failed it for serialization; the result of each
+  /// request.
+  private func commit(
+    _ requests: [Request], batch: Int64, connection given: PostgresConnection?
+  ) async -> [Result<Void, any Error>] {
+    var given = given
+    for round in 1...Self.attempts {
+      let connection: PostgresConnection
+      do {
+        if let open = given, !open.isClosed {
+          connection = open
+        } else {
+          given?.discard()
+          connection = try await connector.primary()
+          state.withLock { $0.connection = connection }
+        }
+      } catch {
+        guard round < Self.attempts else {
+          return requests.map { _ in .failure(PostgresStoreError.unavailable("\(error)")) }
+        }
+        given = nil
+        try? await Task.sleep(for: .milliseconds(20 * round))
+        continue
+      }
+      let attempt: Attempt
+      do {
+        attempt = try await QueryDeadline.within(Self.transactionTimeout, closing: connection) {
+          await self.once(requests, batch: batch, on: connection)
+        }
+      } catch {
+        // Given up on: whether its COMMIT went through is asked by its feed row.
+        await drop(connection)
+        switch await ask(batch: batch, hadFeedRow: true) {
+        case true? where !requests.contains(where: \.mayFailAlone):
+          attempt = .done(requests.map { _ in .success(()) })
+        case true?:
+          // Committed, but which commands' savepoints were rolled back is not known.
+          attempt = .done(
+            requests.map { _ in .failure(PostgresStoreError.outcomeUnknown("\(error)")) })
+        case false?:
+          attempt = .done(
+            requests.map { _ in .failure(PostgresStoreError.unavailable("\(error)")) })
+        case nil:
+          attempt = .done(
+            requests.map { _ in .failure(PostgresStoreError.outcomeUnknown("\(error)")) })
+        }
+      }
+      switch attempt {
+      case .done(let results): return results
+      case .retry(let error):
+        guard round < Self.attempts else {
+          return requests.map { _ in .failure(error) }
+        }
+        given = connection
+        try? await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 * round))))
+      }
+    }
+    fatalError("unreachable: the last attempt returns")
+  }
+
+  private static let attempts = 8
+  /// A transaction not done by then is given up on (its connection closed).
+  private static let transactionTimeout = Duration.seconds(60)
+  private static let beginTimeout = Duration.seconds(2)
+
+  private enum Attempt: Sendable {
+    case done([Result<Void, any Error>])
+    case retry(any Error)
+  }
+
+  private static func isRetryable(_ error: any Error) -> Bool {
+    guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+    return state == "40P01" || state == "40001"
+  }
+
+  /// The connection's or the server's failure, not the write's: a lost connection, a server
+  /// shutting down (57P…), a connection exception (08…), or a primary turned standby (25006).
+  static func isUnavailable(_ error: any Error) -> Bool {
+    guard let info = (error as? PSQLError)?.serverInfo else { return true }
+    let state = info[.sqlState] ?? ""
+    let severity = info[.severity] ?? ""
+    return severity == "FATAL" || severity == "PANIC" || state.hasPrefix("08")
+      || state.hasPrefix("57P") || state == "25006"
+  }
+
+  private func once(
+    _ requests: [Request], batch: Int64, on connection: PostgresConnection
+  ) async -> Attempt {
+    var results: [Result<Void, any Error>] = []
+    var sections: [FeedSection] = []
+    do {
+      // A connection the server dropped while it was idle may never answer (QueryDeadline): the
+      // first statement finds out soon.
+      try await QueryDeadline.within(Self.beginTimeout, closing: connection) { [logger] in
+        try await connection.query("BEGIN", logger: logger)
+      }
+      for request in requests {
+        let writes = request.postgresWrites
+        let savepoint = request.mayFailAlone
+        if savepoint { try await connection.query("SAVEPOINT command", logger: logger) }
+        do {
+          for write in writes { try await write.apply(on: connection, logger: logger) }
+          if savepoint { try await connection.query("RELEASE SAVEPOINT command", logger: logger) }
+          for write in writes { sections += write.feed }
+          results.append(.success(()))
+        } catch let error as PSQLError
+          where savepoint && !Self.isUnavailable(error) && !Self.isRetryable(error)
+        {
+          // The write's own failure (a constraint): only its command is undone.
+          try await connection.query("ROLLBACK TO SAVEPOINT command", logger: logger)
+          results.append(.failure(error))
+        }
+      }
+      if !sections.isEmpty {
+        try await ChangeFeed.append(
+          sections, node: node, batch: batch, on: connection, logger: logger)
+      }
+    } catch {
+      // Nothing was committed: a write without a savepoint failed, or the connection did. A
+      // failed connection is dropped, not asked to roll back (it may never answer).
+      if Self.isUnavailable(error) {
+        await drop(connection)
+      } else {
+        let rolledBack = try? await QueryDeadline.within(Self.beginTimeout, closing: connection) {
+          [logger] in try await connection.query("ROLLBACK", logger: logger)
+        }
+        if rolledBack == nil { await drop(connection) }
+      }
+      if Self.isRetryable(error) { return .retry(error) }
+      // Nothing was sent to COMMIT: the same transaction may go again on a new connection.
+      if Self.isUnavailable(error) {
+        return .retry(PostgresStoreError.unavailable(String(reflecting: error)))
+      }
+      return .done(requests.map { _ in .failure(error) })
+    }
+    do {
+      try await connection.query("COMMIT", logger: logger)
+      return .done(results)
+    } catch {
+      await drop(connection)
+      switch await ask(batch: batch, hadFeedRow: !sections.isEmpty) {
+      case true?: return .done(results)
+      case false?:
+        let failure = PostgresStoreError.unavailable("COMMIT failed: \(String(reflecting: error))")
+        return .done(requests.map { _ in .failure(failure) })
+      case nil:
+        let failure = PostgresStoreError.outcomeUnknown(String(reflecting: error))
+        return .done(requests.map { _ in .failure(failure) })
+      }
+    }
+  }
+
+  /// Whether a commit whose COMMIT failed committed after all, asked of the primary (perhaps a
+  /// new one) by the feed row it wrote; nil when no primary answers.
+  private func ask(batch: Int64, hadFeedRow: Bool) async -> Bool? {
+    guard hadFeedRow else { return nil }
+    do {
+      let connection = try await connector.primary()
+      let old = state.withLock { s -> PostgresConnection? in
+        defer { s.connection = connection }
+        return s.connection
+      }
+      old?.discard()
+      return try await QueryDeadline.within(.seconds(10), closing: connection) {
+        [node, logger] in
+        try await ChangeFeed.committed(node: node, batch: batch, on: connection, logger: logger)
+      }
+    } catch {
+      return nil
+    }
+  }
+
+  /// Closes a connection that failed; the next commit opens another.
+  private func drop(_ connection: PostgresConnection) async {
+    state.withLock { s in
+      if s.connection === connection { s.connection = nil }
+    }
+    connection.discard()
+  }
+
+  func close() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let resumeNow = state.withLock { s -> Bool in
+        s.closed = true
+        guard s.running else { return true }
+        s.idle.append(continuation)
+        return false
+      }
+      if resumeNow { continuation.resume() }
+    }
+    let connection = state.withLock { s -> PostgresConnection? in
+      defer { s.connection = nil }
+      return s.connection
+    }
+    try? await connection?.close()
+  }
+}

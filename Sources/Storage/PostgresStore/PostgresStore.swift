@@ -1,0 +1,93 @@
+import Durability
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The store many nodes share: PostgreSQL. Each node writes through its own group commit (every
+/// command's writes durable in one transaction with the others queued meanwhile), and every
+/// commit that changes something appends one row to the change feed, which every node follows
+/// (`follow`) to apply what the others wrote.
+public final class PostgresStore: WriteCommitter, Sendable {
+  /// This process's name in the feed: its own rows are recognised by it.
+  public let node: String
+  public let connector: PostgresConnector
+  let logger: Logger
+  private let writer: GroupWriter
+
+  /// Connects, and applies the feed's migrations and then `migrations`.
+  public init(
+    location: PostgresLocation, migrations: [PostgresMigration], logger: Logger
+  ) async throws {
+    node = UUID().uuidString.lowercased()
+    connector = PostgresConnector(location: location, logger: logger)
+    self.logger = logger
+    let connection = try await connector.primary()
+    do {
+      try await PostgresMigration.migrate(
+        ChangeFeed.migrations + migrations, on: connection, logger: logger)
+    } catch {
+      try? await connection.close()
+      throw error
+    }
+    writer = GroupWriter(node: node, connector: connector, connection: connection, logger: logger)
+  }
+
+  public func commit(
+    _ writes: [any DurableWrite],
+    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+  ) {
+    writer.enqueue(writes, completion: completion)
+  }
+
+  /// Reads one consistent snapshot: `body` gets a connection inside a repeatable-read
+  /// transaction, and the feed position the snapshot holds everything up to. Following from
+  /// that position misses nothing and repeats nothing.
+  public func snapshot<T: Sendable>(
+    _ body: @Sendable (PostgresConnection, Int64) async throws -> T
+  ) async throws -> T {
+    let connection = try await connector.primary()
+    defer { Task { try? await connection.close() } }
+    try await connection.query(
+      "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+    let position =
+      try await connection.query(
+        "SELECT coalesce(max(id), 0)::bigint FROM cardatlas_changes", logger: logger
+      ).collect().first?.decode(Int64.self) ?? 0
+    let result = try await body(connection, position)
+    try await connection.query("COMMIT", logger: logger)
+    return result
+  }
+
+  /// Follows the feed after `position`: `apply` gets every committed row, this node's own
+  /// included, once each and in order.
+  public func follow(
+    after position: Int64, apply: @escaping @Sendable (FeedEntry) -> Void
+  ) -> ChangeFollower {
+    ChangeFollower(connector: connector, after: position, logger: logger, apply: apply)
+  }
+
+  /// Waits for the commits queued, then closes the writer's connection.
+  public func close() async {
+    await writer.close()
+  }
+}
+
+/// What a commit failed with when the store, not the write, was at fault.
+public enum PostgresStoreError: Error, CustomStringConvertible {
+  /// No primary reachable, or the connection was lost before COMMIT: nothing was written, and
+  /// the command may be retried.
+  case unavailable(String)
+  /// The connection was lost during COMMIT and no primary could be asked since whether it
+  /// committed.
+  case outcomeUnknown(String)
+  case closed
+
+  public var description: String {
+    switch self {
+    case .unavailable(let why): "the database is unavailable: \(why)"
+    case .outcomeUnknown(let why): "the database did not say whether the write committed: \(why)"
+    case .closed: "the store is closed"
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import PostgresNIO
+import Synchronization
+
+/// Gives up on work over a connection after a while. A query sent as the server drops the
+/// connection was seen never to answer (postgres-nio 1.33), which would stop a follower or the
+/// writer for good: past the deadline the connection is closed and the caller gets an error,
+/// whatever the query then does.
+enum QueryDeadline {
+  struct Expired: Error, CustomStringConvertible {
+    let timeout: Duration
+    var description: String { "no answer from PostgreSQL within \(timeout)" }
+  }
+
+  static func within<T: Sendable>(
+    _ timeout: Duration, closing connection: PostgresConnection,
+    _ operation: @escaping @Sendable () async throws -> T
+  ) async throws -> T {
+    let race = Race()
+    return try await withCheckedThrowingContinuation { continuation in
+      let work = Task {
+        let result: Result<T, any Error>
+        do {
+          result = .success(try await operation())
+        } catch {
+          result = .failure(error)
+        }
+        guard race.settle() else { return }
+        race.timer.withLock { $0?.cancel() }
+        continuation.resume(with: result)
+      }
+      race.timer.withLock {
+        $0 = Task {
+          try? await Task.sleep(for: timeout)
+          guard !Task.isCancelled, race.settle()
+          else { return }
+          work.cancel()
+          connection.discard()
+          continuation.resume(throwing: Expired(timeout: timeout))
+        }
+      }
+    }
+  }
+
+  /// Which of the work and the timer finished first.
+  private final class Race: Sendable {
+    private let settled = Atomic<Bool>(false)
+    let timer = Mutex<Task<Void, Never>?>(nil)
+
+    /// True for the first caller only.
+    func settle() -> Bool { !settled.exchange(true, ordering: .acquiringAndReleasing) }
+  }
+}
+
+extension PostgresConnection {
+  /// Closes a connection that failed, without waiting: closing one the server dropped was seen
+  /// to hang as its queries did.
+  func discard() {
+    // Held until closed: postgres-nio asserts that a connection is closed before it goes.
+    close().whenComplete { _ in withExtendedLifetime(self) {} }
+  }
+}
