@@ -409,7 +409,9 @@ let package = Package(
       name: "CardAtlasBench",
       dependencies: [
         "IndexBench", "CardBench", "VenueBench", "LoadGen", "AllocatorOptions",
+        "PostgresStore", "PostgresKeyspaceStore", "Keyspace", "Geodesy",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/Tools/CardAtlasBench",
       linkerSettings: allocator),
     // The request parser and the command layer under libFuzzer (`make fuzz`, docs/FUZZING.md);

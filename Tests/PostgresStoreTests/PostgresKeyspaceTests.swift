@@ -184,7 +184,7 @@ struct PostgresKeyspaceTests {
           for worker in 0..<3 {
             group.addTask {
               var rng = SeededGenerator(seed: UInt64(n * 10 + worker))
-              for _ in 0..<120 {
+              for _ in 0..<200 {
                 let key = "k\(rng.next() % 3)"
                 let member = "m\(rng.next() % 8)"
                 switch rng.next() % 100 {
@@ -210,6 +210,37 @@ struct PostgresKeyspaceTests {
       }
       let late = try await open()
       #expect(late.contents == stored)
+    }
+  }
+
+  @Test(
+    "one node's random writes, queued together and merged by the group commit, leave the database holding what its keyspace holds"
+  )
+  func mergedWritesMatchTheKeyspace() async throws {
+    try await Self.withDatabase { database, open in
+      let a = try await open()
+      var rng = SeededGenerator(seed: 7)
+      var pending: [Task<Void, any Error>] = []
+      for _ in 0..<600 {
+        let key = "k\(rng.next() % 2)"
+        let member = "m\(rng.next() % 4)"
+        let lon = Double(rng.next() % 3600) / 10 - 180
+        let lat = Double(rng.next() % 1700) / 10 - 85
+        let kind = rng.next() % 100
+        // Queued without waiting, so that many share a transaction.
+        pending.append(
+          Task {
+            switch kind {
+            case 0..<55: try await a.geoadd(key, member, lon, lat)
+            case 55..<80: try await a.zrem(key, member)
+            case 80..<88: try await a.del(key)
+            case 88..<96: try await a.set(key, "s")
+            default: try await a.flush()
+            }
+          })
+      }
+      for task in pending { try await task.value }
+      #expect(try await Self.stored(database) == a.contents)
     }
   }
 

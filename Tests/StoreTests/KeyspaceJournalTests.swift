@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Keyspace
+import Synchronization
 import Testing
 
 @testable import KeyspaceStore
@@ -174,4 +175,68 @@ struct KeyspaceJournalTests {
       store.close()
     }
   }
+
+  @Test(
+    "under a write flood the tables lag by at most the bound (plus what is queued), every commit is acknowledged, and all of it reaches the tables"
+  )
+  func floodStaysBounded() async throws {
+    try await withTemporaryDirectory { directory in
+      let store = try openStore(directory, fsync: .batch)
+      var limits = KeyspaceJournal.Limits()
+      limits.maximumUnapplied = 256 << 10
+      let journal = try KeyspaceJournal(
+        store: store, fsync: .batch, limits: limits, logger: quietLogger)
+      let writers = 32
+      let commits = 60
+      let members = 50
+      // One commit's record: 50 members of ~45 bytes of changes each.
+      let record = JournalFormat.record(
+        (0..<members).reduce(into: [UInt8]()) { out, i in
+          JournalFormat.append(
+            .geoUpsert(
+              db: 0, key: Array("flood-00".utf8), member: Array("m00-00-\(i)".utf8), score: 1,
+              longitude: 1, latitude: 1), to: &out)
+        }
+      ).count
+      let peak = Peak()
+      let sampler = Task {
+        while !Task.isCancelled {
+          let now = journal.unappliedBytes
+          peak.bytes.withLock { $0 = max($0, now) }
+          try? await Task.sleep(for: .milliseconds(1))
+        }
+      }
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for w in 0..<writers {
+          group.addTask {
+            for c in 0..<commits {
+              let changes = (0..<members).map { i in
+                Change.geoUpsert(
+                  db: 0, key: Array("flood-\(w % 10)\(w / 10)".utf8),
+                  member: Array("m\(c % 10)\(c / 10)-\(w % 10)\(w / 10)-\(i)".utf8), score: 1,
+                  longitude: 1, latitude: 1)
+              }
+              try await journal.commit(changes: changes)
+            }
+          }
+        }
+        try await group.waitForAll()
+      }
+      sampler.cancel()
+      let worst = peak.bytes.withLock { $0 }
+      // The writer waits past the bound, then writes everything queued meanwhile: at most one
+      // commit per writer.
+      #expect(worst <= limits.maximumUnapplied + writers * record, "peak \(worst) bytes")
+      #expect(worst > limits.maximumUnapplied / 2, "the flood reached the bound (\(worst))")
+      journal.drain()
+      #expect(try store.loadAll().count == writers * commits * members)
+      journal.close()
+      store.close()
+    }
+  }
+}
+
+/// The most bytes a sampler saw.
+private final class Peak: Sendable {
+  let bytes = Mutex(0)
 }

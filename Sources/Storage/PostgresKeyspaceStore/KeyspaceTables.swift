@@ -42,6 +42,10 @@ struct KeyspaceChangesWrite: PostgresWrite {
   var changeCount: Int { changes.count }
   var needsSavepoint: Bool { false }
 
+  func merged(with next: any PostgresWrite) -> (any PostgresWrite)? {
+    (next as? KeyspaceChangesWrite).map { KeyspaceChangesWrite(changes: changes + $0.changes) }
+  }
+
   var feed: [FeedSection] {
     var bytes: [UInt8] = []
     for change in changes { ChangeCoding.append(change, to: &bytes) }
@@ -49,6 +53,7 @@ struct KeyspaceChangesWrite: PostgresWrite {
   }
 
   func apply(on connection: PostgresConnection, logger: Logger) async throws {
+    try await KeyLocks.take(for: changes, on: connection, logger: logger)
     var at = 0
     while at < changes.count {
       switch changes[at] {

@@ -30,6 +30,13 @@ public protocol PostgresWrite: DurableWrite {
   func apply(on connection: PostgresConnection, logger: Logger) async throws
   /// What the other nodes need to apply it: it goes in the commit's feed row.
   var feed: [FeedSection] { get }
+  /// This write and `next` (the next command's) as one, when they can be: the group commit
+  /// then sends one statement for many commands' rows. Nil (the default): apart.
+  func merged(with next: any PostgresWrite) -> (any PostgresWrite)?
+}
+
+extension PostgresWrite {
+  public func merged(with next: any PostgresWrite) -> (any PostgresWrite)? { nil }
 }
 
 /// The change feed: `cardatlas_changes`, one row per commit that changed something, its id from

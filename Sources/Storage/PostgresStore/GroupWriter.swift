@@ -176,8 +176,7 @@ final class GroupWriter: Sendable {
       try await QueryDeadline.within(Self.beginTimeout, closing: connection) { [logger] in
         try await connection.query("BEGIN", logger: logger)
       }
-      for request in requests {
-        let writes = request.postgresWrites
+      for (request, writes) in Self.merged(requests) {
         let savepoint = request.mayFailAlone
         if savepoint { try await connection.query("SAVEPOINT command", logger: logger) }
         do {
@@ -230,6 +229,33 @@ final class GroupWriter: Sendable {
         return .done(requests.map { _ in .failure(failure) })
       }
     }
+  }
+
+  /// The requests in order, each with its writes. Along a run of requests that need no
+  /// savepoint, a write is merged into the run's last one where the writes allow
+  /// (`PostgresWrite.merged`): the request it came from then carries fewer writes, or none.
+  private static func merged(_ requests: [Request]) -> [(Request, [any PostgresWrite])] {
+    var out: [(Request, [any PostgresWrite])] = []
+    // Where the run's last write is: (request, write).
+    var last: (Int, Int)?
+    for request in requests {
+      guard !request.mayFailAlone else {
+        out.append((request, request.postgresWrites))
+        last = nil
+        continue
+      }
+      var kept: [any PostgresWrite] = []
+      for write in request.postgresWrites {
+        if let (r, w) = last, kept.isEmpty, let joined = out[r].1[w].merged(with: write) {
+          out[r].1[w] = joined
+        } else {
+          kept.append(write)
+        }
+      }
+      out.append((request, kept))
+      if !kept.isEmpty { last = (out.count - 1, kept.count - 1) }
+    }
+    return out
   }
 
   /// Whether a commit whose COMMIT failed committed after all, asked of the primary (perhaps a
