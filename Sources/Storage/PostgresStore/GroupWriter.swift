@@ -300,6 +300,6 @@ final class GroupWriter: Sendable {
       defer { s.connection = nil }
       return s.connection
     }
-    try? await connection?.close()
+    connection?.discard()
   }
 }

@@ -47,7 +47,7 @@ public final class PostgresStore: WriteCommitter, Sendable {
     _ body: @Sendable (PostgresConnection, Int64) async throws -> T
   ) async throws -> T {
     let connection = try await connector.primary()
-    defer { Task { try? await connection.close() } }
+    defer { connection.discard() }
     try await connection.query(
       "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
     let position =

@@ -52,8 +52,8 @@ enum QueryDeadline {
 }
 
 extension PostgresConnection {
-  /// Closes a connection that failed, without waiting: closing one the server dropped was seen
-  /// to hang as its queries did.
+  /// Closes the connection without waiting: closing one the server dropped was seen to hang as
+  /// its queries did.
   func discard() {
     // Held until closed: postgres-nio asserts that a connection is closed before it goes.
     close().whenComplete { _ in withExtendedLifetime(self) {} }
