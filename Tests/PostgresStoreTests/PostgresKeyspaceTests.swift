@@ -298,9 +298,3 @@ struct PostgresKeyspaceTests {
     }
   }
 }
-
-extension String {
-  init(buffer: ByteBuffer) {
-    self = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
-  }
-}

@@ -80,13 +80,13 @@ struct KeyspaceJournalTests {
     for seed in 1...20 as ClosedRange<UInt64> {
       let changes = Self.randomChanges(500, seed: seed)
       var payload: [UInt8] = []
-      for change in changes { JournalFormat.append(change, to: &payload) }
+      for change in changes { ChangeCoding.append(change, to: &payload) }
       let (payloads, length) = JournalFormat.records(JournalFormat.record(payload))
       #expect(payloads.count == 1 && length == payload.count + JournalFormat.headerBytes)
-      let read = payloads.first.flatMap(JournalFormat.changes)
+      let read = payloads.first.flatMap(ChangeCoding.changes)
       // Compared by encoding: NaN != NaN, but their bits must survive.
       var again: [UInt8] = []
-      for change in read ?? [] { JournalFormat.append(change, to: &again) }
+      for change in read ?? [] { ChangeCoding.append(change, to: &again) }
       #expect(read?.count == changes.count && again == payload, "seed \(seed)")
     }
   }
@@ -96,7 +96,7 @@ struct KeyspaceJournalTests {
   func tornTail() {
     let records = (1...3).map { i -> [UInt8] in
       var payload: [UInt8] = []
-      JournalFormat.append(.setString(db: 0, key: Array("k\(i)".utf8), value: [1]), to: &payload)
+      ChangeCoding.append(.setString(db: 0, key: Array("k\(i)".utf8), value: [1]), to: &payload)
       return JournalFormat.record(payload)
     }
     let whole = records.joined()
@@ -121,16 +121,16 @@ struct KeyspaceJournalTests {
       var first: [UInt8] = []
       for member in ["a", "b", "c"] {
         var payload: [UInt8] = []
-        JournalFormat.append(
+        ChangeCoding.append(
           .geoUpsert(
             db: 0, key: Array("pts".utf8), member: Array(member.utf8), score: 1, longitude: 2,
             latitude: 3), to: &payload)
         first += JournalFormat.record(payload)
       }
       var removal: [UInt8] = []
-      JournalFormat.append(.geoRemove(db: 0, key: Array("pts".utf8), member: [98]), to: &removal)
+      ChangeCoding.append(.geoRemove(db: 0, key: Array("pts".utf8), member: [98]), to: &removal)
       var torn: [UInt8] = []
-      JournalFormat.append(.flushAll, to: &torn)
+      ChangeCoding.append(.flushAll, to: &torn)
       let second = JournalFormat.record(removal) + JournalFormat.record(torn).dropLast(1)
       try Data(first).write(to: URL(fileURLWithPath: directory + "/keyspace.journal.1"))
       try Data(second).write(to: URL(fileURLWithPath: directory + "/keyspace.journal.2"))
@@ -192,7 +192,7 @@ struct KeyspaceJournalTests {
       // One commit's record: 50 members of ~45 bytes of changes each.
       let record = JournalFormat.record(
         (0..<members).reduce(into: [UInt8]()) { out, i in
-          JournalFormat.append(
+          ChangeCoding.append(
             .geoUpsert(
               db: 0, key: Array("flood-00".utf8), member: Array("m00-00-\(i)".utf8), score: 1,
               longitude: 1, latitude: 1), to: &out)

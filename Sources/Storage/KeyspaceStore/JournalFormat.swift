@@ -1,5 +1,4 @@
 import CZlib
-import Keyspace
 
 /// How the keyspace journal writes changes: a file of records, each
 /// `[payload length: UInt32][CRC-32 of the payload: UInt32][payload]`, little-endian, the payload
@@ -8,11 +7,6 @@ import Keyspace
 /// was acknowledged.
 enum JournalFormat {
   static let headerBytes = 8
-
-  /// Appends one change.
-  static func append(_ change: Change, to out: inout [UInt8]) {
-    ChangeCoding.append(change, to: &out)
-  }
 
   /// Frames `payload` (appended changes) as one record.
   static func record(_ payload: [UInt8]) -> [UInt8] {
@@ -40,12 +34,6 @@ enum JournalFormat {
       at = start + length
     }
     return (payloads, at)
-  }
-
-  /// The changes of one record's payload, in order; nil if it does not read as changes (it
-  /// passed its CRC, so only a journal of another version could).
-  static func changes(_ payload: ArraySlice<UInt8>) -> [Change]? {
-    ChangeCoding.changes(payload)
   }
 
   // MARK: Bytes

@@ -91,7 +91,7 @@ public final class KeyspaceJournal: @unchecked Sendable {
     guard !changes.isEmpty else { return completion(.success(())) }
     // Encoded on the caller's thread: the event loops share the work the writer would do alone.
     var payload: [UInt8] = []
-    for change in changes { JournalFormat.append(change, to: &payload) }
+    for change in changes { ChangeCoding.append(change, to: &payload) }
     condition.lock()
     if closing || broken != nil {
       let error = broken ?? StoreError.closed
@@ -318,7 +318,7 @@ public final class KeyspaceJournal: @unchecked Sendable {
           metadata: ["bytes": "\(bytes.count - length)", "path": "\(path(number))"])
       }
       for payload in whole {
-        guard let decoded = JournalFormat.changes(payload) else {
+        guard let decoded = ChangeCoding.changes(payload) else {
           throw StoreError.sqlite(
             code: 1, message: "\(path(number)): a record that is not keyspace changes")
         }
@@ -373,7 +373,7 @@ struct JournalWrite: SQLiteWrite {
 
   private func apply(_ writer: ChangeWriter) throws {
     for payload in payloads {
-      guard let changes = JournalFormat.changes(payload) else {
+      guard let changes = ChangeCoding.changes(payload) else {
         throw StoreError.sqlite(code: 1, message: "keyspace journal: unreadable record")
       }
       for change in changes { try writer.apply(change) }

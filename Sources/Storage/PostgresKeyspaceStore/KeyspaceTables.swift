@@ -58,24 +58,25 @@ struct KeyspaceChangesWrite: PostgresWrite {
     while at < changes.count {
       switch changes[at] {
       case .geoUpsert:
-        var run: [Key3: (score: Double, longitude: Double, latitude: Double)] = [:]
-        var order: [Key3] = []
+        var run: [MemberKey: (score: Double, longitude: Double, latitude: Double)] = [:]
+        var order: [MemberKey] = []
         while at < changes.count,
           case .geoUpsert(let db, let key, let member, let score, let longitude, let latitude) =
             changes[at]
         {
-          let id = Key3(db: db, key: key, member: member)
+          let id = MemberKey(db: db, key: key, member: member)
           if run.updateValue((score, longitude, latitude), forKey: id) == nil { order.append(id) }
           at += 1
         }
         // In one order on every node, so that two nodes' runs lock shared rows in the same
         // order (fewer deadlocks to retry).
         try await upsert(
-          order.sorted(by: Key3.precedes).map { ($0, run[$0]!) }, on: connection, logger: logger)
+          order.sorted(by: MemberKey.precedes).map { ($0, run[$0]!) }, on: connection,
+          logger: logger)
       case .geoRemove:
-        var removed: [Key3] = []
+        var removed: [MemberKey] = []
         while at < changes.count, case .geoRemove(let db, let key, let member) = changes[at] {
-          removed.append(Key3(db: db, key: key, member: member))
+          removed.append(MemberKey(db: db, key: key, member: member))
           at += 1
         }
         try await connection.query(
@@ -95,12 +96,11 @@ struct KeyspaceChangesWrite: PostgresWrite {
           """, logger: logger)
         at += 1
       case .deleteKey(let db, let key):
-        for table in ["strings", "geo_members"] {
-          try await connection.query(
-            PostgresQuery(
-              unsafeSQL: "DELETE FROM \(table) WHERE db = $1 AND key = $2",
-              binds: try binds(Int32(db), buffer(key))), logger: logger)
-        }
+        try await connection.query(
+          "DELETE FROM strings WHERE db = \(Int32(db)) AND key = \(buffer(key))", logger: logger)
+        try await connection.query(
+          "DELETE FROM geo_members WHERE db = \(Int32(db)) AND key = \(buffer(key))",
+          logger: logger)
         at += 1
       case .flushDatabase(let db):
         try await connection.query("DELETE FROM strings WHERE db = \(Int32(db))", logger: logger)
@@ -116,7 +116,7 @@ struct KeyspaceChangesWrite: PostgresWrite {
   }
 
   private func upsert(
-    _ rows: [(Key3, (score: Double, longitude: Double, latitude: Double))],
+    _ rows: [(MemberKey, (score: Double, longitude: Double, latitude: Double))],
     on connection: PostgresConnection, logger: Logger
   ) async throws {
     let dbs = rows.map { Int32($0.0.db) }
@@ -140,12 +140,12 @@ struct KeyspaceChangesWrite: PostgresWrite {
 }
 
 /// A member of a GEO key.
-struct Key3: Hashable {
+struct MemberKey: Hashable {
   let db: Int
   let key: Bytes
   let member: Bytes
 
-  static func precedes(_ a: Key3, _ b: Key3) -> Bool {
+  static func precedes(_ a: MemberKey, _ b: MemberKey) -> Bool {
     if a.db != b.db { return a.db < b.db }
     if a.key != b.key { return a.key.lexicographicallyPrecedes(b.key) }
     return a.member.lexicographicallyPrecedes(b.member)
@@ -153,10 +153,3 @@ struct Key3: Hashable {
 }
 
 func buffer(_ bytes: Bytes) -> ByteBuffer { ByteBuffer(bytes: bytes) }
-
-func binds(_ db: Int32, _ key: ByteBuffer) throws -> PostgresBindings {
-  var binds = PostgresBindings()
-  binds.append(db)
-  binds.append(key)
-  return binds
-}

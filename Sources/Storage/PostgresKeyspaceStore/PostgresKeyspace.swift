@@ -169,9 +169,3 @@ public final class PostgresKeyspace: Sendable {
     return changes
   }
 }
-
-extension Array where Element == UInt8 {
-  init(buffer: ByteBuffer) {
-    self = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
-  }
-}
