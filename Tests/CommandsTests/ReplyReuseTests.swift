@@ -40,7 +40,8 @@ struct ReplyReuseTests {
   /// A reply still held when the next search runs on the same thread keeps its own bytes, and
   /// every reply equals the one written element by element (WITHDIST takes that path); the expected replies are redis-server 7.0's.
   @Test func heldRepliesAreNotOverwritten() {
-    let processor = CommandProcessor(keyspace: Keyspace(), environment: Environment())
+    let processor = CommandProcessor(
+      keyspace: Keyspace(), log: MemoryOnly(), environment: Environment())
     var session = Session(id: 1, authenticated: true)
     _ = Self.run(
       processor, &session,
@@ -70,7 +71,8 @@ struct ReplyReuseTests {
   /// A recycled reply's storage is the next reply's, as the server hands each back once written;
   /// one recycled while a copy is still held is not written over.
   @Test func recycledRepliesAreReusedUnlessHeld() {
-    let processor = CommandProcessor(keyspace: Keyspace(), environment: Environment())
+    let processor = CommandProcessor(
+      keyspace: Keyspace(), log: MemoryOnly(), environment: Environment())
     var session = Session(id: 1, authenticated: true)
     _ = Self.run(
       processor, &session,

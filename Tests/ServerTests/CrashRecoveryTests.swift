@@ -1,6 +1,7 @@
 import Foundation
 import RESP
 import RedisTestSupport
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -71,6 +72,81 @@ struct CrashRecoveryTests {
     }
     let server = try CardAtlasProcess(directory: directory)
     try Self.check(expected, port: server.port)
+  }
+
+  @Test(
+    "a big write and small writes racing on the same members from four connections: after kill -9 each member is where the server last put it"
+  )
+  func racingWritesKeepTheirOrder() async throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cardatlas-race-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let server = try CardAtlasProcess(directory: directory, arguments: ["--threads", "4"])
+    let port = server.port
+    let episodes = 100
+    let barrier = Barrier(parties: 4)
+    let acknowledged = Mutex(0)
+    // In each episode, on its own key: one connection moves 300 members, m0 among them; three
+    // others each move one of m1, m2, m3, at the same moment. A small write that runs just
+    // after the big one must stay after it on disk too.
+    let threads = (0..<4).map { w in
+      Thread {
+        guard let connection = try? RESPConnection(port: port) else { return }
+        for episode in 0..<episodes {
+          var args = ["GEOADD", "race:\(episode)"]
+          let members = w == 0 ? Array(0..<300) : [w]
+          for member in members { args += [String(w * 10), String(episode % 80), "m\(member)"] }
+          barrier.arrive()
+          if (try? connection.command(args)) != nil { acknowledged.withLock { $0 += 1 } }
+        }
+      }
+    }
+    for thread in threads { thread.start() }
+    while threads.contains(where: { !$0.isFinished }) {
+      try await Task.sleep(nanoseconds: 10_000_000)
+    }
+    #expect(acknowledged.withLock { $0 } == 4 * episodes)
+    let before = try Self.positions(episodes: episodes, port: port)
+    try await server.crash(after: .zero)
+    let restarted = try CardAtlasProcess(directory: directory)
+    let after = try Self.positions(episodes: episodes, port: restarted.port)
+    let moved = before.keys.filter { before[$0] != after[$0] }.sorted()
+    #expect(moved.isEmpty, "\(moved.count) members moved by the restart: \(moved.prefix(5))")
+  }
+
+  /// GEOPOS's reply for m1, m2 and m3 of each episode's key.
+  static func positions(episodes: Int, port: UInt16) throws -> [String: String] {
+    let connection = try RESPConnection(port: port, timeoutSeconds: 60)
+    var found: [String: String] = [:]
+    for episode in 0..<episodes {
+      let reply = try connection.command("GEOPOS", "race:\(episode)", "m1", "m2", "m3").text
+      found["race:\(episode)"] = reply
+    }
+    return found
+  }
+
+  /// Lets threads go on together: each `arrive` waits until all `parties` have arrived.
+  final class Barrier: @unchecked Sendable {
+    private let condition = NSCondition()
+    private let parties: Int
+    private var waiting = 0
+    private var generation = 0
+
+    init(parties: Int) { self.parties = parties }
+
+    func arrive() {
+      condition.lock()
+      defer { condition.unlock() }
+      let mine = generation
+      waiting += 1
+      if waiting == parties {
+        waiting = 0
+        generation += 1
+        condition.broadcast()
+      } else {
+        while generation == mine { condition.wait() }
+      }
+    }
   }
 
   @Test(

@@ -4,8 +4,8 @@ import Datasets
 import Geodesy
 import Keyspace
 import LoadGen
-import RESPClient
 import NIOCore
+import RESPClient
 
 /// The data the command benchmarks run on: the keyspace `cardatlas-bench load` fills (the same
 /// key, the same seeded points, named the same way), and requests encoded as clients send them.
@@ -62,12 +62,13 @@ enum Fixtures {
             longitude: p.longitude, latitude: p.latitude))
       }
     }
-    return CommandProcessor(keyspace: keyspace, environment: BenchmarkEnvironment())
+    return CommandProcessor(
+      keyspace: keyspace, log: MemoryOnly(), environment: BenchmarkEnvironment())
   }()
 
   /// A command processor over an empty keyspace, for the commands that touch no data.
   static let emptyProcessor = CommandProcessor(
-    keyspace: Keyspace(), environment: BenchmarkEnvironment())
+    keyspace: Keyspace(), log: MemoryOnly(), environment: BenchmarkEnvironment())
 
   // MARK: Requests
 

@@ -5,6 +5,8 @@ import RESP
 /// check authentication, then run it.
 public final class CommandProcessor: Sendable {
   public let keyspace: Keyspace
+  /// Where the keyspace's writes are made durable.
+  let log: any ChangeLog
   let environment: ServerEnvironment
   /// Entries lent without a retain (`entries` keeps them): the event-loop threads would
   /// otherwise write each entry's shared reference count on every command.
@@ -38,12 +40,13 @@ public final class CommandProcessor: Sendable {
   }
 
   /// Answers Redis's commands and `commands`, which other modules bring; a name may be used
-  /// once.
+  /// once. Writes to `keyspace` are made durable through `log`.
   public init(
-    keyspace: Keyspace, environment: ServerEnvironment, commands: [CommandSpec] = [],
-    accounts: (any AccountSignIn)? = nil
+    keyspace: Keyspace, log: any ChangeLog, environment: ServerEnvironment,
+    commands: [CommandSpec] = [], accounts: (any AccountSignIn)? = nil
   ) {
     self.keyspace = keyspace
+    self.log = log
     self.environment = environment
     self.accounts = accounts
     specs = CommandTable.all + commands
@@ -97,7 +100,7 @@ public final class CommandProcessor: Sendable {
         arguments: arguments, session: session, keyspace: .passUnretained(keyspace),
         environment: environment, processor: self)
       outcome = Outcome(reply: entry.spec.run(&invocation))
-      outcome.changes = invocation.changes
+      outcome.commits = invocation.commits
       outcome.close = invocation.close
       outcome.deferred = invocation.deferred
       outcome.pending = invocation.pending

@@ -69,7 +69,7 @@ public struct Invocation {
   unowned(unsafe) let environment: ServerEnvironment
   /// Every command the processor answers, for COMMAND.
   unowned(unsafe) let processor: CommandProcessor
-  var changes: [Change] = []
+  var commits: [Commit] = []
   var close = false
   var deferred: (@Sendable () -> RESPValue)?
   /// Set by a command whose reply comes later, from another thread (a domain write answered
@@ -95,10 +95,13 @@ public struct Invocation {
     try keyspace._withUnsafeGuaranteedRef { try $0.read(db: session.db, body) }
   }
 
-  /// Runs a write under the exclusive lock and keeps its changes for the store.
+  /// Runs a write under the exclusive lock, its changes handed to the processor's log in the
+  /// order writes are made; the reply waits for them to be durable.
   mutating func write<T>(_ body: (inout Keyspace.Writer) throws -> T) rethrows -> T {
-    let (result, made) = try keyspace._withUnsafeGuaranteedRef { try $0.write(body) }
-    changes += made
+    let (result, commit) = try keyspace._withUnsafeGuaranteedRef {
+      try $0.write(log: processor.log, body)
+    }
+    if let commit { commits.append(commit) }
     return result
   }
 }

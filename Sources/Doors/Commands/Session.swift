@@ -68,8 +68,8 @@ public struct SignedInAccount: Sendable {
 /// The result of one command.
 public struct Outcome: Sendable {
   public var reply: RESPValue
-  /// Changes to make durable before the reply may be sent.
-  public var changes: [Change] = []
+  /// The writes to see durable before the reply may be sent.
+  public var commits: [Commit] = []
   /// Close the connection once the reply is written (QUIT).
   public var close = false
   /// Work to run off the event loop, whose result replaces `reply` (BACKUP).

@@ -70,7 +70,7 @@ public final class CardAtlasServer: Sendable {
       configuration: configuration, keyspace: keyspace, store: store, journal: journal,
       pubsub: foundation.hub, shards: threads, logger: logger)
     processor = CommandProcessor(
-      keyspace: keyspace, environment: state, commands: parts.flatMap(\.commands),
+      keyspace: keyspace, log: journal, environment: state, commands: parts.flatMap(\.commands),
       accounts: parts.lazy.compactMap(\.accounts).first)
     state.statistics.names.withLockedValue { $0 = processor.commandNames }
     logger.info(
@@ -80,7 +80,7 @@ public final class CardAtlasServer: Sendable {
         "seconds": "\(String(format: "%.2f", loadedIn))",
       ])
     if configuration.demo {
-      try DemoData.loadIfEmpty(into: processor, journal: journal, logger: logger)
+      try DemoData.loadIfEmpty(into: processor, logger: logger)
       for load in parts.compactMap(\.loadDemo) { try load() }
     }
     MemoryTuning.releaseFreePages()

@@ -277,12 +277,12 @@ final class ConnectionHandler: ChannelInboundHandler {
         let reply = (try? result.get()) ?? .error("ERR server is shutting down")
         handler.fill([(sequence, reply, nil)], context: context)
       }
-    } else if !outcome.changes.isEmpty {
+    } else if !outcome.commits.isEmpty {
       let sequence = reserve(size)
       let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
       let reply = outcome.reply
       let durable = self.durable
-      state.journal.commit(changes: outcome.changes) { result in
+      Commit.whenAll(outcome.commits) { result in
         let answer: RESPValue
         switch result {
         case .success: answer = reply

@@ -2,7 +2,6 @@ import Commands
 import Datasets
 import Dispatch
 import Keyspace
-import KeyspaceStore
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -13,7 +12,7 @@ enum DemoData {
   static let key = "cities"
 
   static func loadIfEmpty(
-    into processor: CommandProcessor, journal: KeyspaceJournal, logger: Logger
+    into processor: CommandProcessor, logger: Logger
   ) throws {
     let empty = processor.keyspace.read { dbs in
       (0..<Keyspace.databaseCount).allSatisfy { dbs[$0].count == 0 }
@@ -30,9 +29,9 @@ enum DemoData {
       let args = Arguments((["GEOADD", key] + batch).map { ByteBuffer(string: $0) })
       let outcome = processor.execute(args, session: &session)
       batch = []
-      guard !outcome.changes.isEmpty else { return }
+      guard !outcome.commits.isEmpty else { return }
       done.enter()
-      journal.commit(changes: outcome.changes) { result in
+      Commit.whenAll(outcome.commits) { result in
         if case .failure(let error) = result { failure.withLockedValue { $0 = error } }
         done.leave()
       }

@@ -51,6 +51,18 @@ public final class Keyspace: @unchecked Sendable {
     }
   }
 
+  /// Runs `body` with exclusive access, and hands its changes (if any) to `log` before the lock
+  /// is released: the log receives writes in the order they were made.
+  public func write<T>(
+    log: some ChangeLog, _ body: (inout Writer) throws -> T
+  ) rethrows -> (T, Commit?) {
+    try lock.withWriteLock {
+      var writer = Writer(keyspace: self)
+      let result = try body(&writer)
+      return (result, writer.changes.isEmpty ? nil : log.append(writer.changes))
+    }
+  }
+
   /// Runs `body` with exclusive access, to apply what another node wrote: its changes are not
   /// returned, since they are not this node's to make durable.
   public func applyFollowed<T>(_ body: (inout Writer) throws -> T) rethrows -> T {

@@ -21,7 +21,7 @@ import Store
 ///   deleted. Every change sets a value outright (a member's position, a key's value, a key or
 ///   database gone), so replaying records the tables already hold leaves them as they were; a
 ///   record cut short by the crash was never acknowledged and is dropped.
-public final class KeyspaceJournal: @unchecked Sendable {
+public final class KeyspaceJournal: ChangeLog, @unchecked Sendable {
   public static let filePrefix = "keyspace.journal."
 
   public struct Limits: Sendable {
@@ -30,11 +30,10 @@ public final class KeyspaceJournal: @unchecked Sendable {
     public init() {}
   }
 
-  private typealias Completion = @Sendable (Result<Void, any Error>) -> Void
   private struct Queued {
     let payload: [UInt8]
     let count: Int
-    let completion: Completion
+    let commit: Commit
   }
 
   private let store: Store
@@ -83,29 +82,33 @@ public final class KeyspaceJournal: @unchecked Sendable {
     thread.start()
   }
 
-  /// Queues one command's changes; `completion` runs once they are durable in the journal (or
-  /// could not be made so), on the journal's thread.
-  public func commit(
-    changes: [Change], completion: @escaping @Sendable (Result<Void, any Error>) -> Void
-  ) {
-    guard !changes.isEmpty else { return completion(.success(())) }
+  /// Queues one write's changes, under the keyspace's lock (`ChangeLog`); the commit is
+  /// answered, on the journal's thread, once they are durable in the journal (or could not be
+  /// made so).
+  public func append(_ changes: [Change]) -> Commit {
     // Encoded on the caller's thread: the event loops share the work the writer would do alone.
     var payload: [UInt8] = []
     for change in changes { ChangeCoding.append(change, to: &payload) }
+    let commit = Commit()
     condition.lock()
     if closing || broken != nil {
       let error = broken ?? StoreError.closed
       condition.unlock()
-      return completion(.failure(error))
+      commit.complete(.failure(error))
+      return commit
     }
-    queue.append(Queued(payload: payload, count: changes.count, completion: completion))
+    queue.append(Queued(payload: payload, count: changes.count, commit: commit))
     condition.broadcast()
     condition.unlock()
+    return commit
   }
 
+  /// `append`, returning once the changes are durable.
   public func commit(changes: [Change]) async throws {
+    guard !changes.isEmpty else { return }
+    let commit = append(changes)
     try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-      commit(changes: changes) { done.resume(with: $0) }
+      commit.whenComplete { done.resume(with: $0) }
     }
   }
 
@@ -181,7 +184,7 @@ public final class KeyspaceJournal: @unchecked Sendable {
       try append(record)
       written = segment
     } catch {
-      for queued in batch { queued.completion(.failure(error)) }
+      for queued in batch { queued.commit.complete(.failure(error)) }
       return
     }
     condition.lock()
@@ -192,7 +195,7 @@ public final class KeyspaceJournal: @unchecked Sendable {
     store.commit([JournalWrite(payloads: [payload[...]], changeCount: count)]) {
       [self] result in applied(record.count, of: written, result)
     }
-    for queued in batch { queued.completion(.success(())) }
+    for queued in batch { queued.commit.complete(.success(())) }
   }
 
   /// A record is in the tables (or failed to get there): a closed segment whose records are

@@ -13,7 +13,7 @@ import Synchronization
 /// its own feed row comes back. Another node's change to something pending here is not applied:
 /// the local write commits after it, so it is what the database ends with (docs/STORE.md, "Many
 /// nodes"). A local commit that fails reloads what it touched from the database.
-public final class PostgresKeyspace: Sendable {
+public final class PostgresKeyspace: ChangeLog {
   public let keyspace: Keyspace
   public let store: PostgresStore
   private let pending = Mutex(PendingChanges())
@@ -33,22 +33,15 @@ public final class PostgresKeyspace: Sendable {
     self.follower.withLock { $0 = follower }
   }
 
-  /// Runs `body` as one write to the keyspace and queues its changes for the store while the
-  /// write still holds the keyspace's lock, so commits are queued in the order the writes were
-  /// made: two writes to one member from two threads cannot commit in the other order.
-  /// `completion` runs once the changes are durable (at once when there were none).
+  /// Runs `body` as one write to the keyspace, its changes queued for the store in the order
+  /// writes are made (`append`). `completion` runs once they are durable (at once when there
+  /// were none).
   public func write<T>(
     _ body: (inout Keyspace.Writer) throws -> T,
     completion: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) rethrows -> T {
-    let (result, changes) = try keyspace.write { writer in
-      let result = try body(&writer)
-      // Pending before another node's change can be applied (that takes this lock too).
-      pending.withLock { $0.add(writer.changes, by: 1) }
-      commit(writer.changes, completion: completion)
-      return result
-    }
-    if changes.isEmpty { completion(.success(())) }
+    let (result, commit) = try keyspace.write(log: self, body)
+    if let commit { commit.whenComplete(completion) } else { completion(.success(())) }
     return result
   }
 
@@ -66,17 +59,20 @@ public final class PostgresKeyspace: Sendable {
     return result!
   }
 
-  private func commit(
-    _ changes: [Change], completion: @escaping @Sendable (Result<Void, any Error>) -> Void
-  ) {
-    guard !changes.isEmpty else { return }
+  /// Queues one write's changes for the store, under the keyspace's lock (`ChangeLog`): two
+  /// writes to one member from two threads cannot commit in the other order, and the write is
+  /// pending before another node's change can be applied (that takes the lock too).
+  public func append(_ changes: [Change]) -> Commit {
+    pending.withLock { $0.add(changes, by: 1) }
+    let commit = Commit()
     store.commit([KeyspaceChangesWrite(changes: changes)]) { [self] result in
       if case .failure = result {
         pending.withLock { $0.add(changes, by: -1) }
         Task { await reload(changes) }
       }
-      completion(result)
+      commit.complete(result)
     }
+    return commit
   }
 
   /// The feed position applied so far.

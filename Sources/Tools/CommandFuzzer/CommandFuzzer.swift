@@ -102,7 +102,8 @@ enum CommandFuzzer {
       // context is reached, and end with the connection; messages go nowhere.
       let environment = Environment()
       environment.pubsub.connect(session.id) { _ in }
-      processor = CommandProcessor(keyspace: Keyspace(), environment: environment)
+      processor = CommandProcessor(
+        keyspace: Keyspace(), log: MemoryOnly(), environment: environment)
       session.protocolVersion = version
       for words in Self.preload {
         _ = processor.execute(Arguments(words.map { ByteBuffer(string: $0) }), session: &session)

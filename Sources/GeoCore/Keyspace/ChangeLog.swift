@@ -1,0 +1,62 @@
+import Synchronization
+
+/// Where the keyspace's writes are made durable (the embedded journal, or PostgreSQL).
+public protocol ChangeLog: Sendable {
+  /// Takes one write's changes. Called while the write still holds the keyspace's lock, so the
+  /// log receives writes in the order they were made: two writes to one member from two event
+  /// loops cannot become durable in the other order. It must not block.
+  func append(_ changes: [Change]) -> Commit
+}
+
+/// One write on its way to being durable: `whenComplete` runs once it is, or could not be made
+/// so, whichever comes first of the log's answer and the caller's asking.
+public final class Commit: Sendable {
+  public typealias Completion = @Sendable (Result<Void, any Error>) -> Void
+  private struct State {
+    var result: Result<Void, any Error>?
+    var waiter: Completion?
+  }
+  private let state = Mutex(State())
+
+  public init() {}
+
+  /// A commit already answered.
+  public init(_ result: Result<Void, any Error>) {
+    state.withLock { $0.result = result }
+  }
+
+  /// The log's answer; runs the waiter, if one is there yet.
+  public func complete(_ result: Result<Void, any Error>) {
+    let waiter = state.withLock { state in
+      state.result = result
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?(result)
+  }
+
+  /// Runs `body` with the answer: at once if it came, otherwise when it comes.
+  public func whenComplete(_ body: @escaping Completion) {
+    let result = state.withLock { state in
+      if state.result == nil { state.waiter = body }
+      return state.result
+    }
+    if let result { body(result) }
+  }
+
+  /// Runs `body` once every one of `commits` is answered: with the first failure, if any.
+  public static func whenAll(_ commits: [Commit], _ body: @escaping Completion) {
+    guard let first = commits.first else { return body(.success(())) }
+    first.whenComplete { result in
+      guard case .success = result else { return body(result) }
+      whenAll(Array(commits.dropFirst()), body)
+    }
+  }
+}
+
+/// A log that keeps nothing: for a keyspace that lives only in memory (the command fuzzer,
+/// benchmarks of the commands alone).
+public struct MemoryOnly: ChangeLog {
+  public init() {}
+  public func append(_ changes: [Change]) -> Commit { Commit(.success(())) }
+}
