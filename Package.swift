@@ -390,7 +390,8 @@ let package = Package(
         "People", "Documents",
         "Venues", "Assets", "MediaFiles", "Geocoding", "GeocoderClients", "Datasets",
         "AccountCommands", "CardCommands", "PinCommands", "PeopleCommands", "DocumentCommands",
-        "VenueCommands", "AssetCommands", "GeocodeCommands", "WebPages",
+        "VenueCommands", "AssetCommands", "GeocodeCommands", "WebPages", "Keyspace",
+        "PostgresStore", "PostgresKeyspaceStore",
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/App/CardAtlasApp"),
     .executableTarget(
@@ -497,6 +498,7 @@ let package = Package(
       name: "PostgresStoreTests",
       dependencies: [
         "PostgresStore", "PostgresKeyspaceStore", "Keyspace", "Geodesy", "Datasets",
+        "RedisTestSupport",
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),

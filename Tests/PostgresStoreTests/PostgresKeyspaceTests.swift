@@ -82,10 +82,7 @@ struct PostgresKeyspaceTests {
       #expect(await keyspace.waitUntilApplied(position), "caught up to \(position)")
     }
 
-    func close() async {
-      await keyspace.close()
-      await store.close()
-    }
+    func close() async { await keyspace.close() }
   }
 
   /// Runs `body` on a throwaway database; every node it opens is closed after, thrown or not

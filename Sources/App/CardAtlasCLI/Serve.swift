@@ -53,6 +53,14 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Directory of the store.") var data = "./var"
   @Option(
     help: """
+      A PostgreSQL + PostGIS database that many nodes share, \
+      postgresql://user[:password]@host[:port][,host2[:port]]/db[?sslmode=disable|prefer|require], \
+      in place of the embedded store under --data. For now it holds the GEO keyspace only: the \
+      card, pin, people and venue services (and --http-port) need the embedded store.
+      """)
+  var store: String?
+  @Option(
+    help: """
       The admin's password (AUTH <password>). With it, a client must sign in, as the admin or \
       as an account, for anything but PING, ECHO, HELLO, AUTH and the sign-up and sign-in \
       commands; without it, every client is the admin.
@@ -191,6 +199,18 @@ struct Serve: AsyncParsableCommand {
     config.maxMemoryClients = clientsLimit
     var logger = Logger(label: "cardatlas")
     logger.logLevel = level
+    if let store {
+      guard httpPort == nil else {
+        throw ValidationError(
+          "--http-port: the card, pin, people and venue services are not on PostgreSQL yet; "
+            + "with --store, a node serves the GEO keyspace over RESP only")
+      }
+      let server = try await PostgresNode.open(server: config, url: store, logger: logger)
+      try await server.start()
+      await Self.waitForSignal()
+      await server.stop()
+      return
+    }
     var domain = Domain.Configuration()
     domain.accounts = try accountsConfiguration(logger)
     domain.cards.publicURL = publicUrl

@@ -41,9 +41,36 @@ public final class CardAtlasServer: Sendable {
 
   /// Loads the keyspace from the open store and serves it with what the domain built on the
   /// same store brings (`parts`). Call `start()` next.
-  public init(
-    configuration given: ServerConfiguration, foundation: ServerFoundation,
+  public convenience init(
+    configuration: ServerConfiguration, foundation: ServerFoundation,
     parts: [ServerExtension.Parts], logger: Logger
+  ) throws {
+    let keyspace = Keyspace()
+    let started = DispatchTime.now().uptimeNanoseconds
+    let storage = try EmbeddedKeyspace(
+      store: foundation.store, fsync: configuration.fsync, keyspace: keyspace, logger: logger)
+    let loadedIn = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    logger.info(
+      "loaded the store",
+      metadata: [
+        "directory": "\(configuration.dataDirectory)", "keys": "\(keyspace.read { $0[0].count })",
+        "seconds": "\(String(format: "%.2f", loadedIn))",
+      ])
+    do {
+      try self.init(
+        configuration: configuration, keyspace: keyspace, storage: storage, hub: foundation.hub,
+        parts: parts, logger: logger)
+    } catch {
+      storage.journal.close()
+      throw error
+    }
+  }
+
+  /// Serves `keyspace`, loaded already from `storage`, with what the domain brings (`parts`);
+  /// what the domain publishes reaches `hub`'s subscribers. Call `start()` next.
+  public init(
+    configuration given: ServerConfiguration, keyspace: Keyspace, storage: any KeyspaceStorage,
+    hub: PubSubHub = PubSubHub(), parts: [ServerExtension.Parts], logger: Logger
   ) throws {
     var configuration = given
     configuration.maxClients = DescriptorLimit.fit(
@@ -51,34 +78,16 @@ public final class CardAtlasServer: Sendable {
     self.configuration = configuration
     self.logger = logger
     let threads = configuration.threads > 0 ? configuration.threads : System.coreCount
-    let store = foundation.store
-    let keyspace = Keyspace()
-    let started = DispatchTime.now().uptimeNanoseconds
-    // What a crash left in the journal reaches the tables before they are read.
-    let journal = try KeyspaceJournal(store: store, fsync: configuration.fsync, logger: logger)
-    do {
-      try keyspace.load { try store.load($0) }
-    } catch {
-      journal.close()
-      throw error
-    }
-    let loadedIn = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
     group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
     threadPool = NIOThreadPool(numberOfThreads: 1)
     threadPool.start()
     state = ServerState(
-      configuration: configuration, keyspace: keyspace, store: store, journal: journal,
-      pubsub: foundation.hub, shards: threads, logger: logger)
+      configuration: configuration, keyspace: keyspace, storage: storage, pubsub: hub,
+      shards: threads, logger: logger)
     processor = CommandProcessor(
-      keyspace: keyspace, log: journal, environment: state, commands: parts.flatMap(\.commands),
-      accounts: parts.lazy.compactMap(\.accounts).first)
+      keyspace: keyspace, log: storage.log, environment: state,
+      commands: parts.flatMap(\.commands), accounts: parts.lazy.compactMap(\.accounts).first)
     state.statistics.names.withLockedValue { $0 = processor.commandNames }
-    logger.info(
-      "loaded the store",
-      metadata: [
-        "directory": "\(configuration.dataDirectory)", "keys": "\(keyspace.read { $0[0].count })",
-        "seconds": "\(String(format: "%.2f", loadedIn))",
-      ])
     if configuration.demo {
       try DemoData.loadIfEmpty(into: processor, logger: logger)
       for load in parts.compactMap(\.loadDemo) { try load() }
@@ -162,8 +171,7 @@ public final class CardAtlasServer: Sendable {
       try? await Task.sleep(nanoseconds: 10_000_000)
     }
     for channel in channels.withLockedValue({ Array($0.values) }) { try? await channel.close() }
-    state.journal.close()
-    state.store.close()
+    await state.storage.close()
     try? await threadPool.shutdownGracefully()
     try? await group.shutdownGracefully()
     logger.info("stopped")

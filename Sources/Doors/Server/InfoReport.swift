@@ -91,31 +91,7 @@ struct InfoReport {
   }
 
   private func persistence() -> [(String, String)] {
-    let s = state.store.statistics
-    let commit = s.lastCommitDuration.components
-    let commitMicroseconds = commit.seconds * 1_000_000 + commit.attoseconds / 1_000_000_000_000
-    return [
-      ("loading", "0"),
-      ("aof_enabled", "1"),
-      ("cardatlas_fsync", state.configuration.fsync.rawValue),
-      ("store_transactions", String(s.transactions)),
-      ("store_commands", String(s.commands)),
-      ("store_changes", String(s.changes)),
-      ("store_failed_transactions", String(s.failedTransactions)),
-      ("store_last_error", s.lastError ?? ""),
-      ("store_last_commit_usec", String(commitMicroseconds)),
-      ("store_last_transaction_commands", String(s.lastTransactionCommands)),
-      ("store_pending_commands", String(s.pendingCommands)),
-      ("store_database_bytes", String(s.databaseBytes)),
-      ("store_wal_bytes", String(s.walBytes)),
-      ("journal_unapplied_bytes", String(state.journal.unappliedBytes)),
-      ("store_backup_in_progress", String(s.backupsInProgress)),
-      (
-        "store_last_backup_time",
-        s.lastBackupTime.map { String(Int($0.timeIntervalSince1970)) } ?? "0"
-      ),
-      ("store_last_backup_status", s.lastBackupTime == nil ? "none" : (s.lastBackupError ?? "ok")),
-    ]
+    [("loading", "0"), ("aof_enabled", "1")] + state.storage.persistence()
   }
 
   private func stats() -> [(String, String)] {

@@ -127,9 +127,8 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
 
   let configuration: ServerConfiguration
   let keyspace: Keyspace
-  let store: Store
-  /// Where the keyspace's changes are made durable, ahead of the store's tables.
-  let journal: KeyspaceJournal
+  /// Where the keyspace is kept.
+  let storage: any KeyspaceStorage
   let statistics: Statistics
   /// Event-loop threads serving connections.
   let eventLoops: Int
@@ -147,13 +146,12 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
   private let nextClientID = NIOLockedValueBox(0)
 
   init(
-    configuration: ServerConfiguration, keyspace: Keyspace, store: Store,
-    journal: KeyspaceJournal, pubsub: PubSubHub, shards: Int, logger: Logger
+    configuration: ServerConfiguration, keyspace: Keyspace, storage: any KeyspaceStorage,
+    pubsub: PubSubHub, shards: Int, logger: Logger
   ) {
     self.configuration = configuration
     self.keyspace = keyspace
-    self.store = store
-    self.journal = journal
+    self.storage = storage
     self.pubsub = pubsub
     self.logger = logger
     statistics = Statistics(shards: shards)
@@ -403,10 +401,8 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
 
   func resetStatistics() { statistics.reset() }
 
-  /// The journal's acknowledged changes first reach the tables, so the copy holds them.
   func backup(to path: String) throws {
-    journal.drain()
-    try store.backup(to: path)
+    try storage.backup(to: path)
   }
 
   func info(sections: [String]) -> String {

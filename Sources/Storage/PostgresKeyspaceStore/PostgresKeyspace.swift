@@ -13,7 +13,7 @@ import Synchronization
 /// its own feed row comes back. Another node's change to something pending here is not applied:
 /// the local write commits after it, so it is what the database ends with (docs/STORE.md, "Many
 /// nodes"). A local commit that fails reloads what it touched from the database.
-public final class PostgresKeyspace: ChangeLog {
+public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
   public let keyspace: Keyspace
   public let store: PostgresStore
   private let pending = Mutex(PendingChanges())
@@ -84,7 +84,28 @@ public final class PostgresKeyspace: ChangeLog {
     return await follower.waitUntilApplied(position, timeout: timeout)
   }
 
+  public var log: any ChangeLog { self }
+
+  public func persistence() -> [(String, String)] {
+    [
+      ("cardatlas_store", "postgresql"),
+      ("cardatlas_node", store.node),
+      ("feed_applied_position", String(position)),
+    ]
+  }
+
+  public struct BackupUnavailable: Error, CustomStringConvertible {
+    public var description: String {
+      "BACKUP copies the embedded store; with PostgreSQL, back up the database (pg_dump, "
+        + "pg_basebackup, or the service's own backups)"
+    }
+  }
+
+  public func backup(to path: String) throws { throw BackupUnavailable() }
+
+  /// Waits for the writes queued, then stops following and closes the store.
   public func close() async {
+    await store.close()
     await follower.withLock { $0 }?.stop()
   }
 

@@ -82,7 +82,6 @@ struct BenchNodes: AsyncParsableCommand {
     _ = await follower.waitUntilApplied(last, timeout: .seconds(60))
     await follower.stop()
     await nodeA.close()
-    await a.close()
     await b.close()
 
     let acks = tally.acked.withLock { $0 }

@@ -1,0 +1,42 @@
+import Keyspace
+import Logging
+import PostgresKeyspaceStore
+import PostgresStore
+import Server
+
+/// `serve --store postgresql://…`: a node over a database other nodes share. It serves the GEO
+/// keyspace (Redis's commands), loaded from the database and following every node's writes;
+/// the card, pin, people and venue services are not on PostgreSQL yet (docs/STORE.md).
+public enum PostgresNode {
+  /// Connects (migrating the keyspace's tables), loads the keyspace and builds the server;
+  /// `start()` binds it.
+  public static func open(
+    server configuration: ServerConfiguration, url: String, logger: Logger
+  ) async throws -> CardAtlasServer {
+    let location = try PostgresLocation(url: url)
+    let store = try await PostgresStore(
+      location: location, migrations: KeyspaceTables.migrations, logger: logger)
+    let keyspace = Keyspace()
+    let storage: PostgresKeyspace
+    do {
+      storage = try await PostgresKeyspace(store: store, keyspace: keyspace, logger: logger)
+    } catch {
+      await store.close()
+      throw error
+    }
+    logger.info(
+      "loaded the keyspace from PostgreSQL",
+      metadata: [
+        "database": "\(location)", "node": "\(store.node)",
+        "keys": "\(keyspace.read { $0[0].count })",
+      ])
+    do {
+      return try CardAtlasServer(
+        configuration: configuration, keyspace: keyspace, storage: storage, parts: [],
+        logger: logger)
+    } catch {
+      await storage.close()
+      throw error
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import RedisTestSupport
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `cardatlas serve --store postgresql://…`, as operators run it: real processes on one
+/// database, real RESP clients.
+@Suite("Nodes over PostgreSQL, over RESP", .serialized)
+struct NodesOverRESPTests {
+  /// Runs `body` with a throwaway database's URL and a directory for the nodes' `--data`.
+  static func withDatabase(_ body: (String, String) async throws -> Void) async throws {
+    let database = try await TestDatabase.make()
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cardatlas-nodes-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let location = database.location
+    let url = "\(location)?sslmode=\(location.tls.rawValue)"
+    do {
+      try await body(url, directory)
+    } catch {
+      await database.drop()
+      throw error
+    }
+    await database.drop()
+  }
+
+  static func node(_ url: String, _ directory: String) throws -> CardAtlasProcess {
+    try CardAtlasProcess(directory: directory, arguments: ["--store", url])
+  }
+
+  /// What `keys` hold on a node, as its replies say: a sorted set's members and scores, a
+  /// string's value, or nothing.
+  static func dump(_ port: UInt16, _ keys: [String]) throws -> [String] {
+    let connection = try RESPConnection(port: port, timeoutSeconds: 60)
+    return try keys.map { key in
+      switch try connection.command("TYPE", key).text {
+      case "+zset\r\n": try connection.command("ZRANGE", key, "0", "-1", "WITHSCORES").text
+      case "+string\r\n": try connection.command("GET", key).text
+      case let other: other
+      }
+    }
+  }
+
+  /// Waits (up to 20 s) until every node's dump of `keys` is the same; returns it.
+  static func converged(_ ports: [UInt16], _ keys: [String]) async throws -> [String]? {
+    for _ in 0..<400 {
+      let dumps = try ports.map { try dump($0, keys) }
+      if dumps.allSatisfy({ $0 == dumps[0] }) { return dumps[0] }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    return nil
+  }
+
+  @Test(
+    "a GEOADD on one node is found by GEOSEARCH on another; a ZREM, DEL and SET there come back; a node killed with -9 starts again with the same data"
+  )
+  func writesTravel() async throws {
+    try await Self.withDatabase { url, directory in
+      var a = try Self.node(url, directory + "/a")
+      let b = try Self.node(url, directory + "/b")
+      let toA = try RESPConnection(port: a.port)
+      let toB = try RESPConnection(port: b.port)
+      #expect(
+        try toA.command(
+          "GEOADD", "fleet", "2.3522", "48.8566", "paris", "13.405", "52.52", "berlin"
+        )
+        .text == ":2\r\n")
+      let search =
+        ["GEOSEARCH", "fleet", "FROMLONLAT", "2.3", "48.8", "BYRADIUS", "2000", "km"]
+        + ["ASC", "WITHDIST", "WITHCOORD"]
+      let onA = try toA.command(search).text
+      var onB = ""
+      for _ in 0..<200 where onB != onA {
+        onB = try toB.command(search).text
+        try await Task.sleep(for: .milliseconds(50))
+      }
+      #expect(onB == onA, "node B's GEOSEARCH: \(onB)")
+      #expect(try toB.command("ZREM", "fleet", "berlin").text == ":1\r\n")
+      #expect(try toB.command("SET", "greeting", "hello").text == "+OK\r\n")
+      #expect(try toB.command("GEOADD", "gone", "0", "0", "x").text == ":1\r\n")
+      #expect(try toB.command("DEL", "gone").text == ":1\r\n")
+      let keys = ["fleet", "greeting", "gone"]
+      let agreed = try await Self.converged([a.port, b.port], keys)
+      #expect(agreed?[0].contains("paris") == true && agreed?[0].contains("berlin") == false)
+      #expect(agreed?[1] == "$5\r\nhello\r\n" && agreed?[2] == "+none\r\n")
+      let info = try toA.command("INFO", "persistence").text
+      #expect(info.contains("cardatlas_store:postgresql"))
+      let backup = try toA.command("BACKUP", directory + "/copy.sqlite").text
+      #expect(backup.hasPrefix("-ERR backup failed: BACKUP copies the embedded store"))
+      try await a.crash(after: .zero)
+      #expect(try toB.command("GEOADD", "fleet", "-0.1276", "51.5072", "london").text == ":1\r\n")
+      a = try Self.node(url, directory + "/a")
+      #expect(try Self.dump(a.port, keys) == Self.dump(b.port, keys))
+      #expect(try Self.dump(a.port, ["fleet"])[0].contains("london"))
+    }
+  }
+
+  @Test(
+    "two nodes taking random GEOADDs, ZREMs, DELs, SETs and FLUSHDBs at once end equal, and a third started after loads the same"
+  )
+  func randomWritesConverge() async throws {
+    try await Self.withDatabase { url, directory in
+      let nodes = try (0..<2).map { try Self.node(url, directory + "/\($0)") }
+      let keys = ["k0", "k1", "k2"]
+      let acknowledged = Mutex(0)
+      let threads = nodes.map(\.port).enumerated().map { n, port in
+        Thread {
+          guard let connection = try? RESPConnection(port: port) else { return }
+          var seed = UInt64(n + 1) &* 0x9E37_79B9_7F4A_7C15
+          func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(bound))
+          }
+          for _ in 0..<300 {
+            let key = keys[next(3)]
+            let member = "m\(next(8))"
+            let command: [String] =
+              switch next(20) {
+              case 0..<12:
+                ["GEOADD", key, String(next(360) - 180), String(next(170) - 85), member]
+              case 12..<16: ["ZREM", key, member]
+              case 16: ["DEL", key]
+              case 17, 18: ["SET", "s\(next(2))", "v\(next(100))"]
+              default: next(4) == 0 ? ["FLUSHDB"] : ["PING"]
+              }
+            if (try? connection.command(command)) != nil { acknowledged.withLock { $0 += 1 } }
+          }
+        }
+      }
+      for thread in threads { thread.start() }
+      while threads.contains(where: { !$0.isFinished }) {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      #expect(acknowledged.withLock { $0 } == 600)
+      let all = keys + ["s0", "s1"]
+      let agreed = try await Self.converged(nodes.map(\.port), all)
+      #expect(agreed != nil, "the two nodes did not come to the same data")
+      let third = try Self.node(url, directory + "/third")
+      #expect(try Self.dump(third.port, all) == agreed)
+    }
+  }
+
+  @Test("--store with --http-port is refused with a reason, before anything starts")
+  func httpRefused() throws {
+    let process = Process()
+    process.executableURL = try CardAtlasExecutable.url()
+    process.arguments = [
+      "serve", "--store", "postgresql://nobody@127.0.0.1:1/none", "--http-port", "0",
+    ]
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus != 0)
+    #expect(said.contains("not on PostgreSQL yet"), "\(said)")
+  }
+}
