@@ -400,7 +400,7 @@ let package = Package(
         "CardAtlasApp", "Server", "Store", "RESP", "Accounts", "Cards", "Pins", "Venues",
         "Assets", "Geocoding", "Gazetteer", "IdentityTokens", "GeocoderClients",
         "SQLiteDomainStorage", "Importer",
-        "WebPages", "AllocatorOptions",
+        "WebPages", "AllocatorOptions", "PostgresStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/App/CardAtlasCLI",

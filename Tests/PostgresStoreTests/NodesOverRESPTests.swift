@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStore
 import RedisTestSupport
 import Synchronization
 import Testing
@@ -141,6 +142,36 @@ struct NodesOverRESPTests {
       #expect(agreed != nil, "the two nodes did not come to the same data")
       let third = try Self.node(url, directory + "/third")
       #expect(try Self.dump(third.port, all) == agreed)
+    }
+  }
+
+  @Test(
+    "a node stopped (SIGSTOP) past --node-timeout while the feed is pruned exits with status 75 when it wakes, rather than serve stale data; a restart loads everything"
+  )
+  func silentNodeExits() async throws {
+    try await Self.withDatabase { url, directory in
+      let a = try Self.node(url, directory + "/a")
+      var b = try CardAtlasProcess(
+        directory: directory + "/b", arguments: ["--store", url, "--node-timeout", "1"])
+      let toA = try RESPConnection(port: a.port)
+      #expect(try toA.command("GEOADD", "fleet", "1", "1", "first").text == ":1\r\n")
+      #expect(try await Self.converged([a.port, b.port], ["fleet"]) != nil)
+      b.signal(SIGSTOP)
+      for i in 0..<20 { _ = try toA.command("GEOADD", "fleet", "2", "2", "m\(i)") }
+      try await Task.sleep(for: .seconds(2))
+      var retention = FeedRetention()
+      retention.nodeTimeout = .seconds(1)
+      retention.minimumAge = .zero
+      let pruner = try await PostgresStore(
+        location: PostgresLocation(url: url), migrations: [], logger: TestDatabase.logger)
+      await pruner.prune(retention)
+      await pruner.close()
+      b.signal(SIGCONT)
+      for _ in 0..<200 where b.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+      #expect(!b.isRunning)
+      if !b.isRunning { #expect(b.exitStatus == 75) }
+      b = try Self.node(url, directory + "/b")
+      #expect(try Self.dump(b.port, ["fleet"]) == Self.dump(a.port, ["fleet"]))
     }
   }
 

@@ -15,15 +15,22 @@ struct PostgresKeyspaceTests {
   struct Node {
     let store: PostgresStore
     let keyspace: PostgresKeyspace
+    /// Whether its follower found rows it had not applied pruned.
+    let fellBehind: NIOLockedValueBox<Bool>
 
-    static func open(_ database: TestDatabase) async throws -> Node {
+    static func open(
+      _ database: TestDatabase, retention: FeedRetention = FeedRetention()
+    ) async throws -> Node {
       let store = try await PostgresStore(
         location: database.location, migrations: KeyspaceTables.migrations,
-        logger: TestDatabase.logger)
+        retention: retention, logger: TestDatabase.logger)
+      let fellBehind = NIOLockedValueBox(false)
       return Node(
         store: store,
         keyspace: try await PostgresKeyspace(
-          store: store, keyspace: Keyspace(), logger: TestDatabase.logger))
+          store: store, keyspace: Keyspace(), logger: TestDatabase.logger
+        ) { fellBehind.withLockedValue { $0 = true } },
+        fellBehind: fellBehind)
     }
 
     func geoadd(_ key: String, _ member: String, _ longitude: Double, _ latitude: Double)
@@ -88,6 +95,7 @@ struct PostgresKeyspaceTests {
   /// Runs `body` on a throwaway database; every node it opens is closed after, thrown or not
   /// (a connection dropped unclosed is a crash in postgres-nio).
   static func withDatabase(
+    retention: FeedRetention = FeedRetention(),
     _ body: (TestDatabase, _ open: () async throws -> Node) async throws -> Void
   ) async throws {
     let database = try await TestDatabase.make()
@@ -95,7 +103,7 @@ struct PostgresKeyspaceTests {
     var failure: (any Error)?
     do {
       try await body(database) {
-        let node = try await Node.open(database)
+        let node = try await Node.open(database, retention: retention)
         opened.withLockedValue { $0.append(node) }
         return node
       }
@@ -270,6 +278,8 @@ struct PostgresKeyspaceTests {
       let seen = NIOLockedValueBox<[Int64]>([])
       let follower = a.store.follow(after: 0) { entry in
         seen.withLockedValue { $0.append(entry.position) }
+      } fellBehind: {
+        Issue.record("the follower fell behind")
       }
       for round in 0..<5 {
         for i in 0..<40 { try await a.geoadd("k", "m\(round)-\(i)", 1, 1) }

@@ -1,3 +1,4 @@
+import Foundation
 import Keyspace
 import Logging
 import PostgresKeyspaceStore
@@ -11,15 +12,20 @@ public enum PostgresNode {
   /// Connects (migrating the keyspace's tables), loads the keyspace and builds the server;
   /// `start()` binds it.
   public static func open(
-    server configuration: ServerConfiguration, url: String, logger: Logger
+    server configuration: ServerConfiguration, url: String,
+    retention: FeedRetention = FeedRetention(), logger: Logger
   ) async throws -> CardAtlasServer {
     let location = try PostgresLocation(url: url)
     let store = try await PostgresStore(
-      location: location, migrations: KeyspaceTables.migrations, logger: logger)
+      location: location, migrations: KeyspaceTables.migrations, retention: retention,
+      logger: logger)
     let keyspace = Keyspace()
     let storage: PostgresKeyspace
     do {
-      storage = try await PostgresKeyspace(store: store, keyspace: keyspace, logger: logger)
+      // Its keyspace is stale from then on: exit, for the supervisor to start it afresh.
+      storage = try await PostgresKeyspace(store: store, keyspace: keyspace, logger: logger) {
+        exit(EX_TEMPFAIL)
+      }
     } catch {
       await store.close()
       throw error

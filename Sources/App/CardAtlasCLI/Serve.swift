@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 import IdentityTokens
 import Logging
+import PostgresStore
 import RESP
 import Server
 import Store
@@ -59,6 +60,15 @@ struct Serve: AsyncParsableCommand {
       card, pin, people and venue services (and --http-port) need the embedded store.
       """)
   var store: String?
+  @Option(
+    help: """
+      With --store: a node silent this many seconds no longer holds the change feed's rows \
+      back; if it comes back to find rows it had not applied gone, it exits (status 75) to be \
+      started afresh.
+      """)
+  var nodeTimeout = 300
+  @Option(help: "With --store: the change feed keeps every row at least this many seconds.")
+  var feedMinimumAge = 600
   @Option(
     help: """
       The admin's password (AUTH <password>). With it, a client must sign in, as the admin or \
@@ -205,7 +215,14 @@ struct Serve: AsyncParsableCommand {
           "--http-port: the card, pin, people and venue services are not on PostgreSQL yet; "
             + "with --store, a node serves the GEO keyspace over RESP only")
       }
-      let server = try await PostgresNode.open(server: config, url: store, logger: logger)
+      guard nodeTimeout >= 1, feedMinimumAge >= 0 else {
+        throw ValidationError("--node-timeout must be at least 1 and --feed-minimum-age 0 or more")
+      }
+      var retention = FeedRetention()
+      retention.nodeTimeout = .seconds(nodeTimeout)
+      retention.minimumAge = .seconds(feedMinimumAge)
+      let server = try await PostgresNode.open(
+        server: config, url: store, retention: retention, logger: logger)
       try await server.start()
       await Self.waitForSignal()
       await server.stop()

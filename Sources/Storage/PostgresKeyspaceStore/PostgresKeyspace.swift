@@ -21,7 +21,12 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
   private let logger: Logger
 
   /// Loads `keyspace` (empty) from the store, then follows the feed from where the load read.
-  public init(store: PostgresStore, keyspace: Keyspace, logger: Logger) async throws {
+  /// `fellBehind` runs if the feed lost rows this node had not applied (it was silent past the
+  /// nodes' timeout): the keyspace is stale from then on, and the node must load afresh.
+  public init(
+    store: PostgresStore, keyspace: Keyspace, logger: Logger,
+    fellBehind: @escaping @Sendable () -> Void
+  ) async throws {
     self.store = store
     self.keyspace = keyspace
     self.logger = logger
@@ -29,7 +34,11 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
       (try await Self.read(on: connection, logger: logger), position)
     }
     try keyspace.load { emit in for change in changes { try emit(change) } }
-    let follower = store.follow(after: position) { [weak self] entry in self?.follow(entry) }
+    let follower = store.follow(after: position) { [weak self] entry in
+      self?.follow(entry)
+    } fellBehind: {
+      fellBehind()
+    }
     self.follower.withLock { $0 = follower }
   }
 

@@ -6,10 +6,16 @@ import Synchronization
 /// whenever a commit notifies (LISTEN) and at least every `pollInterval` (a notification is lost
 /// with its connection). A lost connection is reopened, to whichever host is primary then, and
 /// reading resumes after the last row applied: no row is missed or applied twice.
+///
+/// It reports how far it has applied (`cardatlas_nodes`), so the feed keeps what it has not
+/// (`FeedRetention`). Should rows it had not applied be gone all the same (it was silent past
+/// the nodes' timeout), it applies nothing more and calls `fellBehind`.
 public final class ChangeFollower: Sendable {
   private let connector: PostgresConnector
+  private let node: String
   private let logger: Logger
   private let apply: @Sendable (FeedEntry) -> Void
+  private let fellBehind: @Sendable () -> Void
   private let applied: Atomic<Int64>
   private let connected = Atomic<Bool>(false)
   private let wakeup = Wakeup()
@@ -17,14 +23,18 @@ public final class ChangeFollower: Sendable {
   static let pollInterval = Duration.milliseconds(250)
   static let readLimit = 2048
   static let readTimeout = Duration.seconds(5)
+  static let reportInterval = Duration.seconds(1)
 
   init(
-    connector: PostgresConnector, after position: Int64, logger: Logger,
-    apply: @escaping @Sendable (FeedEntry) -> Void
+    connector: PostgresConnector, node: String, after position: Int64, logger: Logger,
+    apply: @escaping @Sendable (FeedEntry) -> Void,
+    fellBehind: @escaping @Sendable () -> Void
   ) {
     self.connector = connector
+    self.node = node
     self.logger = logger
     self.apply = apply
+    self.fellBehind = fellBehind
     applied = Atomic(position)
     let task = Task { [self] in await run() }
     self.task.withLock { $0 = task }
@@ -35,12 +45,18 @@ public final class ChangeFollower: Sendable {
   /// Whether the follower holds a connection now.
   public var isConnected: Bool { connected.load(ordering: .relaxed) }
 
-  /// Stops following; returns once the last row being applied is done.
+  /// Stops following; returns once the last row being applied is done. The node then holds
+  /// no feed rows back.
   public func stop() async {
     let running = task.withLock { $0 }
     running?.cancel()
     wakeup.signal()
     await running?.value
+    guard let connection = try? await connector.primary() else { return }
+    try? await QueryDeadline.within(Self.readTimeout, closing: connection) { [node, logger] in
+      try await FeedRetention.leave(node: node, on: connection, logger: logger)
+    }
+    try? await connection.close()
   }
 
   /// Returns true once every row up to `position` is applied, false after `timeout`.
@@ -60,13 +76,20 @@ public final class ChangeFollower: Sendable {
         let connection = try await connector.primary()
         connected.store(true, ordering: .relaxed)
         defer { connected.store(false, ordering: .relaxed) }
+        let behind: Bool
         do {
-          try await listen(on: connection)
+          behind = try await listen(on: connection)
         } catch {
           connection.discard()
           throw error
         }
         try? await connection.close()
+        if behind {
+          logger.critical(
+            "change feed: rows this node had not applied were pruned; it must load afresh",
+            metadata: ["position": "\(position)"])
+          return fellBehind()
+        }
       } catch {
         guard !Task.isCancelled else { return }
         logger.warning(
@@ -77,8 +100,9 @@ public final class ChangeFollower: Sendable {
     }
   }
 
-  /// Reads on `connection`, woken by its notifications, until cancelled or it fails.
-  private func listen(on connection: PostgresConnection) async throws {
+  /// Reads on `connection`, woken by its notifications, until cancelled (false), it fails, or
+  /// it finds it fell behind (true).
+  private func listen(on connection: PostgresConnection) async throws -> Bool {
     let listening = connection.addListener(channel: ChangeFeed.channel) { [wakeup] _, _ in
       wakeup.signal()
     }
@@ -86,11 +110,13 @@ public final class ChangeFollower: Sendable {
     try await QueryDeadline.within(Self.readTimeout, closing: connection) { [logger] in
       try await connection.query("LISTEN \(unescaped: ChangeFeed.channel)", logger: logger)
     }
-    try await read(on: connection)
+    return try await read(on: connection)
   }
 
-  /// Applies rows until cancelled; throws when the connection fails.
-  private func read(on connection: PostgresConnection) async throws {
+  /// Applies rows until cancelled (false); throws when the connection fails; true when rows
+  /// it had not applied are gone.
+  private func read(on connection: PostgresConnection) async throws -> Bool {
+    var reported: ContinuousClock.Instant?
     while !Task.isCancelled {
       // A connection the server closed while this slept: a query on it may never answer.
       guard !connection.isClosed else { throw FeedError(description: "the connection closed") }
@@ -100,12 +126,30 @@ public final class ChangeFollower: Sendable {
         try await ChangeFeed.read(
           after: after, limit: Self.readLimit, on: connection, logger: logger)
       }
+      // Ids have gaps of their own (a rolled-back commit's); past one, ask whether rows went.
+      if let first = entries.first, first.position != after + 1 {
+        let pruned = try await QueryDeadline.within(Self.readTimeout, closing: connection) {
+          [logger] in try await FeedRetention.prunedThrough(on: connection, logger: logger)
+        }
+        if pruned > after { return true }
+      }
       for entry in entries {
         apply(entry)
         applied.store(entry.position, ordering: .releasing)
       }
+      let now = ContinuousClock.now
+      if reported.map({ now - $0 >= Self.reportInterval }) ?? true {
+        let position = position
+        try await QueryDeadline.within(Self.readTimeout, closing: connection) {
+          [node, logger] in
+          try await FeedRetention.report(
+            node: node, position: position, on: connection, logger: logger)
+        }
+        reported = now
+      }
       if entries.count < Self.readLimit { await wakeup.wait(upTo: Self.pollInterval) }
     }
+    return false
   }
 }
 

@@ -56,4 +56,6 @@ enum PostgresLocks {
   static let migrations: Int64 = 0x4361_7264_0001
   /// Held from a commit's change-feed ids to its end, so ids are in commit order.
   static let feed: Int64 = 0x4361_7264_0002
+  /// Held while a node prunes the feed.
+  static let prune: Int64 = 0x4361_7264_0003
 }

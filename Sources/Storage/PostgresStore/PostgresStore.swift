@@ -14,10 +14,13 @@ public final class PostgresStore: WriteCommitter, Sendable {
   public let connector: PostgresConnector
   let logger: Logger
   private let writer: GroupWriter
+  private let pruner: Task<Void, Never>
 
-  /// Connects, and applies the feed's migrations and then `migrations`.
+  /// Connects, and applies the feed's migrations and then `migrations`; prunes the feed as
+  /// `retention` says, every `retention.interval`.
   public init(
-    location: PostgresLocation, migrations: [PostgresMigration], logger: Logger
+    location: PostgresLocation, migrations: [PostgresMigration],
+    retention: FeedRetention = FeedRetention(), logger: Logger
   ) async throws {
     node = UUID().uuidString.lowercased()
     connector = PostgresConnector(location: location, logger: logger)
@@ -25,12 +28,42 @@ public final class PostgresStore: WriteCommitter, Sendable {
     let connection = try await connector.primary()
     do {
       try await PostgresMigration.migrate(
-        ChangeFeed.migrations + migrations, on: connection, logger: logger)
+        ChangeFeed.migrations + FeedRetention.migrations + migrations, on: connection,
+        logger: logger)
     } catch {
       try? await connection.close()
       throw error
     }
     writer = GroupWriter(node: node, connector: connector, connection: connection, logger: logger)
+    pruner = Task { [connector] in
+      while !Task.isCancelled {
+        try? await Task.sleep(for: retention.interval)
+        guard !Task.isCancelled else { return }
+        await Self.prune(retention, connector: connector, logger: logger)
+      }
+    }
+  }
+
+  /// One round of `retention`, on a connection of its own; a failure waits for the next.
+  static func prune(
+    _ retention: FeedRetention, connector: PostgresConnector, logger: Logger
+  ) async {
+    do {
+      let connection = try await connector.primary()
+      defer { connection.discard() }
+      let deleted = try await QueryDeadline.within(.seconds(60), closing: connection) {
+        try await retention.prune(on: connection, logger: logger)
+      }
+      if deleted > 0 { logger.debug("change feed: pruned", metadata: ["rows": "\(deleted)"]) }
+    } catch {
+      logger.warning(
+        "change feed: could not prune", metadata: ["error": "\(String(reflecting: error))"])
+    }
+  }
+
+  /// Prunes the feed now, as the store does every `retention.interval`.
+  public func prune(_ retention: FeedRetention) async {
+    await Self.prune(retention, connector: connector, logger: logger)
   }
 
   public func commit(
@@ -60,15 +93,20 @@ public final class PostgresStore: WriteCommitter, Sendable {
   }
 
   /// Follows the feed after `position`: `apply` gets every committed row, this node's own
-  /// included, once each and in order.
+  /// included, once each and in order; `fellBehind` runs if rows it had not applied were
+  /// pruned (`FeedRetention`), after which nothing more is applied.
   public func follow(
-    after position: Int64, apply: @escaping @Sendable (FeedEntry) -> Void
+    after position: Int64, apply: @escaping @Sendable (FeedEntry) -> Void,
+    fellBehind: @escaping @Sendable () -> Void
   ) -> ChangeFollower {
-    ChangeFollower(connector: connector, after: position, logger: logger, apply: apply)
+    ChangeFollower(
+      connector: connector, node: node, after: position, logger: logger, apply: apply,
+      fellBehind: fellBehind)
   }
 
   /// Waits for the commits queued, then closes the writer's connection.
   public func close() async {
+    pruner.cancel()
     await writer.close()
   }
 }

@@ -34,7 +34,9 @@ struct BenchNodes: AsyncParsableCommand {
       location: location, migrations: KeyspaceTables.migrations, logger: logger)
     let b = try await PostgresStore(
       location: location, migrations: KeyspaceTables.migrations, logger: logger)
-    let nodeA = try await PostgresKeyspace(store: a, keyspace: Keyspace(), logger: logger)
+    let nodeA = try await PostgresKeyspace(store: a, keyspace: Keyspace(), logger: logger) {
+      print("node A fell behind the change feed")
+    }
     let start = try await b.snapshot { _, position in position }
     let clock = ContinuousClock()
     let origin = clock.now
@@ -50,6 +52,8 @@ struct BenchNodes: AsyncParsableCommand {
           }
         }
       }
+    } fellBehind: {
+      print("node B fell behind the change feed")
     }
     let total = rate * seconds
     let key = Bytes("bench:lag".utf8)
