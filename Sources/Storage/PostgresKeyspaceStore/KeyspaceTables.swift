@@ -37,13 +37,15 @@ public enum KeyspaceTables {
 /// removals go as one statement each over arrays; a run's repeated member keeps its last
 /// position, as applying them in turn would.
 struct KeyspaceChangesWrite: PostgresWrite {
-  let changes: [Change]
+  var changes: [Change]
 
   var changeCount: Int { changes.count }
   var needsSavepoint: Bool { false }
 
-  func merged(with next: any PostgresWrite) -> (any PostgresWrite)? {
-    (next as? KeyspaceChangesWrite).map { KeyspaceChangesWrite(changes: changes + $0.changes) }
+  mutating func absorb(_ next: any PostgresWrite) -> Bool {
+    guard let next = next as? KeyspaceChangesWrite else { return false }
+    changes += next.changes
+    return true
   }
 
   var feed: [FeedSection] {

@@ -233,7 +233,7 @@ final class GroupWriter: Sendable {
 
   /// The requests in order, each with its writes. Along a run of requests that need no
   /// savepoint, a write is merged into the run's last one where the writes allow
-  /// (`PostgresWrite.merged`): the request it came from then carries fewer writes, or none.
+  /// (`PostgresWrite.absorb`): the request it came from then carries fewer writes, or none.
   private static func merged(_ requests: [Request]) -> [(Request, [any PostgresWrite])] {
     var out: [(Request, [any PostgresWrite])] = []
     // Where the run's last write is: (request, write).
@@ -246,11 +246,8 @@ final class GroupWriter: Sendable {
       }
       var kept: [any PostgresWrite] = []
       for write in request.postgresWrites {
-        if let (r, w) = last, kept.isEmpty, let joined = out[r].1[w].merged(with: write) {
-          out[r].1[w] = joined
-        } else {
-          kept.append(write)
-        }
+        if let (r, w) = last, kept.isEmpty, out[r].1[w].absorb(write) { continue }
+        kept.append(write)
       }
       out.append((request, kept))
       if !kept.isEmpty { last = (out.count - 1, kept.count - 1) }
