@@ -391,7 +391,7 @@ let package = Package(
         "Venues", "Assets", "MediaFiles", "Geocoding", "GeocoderClients", "Datasets",
         "AccountCommands", "CardCommands", "PinCommands", "PeopleCommands", "DocumentCommands",
         "VenueCommands", "AssetCommands", "GeocodeCommands", "WebPages", "Keyspace",
-        "PostgresStore", "PostgresKeyspaceStore",
+        "PostgresStore", "PostgresKeyspaceStore", "KeyspaceStore",
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/App/CardAtlasApp"),
     .executableTarget(

@@ -175,6 +175,56 @@ struct NodesOverRESPTests {
     }
   }
 
+  @Test(
+    "cardatlas migrate moves an embedded store killed with -9 into PostgreSQL, checked by counts and checksum; a node there serves the same; a second run into the full database exits 1"
+  )
+  func migrateMovesTheKeyspace() async throws {
+    try await Self.withDatabase { url, directory in
+      let source = directory + "/embedded"
+      let embedded = try CardAtlasProcess(directory: source)
+      let c = try RESPConnection(port: embedded.port)
+      for k in 0..<3 {
+        var args = ["GEOADD", "key\(k)"]
+        for i in 0..<700 {
+          args += [String(Double(i) / 7 - 50), String(Double(k * 10 + i % 60)), "m\(i)"]
+        }
+        #expect(try c.command(args).text == ":700\r\n")
+      }
+      _ = try c.command("ZREM", "key1", "m5")
+      _ = try c.command("SET", "greeting", "hello")
+      _ = try c.command("SELECT", "3")
+      _ = try c.command("GEOADD", "elsewhere", "10", "10", "x")
+      let keys = ["key0", "key1", "key2", "greeting"]
+      let before = try Self.dump(embedded.port, keys)
+      try await embedded.crash(after: .zero)
+      let (status, said) = try Self.run(["migrate", "--from", source, "--to", url])
+      #expect(status == 0, "\(said)")
+      #expect(said.contains("moved 5 keys (2100 GEO members, 1 string)"), "\(said)")
+      #expect(said.contains(": the same"), "\(said)")
+      let node = try Self.node(url, directory + "/node")
+      #expect(try Self.dump(node.port, keys) == before)
+      let db3 = try RESPConnection(port: node.port)
+      _ = try db3.command("SELECT", "3")
+      #expect(try db3.command("GEOPOS", "elsewhere", "x").text.contains("10.0000"))
+      let (again, refused) = try Self.run(["migrate", "--from", source, "--to", url])
+      #expect(again == 1 && refused.contains("already hold data"), "\(refused)")
+    }
+  }
+
+  /// Runs `cardatlas` with `arguments`; its exit status and what it printed (both streams).
+  static func run(_ arguments: [String]) throws -> (Int32, String) {
+    let process = Process()
+    process.executableURL = try CardAtlasExecutable.url()
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, said)
+  }
+
   @Test("--store with --http-port is refused with a reason, before anything starts")
   func httpRefused() throws {
     let process = Process()

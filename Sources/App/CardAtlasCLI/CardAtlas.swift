@@ -6,7 +6,7 @@ struct CardAtlas: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "cardatlas",
     abstract: "CardAtlas: a geospatial backend for business cards, photo pins, people and venues.",
-    subcommands: [Serve.self, Geocode.self, Import.self])
+    subcommands: [Serve.self, Geocode.self, Import.self, Migrate.self])
 
   /// ArgumentParser's `main`, except that `import`'s usage errors exit 2, as its help says
   /// (its 1 is "a row failed"; the other commands keep ArgumentParser's 64).

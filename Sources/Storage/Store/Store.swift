@@ -139,3 +139,18 @@ public final class Store: WriteCommitter {
     if closed.load(ordering: .acquiring) { throw StoreError.closed }
   }
 }
+
+extension Store {
+  /// The rows of `table`, or nil when the store has no such table.
+  public func rowCount(of table: String) throws -> Int? {
+    try read { db in
+      guard try db.tableExists(table) else { return nil }
+      return try Int.fetchOne(db, sql: "SELECT count(*) FROM \"\(table)\"")
+    }
+  }
+}
+
+extension Store {
+  /// The store's file in its directory.
+  public static var fileName: String { Schema.fileName }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Keyspace
+import KeyspaceStore
+import Logging
+import PostgresKeyspaceStore
+import PostgresStore
+import Store
+
+/// `cardatlas migrate --from DIR --to postgresql://…`: an embedded store's keyspace into an empty
+/// PostgreSQL database, checked by counts and a checksum on both sides.
+public enum StoreTransfer {
+  public struct Report: Sendable {
+    public let moved: KeyspaceSummary
+    public let arrived: KeyspaceSummary
+    /// The domain's tables with rows, which PostgreSQL does not hold yet: they stay behind.
+    public let leftBehind: [(table: String, rows: Int)]
+    public let seconds: Double
+    public var verified: Bool { moved == arrived }
+  }
+
+  public struct NoStore: Error, CustomStringConvertible {
+    let path: String
+    public var description: String { "no CardAtlas store at \(path)" }
+  }
+
+  /// The domain's tables a store may hold rows in.
+  static let domainTables = [
+    "accounts", "account_sessions", "account_identities", "password_resets", "cards",
+    "card_views", "card_visits", "wallet_entries", "pins", "pin_votes", "exchanges",
+    "exchange_requests", "venues", "venue_visits", "venue_dependants", "venue_favorites",
+    "exposure_notices", "documents", "assets", "geocode_cache",
+  ]
+
+  public static func move(
+    from directory: String, to url: String, logger: Logger
+  ) async throws -> Report {
+    let file = (directory as NSString).appendingPathComponent(Store.fileName)
+    guard FileManager.default.fileExists(atPath: file) else { throw NoStore(path: file) }
+    let started = ContinuousClock.now
+    let source = try Store(directory: directory, migrations: Domain.migrations, logger: logger)
+    defer { source.close() }
+    // What a crash left in the journal reaches the tables first.
+    try KeyspaceJournal(store: source, fsync: .always, logger: logger).close()
+    var changes: [Change] = []
+    try source.load { changes.append($0) }
+    let leftBehind = try domainTables.compactMap { table -> (String, Int)? in
+      guard let rows = try source.rowCount(of: table), rows > 0 else { return nil }
+      return (table, rows)
+    }
+    let target = try await PostgresStore(
+      location: PostgresLocation(url: url), migrations: KeyspaceTables.migrations, logger: logger)
+    do {
+      try await KeyspaceTransfer.fill(target, with: changes, logger: logger)
+      let arrived = try await KeyspaceTransfer.summary(of: target, logger: logger)
+      await target.close()
+      let elapsed = (ContinuousClock.now - started).components
+      return Report(
+        moved: KeyspaceSummary(changes), arrived: arrived, leftBehind: leftBehind,
+        seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+    } catch {
+      await target.close()
+      throw error
+    }
+  }
+}
