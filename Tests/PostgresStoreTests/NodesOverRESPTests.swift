@@ -90,6 +90,13 @@ struct NodesOverRESPTests {
       #expect(agreed?[1] == "$5\r\nhello\r\n" && agreed?[2] == "+none\r\n")
       let info = try toA.command("INFO", "persistence").text
       #expect(info.contains("cardatlas_store:postgresql"))
+      let replication = try toB.command("INFO", "replication").text
+      #expect(replication.contains("role:master\r\n") && replication.contains("feed_connected:1"))
+      let lag = replication.split(separator: "\r\n").first {
+        $0.hasPrefix("feed_caught_up_ms_ago:")
+      }
+      .flatMap { Int($0.split(separator: ":")[1]) }
+      #expect(lag.map { $0 < 2_000 } == true, "\(replication)")
       let backup = try toA.command("BACKUP", directory + "/copy.sqlite").text
       #expect(backup.hasPrefix("-ERR backup failed: BACKUP copies the embedded store"))
       try await a.crash(after: .zero)

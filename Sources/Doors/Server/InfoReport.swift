@@ -13,8 +13,8 @@ struct InfoReport {
   /// Unlike Redis, plain INFO includes the per-command counts and latency percentiles: they
   /// are what an operator looks for first.
   static let allSections = [
-    "server", "clients", "memory", "persistence", "stats", "commandstats", "latencystats",
-    "keyspace", "index",
+    "server", "clients", "memory", "persistence", "replication", "stats", "commandstats",
+    "latencystats", "keyspace", "index",
   ]
 
   func text(sections requested: [String]) -> String {
@@ -35,6 +35,8 @@ struct InfoReport {
     case "clients": return clients()
     case "memory": return memory()
     case "persistence": return persistence()
+    case "replication":
+      return [("role", "master"), ("connected_slaves", "0")] + state.storage.replication()
     case "stats": return stats()
     case "keyspace": return keyspace()
     case "index": return index()

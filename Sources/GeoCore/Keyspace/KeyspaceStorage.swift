@@ -4,6 +4,8 @@ public protocol KeyspaceStorage: Sendable {
   var log: any ChangeLog { get }
   /// INFO's persistence section, as this store reports it.
   func persistence() -> [(String, String)]
+  /// INFO's replication section after Redis's own fields: how this node follows the others.
+  func replication() -> [(String, String)]
   /// BACKUP: a consistent copy of the store at `path`; blocks until done.
   func backup(to path: String) throws
   /// Makes every acknowledged write durable where it stays, then closes.

@@ -49,6 +49,9 @@ public final class EmbeddedKeyspace: KeyspaceStorage {
     ]
   }
 
+  /// One node: nothing to follow.
+  public func replication() -> [(String, String)] { [] }
+
   /// The journal's acknowledged changes first reach the tables, so the copy holds them.
   public func backup(to path: String) throws {
     journal.drain()

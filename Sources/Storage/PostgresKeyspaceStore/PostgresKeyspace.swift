@@ -96,10 +96,21 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
   public var log: any ChangeLog { self }
 
   public func persistence() -> [(String, String)] {
-    [
-      ("cardatlas_store", "postgresql"),
-      ("cardatlas_node", store.node),
+    [("cardatlas_store", "postgresql"), ("cardatlas_node", store.node)]
+  }
+
+  /// The feed as this node follows it: connected or not, how far applied, and how long since
+  /// it last read to the feed's end (under 0.25 s while it keeps up).
+  public func replication() -> [(String, String)] {
+    let follower = follower.withLock { $0 }
+    let ago = follower?.sinceCaughtUp.components
+    return [
+      ("feed_connected", follower?.isConnected == true ? "1" : "0"),
       ("feed_applied_position", String(position)),
+      (
+        "feed_caught_up_ms_ago",
+        ago.map { String($0.seconds * 1000 + $0.attoseconds / 1_000_000_000_000_000) } ?? ""
+      ),
     ]
   }
 

@@ -18,6 +18,9 @@ public final class ChangeFollower: Sendable {
   private let fellBehind: @Sendable () -> Void
   private let applied: Atomic<Int64>
   private let connected = Atomic<Bool>(false)
+  /// When it last read the feed to its end (`ContinuousClock` nanoseconds since `origin`).
+  private let caughtUpAt = Atomic<Int64>(0)
+  private let origin = ContinuousClock.now
   private let wakeup = Wakeup()
   private let task = Mutex<Task<Void, Never>?>(nil)
   static let pollInterval = Duration.milliseconds(250)
@@ -44,6 +47,10 @@ public final class ChangeFollower: Sendable {
   public var position: Int64 { applied.load(ordering: .acquiring) }
   /// Whether the follower holds a connection now.
   public var isConnected: Bool { connected.load(ordering: .relaxed) }
+  /// How long since it last read the feed to its end: while it keeps up, under `pollInterval`.
+  public var sinceCaughtUp: Duration {
+    (ContinuousClock.now - origin) - .nanoseconds(caughtUpAt.load(ordering: .relaxed))
+  }
 
   /// Stops following; returns once the last row being applied is done. The node then holds
   /// no feed rows back.
@@ -147,7 +154,12 @@ public final class ChangeFollower: Sendable {
         }
         reported = now
       }
-      if entries.count < Self.readLimit { await wakeup.wait(upTo: Self.pollInterval) }
+      if entries.count < Self.readLimit {
+        let since = (ContinuousClock.now - origin).components
+        caughtUpAt.store(
+          since.seconds * 1_000_000_000 + since.attoseconds / 1_000_000_000, ordering: .relaxed)
+        await wakeup.wait(upTo: Self.pollInterval)
+      }
     }
     return false
   }
