@@ -232,6 +232,64 @@ struct NodesOverRESPTests {
     return (process.terminationStatus, said)
   }
 
+  @Test(
+    "a node killed with -9 under four writers: every GEOADD it acknowledged is on the other node and on the node restarted"
+  )
+  func killUnderWriters() async throws {
+    try await Self.withDatabase { url, directory in
+      let a = try Self.node(url, directory + "/a")
+      let b = try Self.node(url, directory + "/b")
+      let acknowledged = Mutex<[String]>([])
+      let port = a.port
+      let threads = (0..<4).map { w in
+        Thread {
+          guard let connection = try? RESPConnection(port: port) else { return }
+          for i in 0... {
+            let member = "w\(w)-\(i)"
+            let args = ["GEOADD", "crash", String(Double(i % 300) / 2), String(w * 10), member]
+            guard (try? connection.command(args))?.text == ":1\r\n" else { return }
+            acknowledged.withLock { $0.append(member) }
+          }
+        }
+      }
+      for thread in threads { thread.start() }
+      try await a.crash(after: .milliseconds(700))
+      while threads.contains(where: { !$0.isFinished }) {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      let members = acknowledged.withLock { $0 }
+      #expect(members.count > 0, "the writers made progress before the kill")
+      print("a node killed under writers: \(members.count) GEOADDs acknowledged")
+      let restarted = try Self.node(url, directory + "/a")
+      for port in [b.port, restarted.port] {
+        let present = try await Self.members(of: "crash", on: port, atLeast: members.count)
+        let missing = members.filter { !present.contains($0) }
+        #expect(missing.isEmpty, "acknowledged but missing: \(missing.prefix(5))")
+      }
+    }
+  }
+
+  /// The members of `key` on a node, once it holds at least `count` (or after 20 s).
+  static func members(of key: String, on port: UInt16, atLeast count: Int) async throws
+    -> Set<String>
+  {
+    let connection = try RESPConnection(port: port, timeoutSeconds: 60)
+    var found: Set<String> = []
+    for _ in 0..<400 {
+      guard case .array(let all) = try connection.command("ZRANGE", key, "0", "-1").value else {
+        break
+      }
+      found = Set(
+        all.compactMap { value -> String? in
+          if case .bulkString(let bytes) = value { return String(buffer: bytes) }
+          return nil
+        })
+      if found.count >= count { break }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    return found
+  }
+
   @Test("--store with --http-port is refused with a reason, before anything starts")
   func httpRefused() throws {
     let process = Process()
