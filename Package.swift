@@ -391,7 +391,8 @@ let package = Package(
         "Venues", "Assets", "MediaFiles", "Geocoding", "GeocoderClients", "Datasets",
         "AccountCommands", "CardCommands", "PinCommands", "PeopleCommands", "DocumentCommands",
         "VenueCommands", "AssetCommands", "GeocodeCommands", "WebPages", "Keyspace",
-        "PostgresStore", "PostgresKeyspaceStore", "KeyspaceStore",
+        "PostgresStore", "PostgresKeyspaceStore", "KeyspaceStore", "Commands",
+        .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/App/CardAtlasApp"),
     .executableTarget(

@@ -290,6 +290,48 @@ struct NodesOverRESPTests {
     return found
   }
 
+  @Test(
+    "PUBLISH on one node reaches SUBSCRIBE and PSUBSCRIBE on another, in order; the reply counts the node's own subscribers; a message too large to relay is refused"
+  )
+  func pubsubAcrossNodes() async throws {
+    try await Self.withDatabase { url, directory in
+      let a = try Self.node(url, directory + "/a")
+      let b = try Self.node(url, directory + "/b")
+      let listener = try RESPConnection(port: b.port)
+      #expect(try listener.command("SUBSCRIBE", "news").text.contains("news"))
+      #expect(try listener.command("PSUBSCRIBE", "n*").text.contains("n*"))
+      let local = try RESPConnection(port: a.port)
+      #expect(try local.command("SUBSCRIBE", "news").text.contains("news"))
+      let publisher = try RESPConnection(port: a.port)
+      // The relay's LISTEN on B may come a moment after B answers: publish until heard.
+      var first = ""
+      for _ in 0..<100 {
+        #expect(try publisher.command("PUBLISH", "news", "ping").text == ":1\r\n")
+        if let heard = try? listener.reply().text {
+          first = heard
+          break
+        }
+      }
+      #expect(first.contains("ping"))
+      var heard: [String] = []
+      for i in 0..<20 { _ = try publisher.command("PUBLISH", "news", "m\(i)") }
+      while heard.count < 40, let reply = try? listener.reply() {
+        let text = reply.text
+        if let message = text.split(separator: "\r\n").last, message.hasPrefix("m") {
+          heard.append(String(message) + (text.contains("pmessage") ? "/p" : ""))
+        }
+      }
+      let direct = heard.filter { !$0.hasSuffix("/p") }
+      let patterned = heard.filter { $0.hasSuffix("/p") }.map { String($0.dropLast(2)) }
+      let expected = (0..<20).map { "m\($0)" }
+      #expect(direct == expected && patterned == expected, "\(heard)")
+      let large = String(repeating: "x", count: 6_000)
+      #expect(
+        try publisher.command("PUBLISH", "news", large).text.hasPrefix(
+          "-ERR a message published to the other nodes may be at most 5800 bytes"))
+    }
+  }
+
   @Test("--store with --http-port is refused with a reason, before anything starts")
   func httpRefused() throws {
     let process = Process()

@@ -1,6 +1,8 @@
+import Commands
 import Foundation
 import Keyspace
 import Logging
+import NIOCore
 import PostgresKeyspaceStore
 import PostgresStore
 import Server
@@ -36,9 +38,18 @@ public enum PostgresNode {
         "database": "\(location)", "node": "\(store.node)",
         "keys": "\(keyspace.read { $0[0].count })",
       ])
+    // What is published here reaches the other nodes' subscribers, and theirs come here.
+    let hub = PubSubHub()
+    let relay = store.pubsub { channel, message in
+      hub.deliver(ByteBuffer(bytes: message), to: channel)
+    }
+    hub.relay(
+      to: PubSubHub.Relay(maximumBytes: PostgresPubSub.maximumBytes) { channel, payload in
+        relay.publish(channel: channel, message: Array(buffer: payload))
+      })
     do {
       return try CardAtlasServer(
-        configuration: configuration, keyspace: keyspace, storage: storage, parts: [],
+        configuration: configuration, keyspace: keyspace, storage: storage, hub: hub, parts: [],
         logger: logger)
     } catch {
       await storage.close()

@@ -21,7 +21,14 @@ enum PubSubCommands {
     CommandSpec("publish", arity: 3) { call in
       let channel = call.arguments.bytes(1)
       guard ChannelAccess.isOpen(channel, call) else { return .error(ChannelAccess.noPerm) }
-      return .integer(call.environment.pubsub.publish(call.arguments.buffer(2), to: channel))
+      let hub = call.environment.pubsub
+      let message = call.arguments.buffer(2)
+      if let maximum = hub.maximumMessageBytes, channel.count + message.readableBytes > maximum {
+        return .error(
+          "ERR a message published to the other nodes may be at most \(maximum) bytes with its channel"
+        )
+      }
+      return .integer(hub.publish(message, to: channel))
     },
     CommandSpec(
       container: "pubsub",

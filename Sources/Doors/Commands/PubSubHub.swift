@@ -44,7 +44,31 @@ public final class PubSubHub: Sendable {
   // ThreadSanitizer, which then reports every access under it as a race.
   private let state = NIOLockedValueBox(State())
 
+  /// Where a message published here goes to reach the other nodes' subscribers too.
+  public struct Relay: Sendable {
+    /// The largest message it carries, in bytes; PUBLISH refuses a larger one.
+    public let maximumBytes: Int
+    public let send: @Sendable (_ channel: Bytes, _ payload: ByteBuffer) -> Void
+
+    public init(
+      maximumBytes: Int, send: @escaping @Sendable (_ channel: Bytes, _ payload: ByteBuffer) -> Void
+    ) {
+      self.maximumBytes = maximumBytes
+      self.send = send
+    }
+  }
+
+  private let relay = NIOLockedValueBox<Relay?>(nil)
+
   public init() {}
+
+  /// From now on, what is published here also goes to `relay` (nodes sharing a database).
+  public func relay(to relay: Relay) {
+    self.relay.withLockedValue { $0 = relay }
+  }
+
+  /// The largest message `publish` takes, when a relay bounds it.
+  public var maximumMessageBytes: Int? { relay.withLockedValue { $0?.maximumBytes } }
 
   /// A connection opened: its messages go to `sink`.
   public func connect(_ id: Int, sink: @escaping Sink) {
@@ -109,9 +133,17 @@ public final class PubSubHub: Sendable {
   }
 
   /// Hands the message to every connection subscribed to the channel or to a pattern that
-  /// matches it (once per subscription, as Redis); returns how many it was handed to.
+  /// matches it (once per subscription, as Redis), and to the relay, if any; returns how many
+  /// connections here it was handed to (as Redis Cluster counts a node's own).
   @discardableResult
   public func publish(_ payload: ByteBuffer, to channel: Bytes) -> Int {
+    relay.withLockedValue { $0 }?.send(channel, payload)
+    return deliver(payload, to: channel)
+  }
+
+  /// Hands a message to this node's subscribers only (one another node published).
+  @discardableResult
+  public func deliver(_ payload: ByteBuffer, to channel: Bytes) -> Int {
     let targets = state.withLockedValue { s -> [(Sink, Message)] in
       var targets: [(Sink, Message)] = []
       for id in s.channels[channel] ?? [] {

@@ -15,6 +15,7 @@ public final class PostgresStore: WriteCommitter, Sendable {
   let logger: Logger
   private let writer: GroupWriter
   private let pruner: Task<Void, Never>
+  private let relay = Mutex<PostgresPubSub?>(nil)
 
   /// Connects, and applies the feed's migrations and then `migrations`; prunes the feed as
   /// `retention` says, every `retention.interval`.
@@ -104,10 +105,24 @@ public final class PostgresStore: WriteCommitter, Sendable {
       fellBehind: fellBehind)
   }
 
+  /// Pub/sub with the other nodes (started once): `deliver` gets what they publish.
+  public func pubsub(
+    deliver: @escaping @Sendable (_ channel: [UInt8], _ message: [UInt8]) -> Void
+  ) -> PostgresPubSub {
+    relay.withLock { relay in
+      if let relay { return relay }
+      let started = PostgresPubSub(
+        connector: connector, node: node, logger: logger, deliver: deliver)
+      relay = started
+      return started
+    }
+  }
+
   /// Waits for the commits queued, then closes the writer's connection.
   public func close() async {
     pruner.cancel()
     await writer.close()
+    await relay.withLock { $0 }?.close()
   }
 }
 
