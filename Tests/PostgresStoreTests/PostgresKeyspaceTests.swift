@@ -12,7 +12,7 @@ import Testing
 @Suite("Keyspace over PostgreSQL", .serialized)
 struct PostgresKeyspaceTests {
   /// One node: its keyspace over the store.
-  struct Node {
+  struct Node: Sendable {
     let store: PostgresStore
     let keyspace: PostgresKeyspace
     /// Whether its follower found rows it had not applied pruned.

@@ -77,7 +77,13 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
     store.commit([KeyspaceChangesWrite(changes: changes)]) { [self] result in
       if case .failure = result {
         pending.withLock { $0.add(changes, by: -1) }
-        Task { await reload(changes) }
+        // In the feed's order: rows after the reload's snapshot, this node's own included,
+        // are applied after it.
+        if let follower = follower.withLock({ $0 }) {
+          follower.interject { [weak self] in await self?.reload(changes) }
+        } else {
+          Task { await reload(changes) }
+        }
       }
       commit.complete(result)
     }
@@ -136,12 +142,12 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
           "change feed: keyspace section unreadable", metadata: ["id": "\(entry.position)"])
         continue
       }
-      if entry.node == store.node {
-        pending.withLock { $0.add(changes, by: -1) }
-        continue
-      }
+      // A node's own row ends its pending count, then applies like any other: what memory
+      // holds already, unless a reload after a failed commit put an older state there.
+      let own = entry.node == store.node
       keyspace.applyFollowed { writer in
         pending.withLock { pending in
+          if own { pending.add(changes, by: -1) }
           for change in changes { pending.apply(change, with: &writer) }
         }
       }

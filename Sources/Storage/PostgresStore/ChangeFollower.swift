@@ -23,6 +23,7 @@ public final class ChangeFollower: Sendable {
   private let origin = ContinuousClock.now
   private let wakeup = Wakeup()
   private let task = Mutex<Task<Void, Never>?>(nil)
+  private let interjected = Mutex<[@Sendable () async -> Void]>([])
   static let pollInterval = Duration.milliseconds(250)
   static let readLimit = 2048
   static let readTimeout = Duration.seconds(5)
@@ -64,6 +65,13 @@ public final class ChangeFollower: Sendable {
       try await FeedRetention.leave(node: node, on: connection, logger: logger)
     }
     try? await connection.close()
+  }
+
+  /// Runs `work` between two reads of the feed, in the follower's order: what it applies to
+  /// the node comes after every row applied before it and before every row applied after.
+  public func interject(_ work: @escaping @Sendable () async -> Void) {
+    interjected.withLock { $0.append(work) }
+    wakeup.signal()
   }
 
   /// Returns true once every row up to `position` is applied, false after `timeout`.
@@ -127,6 +135,12 @@ public final class ChangeFollower: Sendable {
     while !Task.isCancelled {
       // A connection the server closed while this slept: a query on it may never answer.
       guard !connection.isClosed else { throw FeedError(description: "the connection closed") }
+      for work in interjected.withLock({ list in
+        defer { list = [] }
+        return list
+      }) {
+        await work()
+      }
       let after = position
       let entries = try await QueryDeadline.within(Self.readTimeout, closing: connection) {
         [logger] in
