@@ -9,7 +9,7 @@ TEST_LOG ?= .build/test.log
 # A test crash's report short enough to survive in a CI log's tail: the crashed thread only.
 TEST_BACKTRACE ?= enable=yes,interactive=no,threads=crashed,registers=none,images=none
 
-.PHONY: deps serve test unit-test bench bench-build format lint
+.PHONY: deps serve nodes test unit-test bench bench-build format lint
 .PHONY: fuzz fuzz-build fuzz-check sanitize sanitize-thread sanitize-address
 
 # The command fuzzer (docs/FUZZING.md): built with libFuzzer and AddressSanitizer in a scratch
@@ -75,6 +75,12 @@ unit-test: deps bench-build
 	[[ $$status -ne 0 ]] || status=$$timed; \
 	scripts/test-summary.sh "$(TEST_LOG)" $$status; \
 	exit $$status
+
+## nodes: three nodes on one PostgreSQL (127.0.0.1:7878-7880): CARDATLAS_STORE's database, or a
+## throwaway one of their own; Ctrl-C stops them
+nodes: deps
+	$(SWIFT) build $(SWIFT_FLAGS) -c release --product cardatlas
+	scripts/run-nodes.sh
 
 ## bench-build: check that the benchmarks (a package of their own) still build against the code
 bench-build:

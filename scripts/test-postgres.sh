@@ -13,7 +13,8 @@
 # have it too. Durability is real (fsync and synchronous_commit on, data checksums), and
 # wal_level=logical with 10 WAL senders and replication slots, for standby and failover tests.
 # As root (initdb refuses root) the cluster belongs to the `postgres` system user; run by another
-# user it is theirs. The binaries are /usr/lib/postgresql/15/bin (scripts/install-deps.sh). With
+# user it is theirs. CARDATLAS_POSTGRES_STATE moves .build/postgres (`make nodes` keeps its
+# own). The binaries are /usr/lib/postgresql/15/bin (scripts/install-deps.sh). With
 # CARDATLAS_POSTGRES_URL already set it does nothing, and `url` prints that.
 set -euo pipefail
 
@@ -21,7 +22,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 pgbin=/usr/lib/postgresql/15/bin
 port=${CARDATLAS_POSTGRES_PORT:-54329}
 url="postgresql://postgres@127.0.0.1:$port/cardatlas?sslmode=disable"
-state=$PWD/.build/postgres
+state=${CARDATLAS_POSTGRES_STATE:-$PWD/.build/postgres}
 
 # Where the cluster lives: .build/postgres, unless the `postgres` user cannot reach it (a checkout
 # under a home directory of mode 700) or its socket's path would be too long for a unix socket
