@@ -65,7 +65,11 @@ public struct PoliteGeocoder: StructuredGeocoder {
           // Everyone on this host waits; the next acquire() sleeps until then.
           limiter.pause(for: retryAfter)
         } else {
-          try await Task.sleep(for: retry.delay(afterFailure: failures))
+          // At least one slot's spacing after the failed answer: the limiter spaces the moments
+          // requests leave, and an attempt that reached the server late would otherwise be
+          // followed by its retry sooner than the host's limit allows.
+          let spacing = Duration.seconds(1 / limiter.rate)
+          try await Task.sleep(for: max(retry.delay(afterFailure: failures), spacing))
         }
       } catch {
         breaker.abandoned()
