@@ -135,6 +135,16 @@ let package = Package(
         "PostgresStore", "Keyspace", .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/Storage/PostgresKeyspaceStore"),
+    // The domain's storage protocols implemented on PostgreSQL, for nodes that share one
+    // database: the tables, frozen migrations, and each write's change in the feed.
+    .target(
+      name: "PostgresDomainStorage",
+      dependencies: [
+        "PostgresStore", "Durability", "Accounts",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ], path: "Sources/DomainStorage/PostgresDomainStorage"),
     // Limits per account and per address (sliding windows), and the address key they count on.
     .target(name: "RateLimits", path: "Sources/Domain/RateLimits"),
     // What the domain modules share that is too small for a module of its own: the `Notifier`
@@ -391,8 +401,8 @@ let package = Package(
         "Venues", "Assets", "MediaFiles", "Geocoding", "GeocoderClients", "Datasets",
         "AccountCommands", "CardCommands", "PinCommands", "PeopleCommands", "DocumentCommands",
         "VenueCommands", "AssetCommands", "GeocodeCommands", "WebPages", "Keyspace",
-        "PostgresStore", "PostgresKeyspaceStore", "KeyspaceStore", "Commands",
-        .product(name: "NIOCore", package: "swift-nio"),
+        "PostgresStore", "PostgresKeyspaceStore", "PostgresDomainStorage", "KeyspaceStore",
+        "Commands", .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/App/CardAtlasApp"),
     .executableTarget(
@@ -498,8 +508,8 @@ let package = Package(
     .testTarget(
       name: "PostgresStoreTests",
       dependencies: [
-        "PostgresStore", "PostgresKeyspaceStore", "Keyspace", "Geodesy", "Datasets",
-        "RedisTestSupport",
+        "PostgresStore", "PostgresKeyspaceStore", "PostgresDomainStorage", "Accounts", "Keyspace",
+        "Geodesy", "Datasets", "RedisTestSupport",
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),

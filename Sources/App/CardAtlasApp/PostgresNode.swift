@@ -1,33 +1,44 @@
+import AccountCommands
+import Accounts
 import Commands
 import Foundation
 import Keyspace
 import Logging
 import NIOCore
+import PostgresDomainStorage
 import PostgresKeyspaceStore
 import PostgresStore
 import Server
 
 /// `serve --store postgresql://…`: a node over a database other nodes share. It serves the GEO
-/// keyspace (Redis's commands), loaded from the database and following every node's writes;
-/// the card, pin, people and venue services are not on PostgreSQL yet (docs/STORE.md).
+/// keyspace (Redis's commands) and the accounts (AUTH, ACCOUNT.*, SESSION.*), loaded from the
+/// database and following every node's writes; the card, pin, people and venue services are
+/// not on PostgreSQL yet (docs/STORE.md).
 public enum PostgresNode {
-  /// Connects (migrating the keyspace's tables), loads the keyspace and builds the server;
-  /// `start()` binds it.
+  /// Every table a node keeps in PostgreSQL, in the order they shipped: frozen.
+  static let migrations = KeyspaceTables.migrations + PostgresAccounts.migrations
+
+  /// Connects (migrating the tables), loads the keyspace and the accounts and builds the
+  /// server; `start()` binds it. Mail the accounts cannot send goes to `outbox` (a directory).
   public static func open(
     server configuration: ServerConfiguration, url: String,
-    retention: FeedRetention = FeedRetention(), logger: Logger
+    retention: FeedRetention = FeedRetention(), accounts settings: Accounts.Configuration,
+    outbox: String, logger: Logger
   ) async throws -> CardAtlasServer {
     let location = try PostgresLocation(url: url)
     let store = try await PostgresStore(
-      location: location, migrations: KeyspaceTables.migrations, retention: retention,
-      logger: logger)
+      location: location, migrations: migrations, retention: retention, logger: logger)
     let keyspace = Keyspace()
     let storage: PostgresKeyspace
+    let accounts: Accounts
     do {
-      // Its keyspace is stale from then on: exit, for the supervisor to start it afresh.
-      storage = try await PostgresKeyspace(store: store, keyspace: keyspace, logger: logger) {
-        exit(EX_TEMPFAIL)
-      }
+      // What it holds is stale from then on: exit, for the supervisor to start it afresh.
+      let stale: @Sendable () -> Void = { exit(EX_TEMPFAIL) }
+      let accountStorage = try await PostgresAccounts(store: store, logger: logger)
+      accounts = try Accounts(storage: accountStorage, outbox: outbox, configuration: settings)
+      storage = try await PostgresKeyspace(
+        store: store, keyspace: keyspace, alongside: [accountStorage.consumer(into: accounts)],
+        logger: logger, fellBehind: stale)
     } catch {
       await store.close()
       throw error
@@ -36,7 +47,7 @@ public enum PostgresNode {
       "loaded the keyspace from PostgreSQL",
       metadata: [
         "database": "\(location)", "node": "\(store.node)",
-        "keys": "\(keyspace.read { $0[0].count })",
+        "keys": "\(keyspace.read { $0[0].count })", "accounts": "\(accounts.count)",
       ])
     // What is published here reaches the other nodes' subscribers, and theirs come here.
     let hub = PubSubHub()
@@ -49,7 +60,8 @@ public enum PostgresNode {
       })
     do {
       return try CardAtlasServer(
-        configuration: configuration, keyspace: keyspace, storage: storage, hub: hub, parts: [],
+        configuration: configuration, keyspace: keyspace, storage: storage, hub: hub,
+        parts: [AccountCommands.parts(accounts)],
         logger: logger)
     } catch {
       await storage.close()

@@ -56,8 +56,9 @@ struct Serve: AsyncParsableCommand {
     help: """
       A PostgreSQL + PostGIS database that many nodes share, \
       postgresql://user[:password]@host[:port][,host2[:port]]/db[?sslmode=disable|prefer|require], \
-      in place of the embedded store under --data. For now it holds the GEO keyspace only: the \
-      card, pin, people and venue services (and --http-port) need the embedded store.
+      in place of the embedded store under --data. For now it holds the GEO keyspace and the \
+      accounts: the card, pin, people and venue services (and --http-port) need the embedded \
+      store; mail the accounts cannot send goes to --data's outbox.
       """)
   var store: String?
   @Option(
@@ -213,7 +214,7 @@ struct Serve: AsyncParsableCommand {
       guard httpPort == nil else {
         throw ValidationError(
           "--http-port: the card, pin, people and venue services are not on PostgreSQL yet; "
-            + "with --store, a node serves the GEO keyspace over RESP only")
+            + "with --store, a node serves the GEO keyspace and the accounts over RESP only")
       }
       guard nodeTimeout >= 1, feedMinimumAge >= 0 else {
         throw ValidationError("--node-timeout must be at least 1 and --feed-minimum-age 0 or more")
@@ -222,7 +223,8 @@ struct Serve: AsyncParsableCommand {
       retention.nodeTimeout = .seconds(nodeTimeout)
       retention.minimumAge = .seconds(feedMinimumAge)
       let server = try await PostgresNode.open(
-        server: config, url: store, retention: retention, logger: logger)
+        server: config, url: store, retention: retention,
+        accounts: try accountsConfiguration(logger), outbox: data + "/outbox", logger: logger)
       try await server.start()
       await Self.waitForSignal()
       await server.stop()

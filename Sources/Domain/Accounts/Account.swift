@@ -2,8 +2,8 @@ import Foundation
 
 /// A person's account: signs in with an email and a password (or a Google or Apple ID token),
 /// owns cards, and is Pro or not.
-public struct Account: Sendable, Equatable {
-  public enum Role: String, Sendable, CaseIterable {
+public struct Account: Sendable, Equatable, Codable {
+  public enum Role: String, Sendable, CaseIterable, Codable {
     case none
     /// A health authority: may run EXPOSURE.
     case health
@@ -69,7 +69,7 @@ extension Accounts {
 }
 
 /// A signed-in device: its token is given to the client once, and only its hash is kept.
-public struct StoredSession: Sendable, Equatable {
+public struct StoredSession: Sendable, Equatable, Codable {
   public var id: Int64
   public var accountId: Int64
   public var tokenHash: String
@@ -86,7 +86,7 @@ public struct StoredSession: Sendable, Equatable {
 }
 
 /// A password reset asked for: valid once, until `expiresAt`.
-public struct PasswordReset: Sendable, Equatable {
+public struct PasswordReset: Sendable, Equatable, Codable {
   public var tokenHash: String
   public var accountId: Int64
   public var expiresAt: Date

@@ -20,6 +20,22 @@ public protocol AccountStorage: WriteCommitter {
   func closing(_ sessions: [Int64]) -> any DurableWrite
   func requesting(_ reset: PasswordReset) -> any DurableWrite
   func linking(_ identity: ProviderSubject, to account: Int64) -> any DurableWrite
+  /// Where new accounts' and sessions' ids come from when nodes share the store; nil (the
+  /// default): after the highest stored (`StoredAccounts.nextAccount`, `.nextSession`).
+  var accountIDs: (any IDBlocks)? { get }
+  var sessionIDs: (any IDBlocks)? { get }
+}
+
+extension AccountStorage {
+  public var accountIDs: (any IDBlocks)? { nil }
+  public var sessionIDs: (any IDBlocks)? { nil }
+}
+
+/// What a store's commit fails with when another writer (a node sharing the store) gave the
+/// email an account first: the database's unique email refused this one.
+public struct EmailTaken: Error, CustomStringConvertible {
+  public init() {}
+  public var description: String { "the email already has an account" }
 }
 
 /// Everything the accounts' store holds, as the writes left it.

@@ -31,13 +31,7 @@ extension Accounts {
   @discardableResult
   func forget(_ id: Int64) -> [any AccountObserver] {
     state.withLock { s in
-      if let account = s.accounts.removeValue(forKey: id) {
-        s.byEmail[account.emailKey] = nil
-        s.byUsername[account.username] = nil
-      }
-      _ = s.removeSessions { $0.accountId == id }
-      s.resets = s.resets.filter { $0.value.accountId != id }
-      s.identities = s.identities.filter { $0.value != id }
+      s.remove(account: id)
       revocationCount.add(1, ordering: .sequentiallyConsistent)
       return s.observers
     }

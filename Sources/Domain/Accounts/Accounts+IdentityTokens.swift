@@ -4,7 +4,7 @@ import IdentityTokens
 
 /// What an ID token's sign-in is keyed by: the provider's id for the person, never the email
 /// (which the person may change at the provider).
-public struct ProviderSubject: Hashable, Sendable {
+public struct ProviderSubject: Hashable, Sendable, Codable {
   public let provider: String
   public let subject: String
 
@@ -75,6 +75,7 @@ extension Accounts {
       case known(Account)
       case linked(Account)
       case created(Account)
+      case noID
     }
     let outcome = state.withLock { s -> Outcome in
       if let id = s.identities[key], let account = s.accounts[id] { return .known(account) }
@@ -82,13 +83,15 @@ extension Accounts {
         s.identities[key] = id
         return .linked(account)
       }
-      let account = s.register(email: identity.email, passwordHash: nil, isPro: false)
+      guard let account = s.register(email: identity.email, passwordHash: nil, isPro: false)
+      else { return .noID }
       s.identities[key] = account.id
       return .created(account)
     }
     let link = { [storage] (id: Int64) in storage.linking(key, to: id) }
     switch outcome {
     case .known(let account): done(.success(account))
+    case .noID: done(.failure(.busy))
     case .linked(let account):
       commit([link(account.id)]) { [self] result in
         if case .failure = result { state.withLock { _ = $0.identities.removeValue(forKey: key) } }

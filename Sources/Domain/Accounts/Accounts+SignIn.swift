@@ -69,14 +69,15 @@ extension Accounts {
     for account: Account, device: String?, _ done: @escaping Done<OpenedSession>
   ) {
     let token = Tokens.make()
-    let (session, generation) = state.withLock { s in
+    let opened = state.withLock { s -> (StoredSession, Int)? in
+      guard let id = s.takeSessionID() else { return nil }
       let session = StoredSession(
-        id: s.nextSession, accountId: account.id, tokenHash: Tokens.digest(token),
+        id: id, accountId: account.id, tokenHash: Tokens.digest(token),
         device: device.map { String($0.prefix(200)) }, createdAt: Date())
-      s.nextSession += 1
       s.add(session)
       return (session, s.generations[account.id, default: 0])
     }
+    guard let (session, generation) = opened else { return done(.failure(.busy)) }
     commit([storage.opening(session)]) { result in
       done(
         result.map {

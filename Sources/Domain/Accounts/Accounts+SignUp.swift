@@ -4,6 +4,7 @@ import RateLimits
 
 extension Accounts {
   public var isEmpty: Bool { state.withLock { $0.accounts.isEmpty } }
+  public var count: Int { state.withLock { $0.accounts.count } }
 
   /// A new account named by its id. Answers alike whether or not the email already has an
   /// account, so that sign-up tells nobody which emails do: the password is hashed, an id is
@@ -29,19 +30,23 @@ extension Accounts {
       } catch {
         return done(.failure(.notPersisted("cannot hash the password: \(error)")))
       }
-      let (account, taken) = state.withLock { s -> (Account, Bool) in
+      let made = state.withLock { s -> (Account, taken: Bool)? in
         guard s.byEmail[key] == nil else {
-          return (s.decoy(email: email), true)
+          return s.decoy(email: email).map { ($0, true) }
         }
-        return (s.register(email: email, passwordHash: hash, isPro: false), false)
+        return s.register(email: email, passwordHash: hash, isPro: false).map { ($0, false) }
       }
+      guard let (account, taken) = made else { return done(.failure(.busy)) }
       guard !taken else {
         tellOwnerOfSignUp(email: email, address: address)
         return commit([storage.usingUp(account.id)]) { done($0.map { account }) }
       }
-      commit([storage.inserting(account)]) { result in
-        if case .failure = result { self.forget(account.id) }
-        done(result.map { account })
+      storage.commit([storage.inserting(account)]) { result in
+        guard case .failure(let error) = result else { return done(.success(account)) }
+        self.forget(account.id)
+        // Another node gave the email an account first: answered as a taken email is.
+        if error is EmailTaken { return done(.success(account)) }
+        done(.failure(.notPersisted("\(error)")))
       }
     }
     if !started { done(.failure(.busy)) }
@@ -77,13 +82,14 @@ extension Accounts {
   public func create(passwordless email: String, isPro: Bool, _ done: @escaping Done<Account>) {
     if let problem = Validation.problem(email: email) { return done(.failure(problem)) }
     let key = Account.key(email)
-    let account = state.withLock { s -> Account? in
-      guard s.byEmail[key] == nil else { return nil }
-      return s.register(email: email, passwordHash: nil, isPro: isPro)
+    let account = state.withLock { s -> Result<Account, AccountError> in
+      guard s.byEmail[key] == nil else {
+        return .failure(.invalid(field: "email", reason: "already registered"))
+      }
+      return s.register(email: email, passwordHash: nil, isPro: isPro).map { .success($0) }
+        ?? .failure(.busy)
     }
-    guard let account else {
-      return done(.failure(.invalid(field: "email", reason: "already registered")))
-    }
+    guard case .success(let account) = account else { return done(account) }
     commit([storage.inserting(account)]) { result in
       if case .failure = result { self.forget(account.id) }
       done(result.map { account })
@@ -110,21 +116,22 @@ extension Accounts {
   /// valid email that no account has (`registered` is asked the email's key) gets one from
   /// `register`, passwordless and not Pro.
   static func invite(
-    _ email: String, registered: (String) throws -> Bool, register: () throws -> Account
+    _ email: String, registered: (String) throws -> Bool, register: () throws -> Account?
   ) rethrows -> Result<Account, AccountError> {
     if let problem = Validation.problem(email: email) { return .failure(problem) }
     guard try !registered(Account.key(email)) else {
       return .failure(.invalid(field: "email", reason: "already registered"))
     }
-    return .success(try register())
+    return try register().map { .success($0) } ?? .failure(.busy)
   }
 }
 
 extension Accounts.State {
   /// What a sign-up of a taken email answers: an account as a new one would be, under the id
   /// it would have had (used up), never stored.
-  mutating func decoy(email: String) -> Account {
-    let (id, username) = usernames.firstFree(from: nextAccount) { byUsername[$0] != nil }
+  mutating func decoy(email: String) -> Account? {
+    guard let floor = accountIDFloor() else { return nil }
+    let (id, username) = usernames.firstFree(from: floor) { byUsername[$0] != nil }
     nextAccount = id + 1
     return Account.new(id: id, email: email, username: username, passwordHash: nil, isPro: false)
   }

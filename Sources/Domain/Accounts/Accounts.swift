@@ -66,11 +66,30 @@ public final class Accounts: Sendable {
     var identities: [ProviderSubject: Int64] = [:]
     var nextAccount: Int64 = 1
     var nextSession: Int64 = 1
+    /// Where ids come from when nodes share the store (`AccountStorage.accountIDs`); nil: from
+    /// `nextAccount` and `nextSession`.
+    let accountIDs: (any IDBlocks)?
+    let sessionIDs: (any IDBlocks)?
     var observers: [any AccountObserver] = []
 
-    /// A new account under the next free id (`IdText.firstFree`), named by it.
-    mutating func register(email: String, passwordHash: String?, isPro: Bool) -> Account {
-      let (id, username) = usernames.firstFree(from: nextAccount) { byUsername[$0] != nil }
+    /// The id the next account is given from (`IdText.firstFree` may pass over some); nil when
+    /// this node has none at hand (`IDBlocks.next`).
+    func accountIDFloor() -> Int64? {
+      guard let accountIDs else { return nextAccount }
+      return accountIDs.next()
+    }
+
+    mutating func takeSessionID() -> Int64? {
+      if let sessionIDs { return sessionIDs.next() }
+      defer { nextSession += 1 }
+      return nextSession
+    }
+
+    /// A new account under the next free id (`IdText.firstFree`), named by it; nil when no id
+    /// is at hand (`AccountError.busy`).
+    mutating func register(email: String, passwordHash: String?, isPro: Bool) -> Account? {
+      guard let floor = accountIDFloor() else { return nil }
+      let (id, username) = usernames.firstFree(from: floor) { byUsername[$0] != nil }
       let account = Account.new(
         id: id, email: email, username: username, passwordHash: passwordHash, isPro: isPro)
       nextAccount = id + 1
@@ -93,6 +112,18 @@ public final class Accounts: Sendable {
         sessionHashes[session.id] = nil
       }
       return gone.map(\.id)
+    }
+
+    /// Removes an account and what only it uses: its sessions, resets and ID-token links. An
+    /// email or username another account holds now (a sign-up that won on another node) stays.
+    mutating func remove(account id: Int64) {
+      if let account = accounts.removeValue(forKey: id) {
+        if byEmail[account.emailKey] == id { byEmail[account.emailKey] = nil }
+        if byUsername[account.username] == id { byUsername[account.username] = nil }
+      }
+      _ = removeSessions { $0.accountId == id }
+      resets = resets.filter { $0.value.accountId != id }
+      identities = identities.filter { $0.value != id }
     }
   }
 
@@ -131,7 +162,10 @@ public final class Accounts: Sendable {
         FallbackMailer(primary: $0, fallback: outbox, logger: configuration.logger)
       } ?? outbox
     let stored = try storage.load()
-    state = Mutex(State(usernames: stored.usernames))
+    state = Mutex(
+      State(
+        usernames: stored.usernames, accountIDs: storage.accountIDs,
+        sessionIDs: storage.sessionIDs))
     state.withLock { s in
       // Ids are given in memory, after the highest ever used (deleted ones included).
       s.nextAccount = stored.nextAccount

@@ -20,11 +20,12 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
   private let follower = Mutex<ChangeFollower?>(nil)
   private let logger: Logger
 
-  /// Loads `keyspace` (empty) from the store, then follows the feed from where the load read.
+  /// Loads `keyspace` (empty) from the store, then follows the feed from where the load read,
+  /// and for the node's other modules (`alongside`, loaded before) from where theirs read.
   /// `fellBehind` runs if the feed lost rows this node had not applied (it was silent past the
-  /// nodes' timeout): the keyspace is stale from then on, and the node must load afresh.
+  /// nodes' timeout): what it holds is stale from then on, and the node must load afresh.
   public init(
-    store: PostgresStore, keyspace: Keyspace, logger: Logger,
+    store: PostgresStore, keyspace: Keyspace, alongside: [FeedConsumer] = [], logger: Logger,
     fellBehind: @escaping @Sendable () -> Void
   ) async throws {
     self.store = store
@@ -34,8 +35,10 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
       (try await Self.read(on: connection, logger: logger), position)
     }
     try keyspace.load { emit in for change in changes { try emit(change) } }
-    let follower = store.follow(after: position) { [weak self] entry in
-      self?.follow(entry)
+    let start = min(position, alongside.map(\.position).min() ?? position)
+    let follower = store.follow(after: start) { [weak self] entry in
+      for consumer in alongside where entry.position > consumer.position { consumer.apply(entry) }
+      if entry.position > position { self?.follow(entry) }
     } fellBehind: {
       fellBehind()
     }

@@ -24,6 +24,18 @@ public struct FeedEntry: Sendable {
   public let sections: [FeedSection]
 }
 
+/// A module that applies the feed's rows to what it loaded: those after `position`, where its
+/// load's snapshot read (`PostgresStore.snapshot`). A node's modules share one follower.
+public struct FeedConsumer: Sendable {
+  public let position: Int64
+  public let apply: @Sendable (FeedEntry) -> Void
+
+  public init(position: Int64, apply: @escaping @Sendable (FeedEntry) -> Void) {
+    self.position = position
+    self.apply = apply
+  }
+}
+
 /// A write into PostgreSQL, brought to the store's group commit.
 public protocol PostgresWrite: DurableWrite {
   /// Writes into the open transaction's tables.

@@ -54,7 +54,7 @@ enum QueryDeadline {
 extension PostgresConnection {
   /// Closes the connection without waiting: closing one the server dropped was seen to hang as
   /// its queries did.
-  func discard() {
+  public func discard() {
     // Held until closed: postgres-nio asserts that a connection is closed before it goes.
     close().whenComplete { _ in withExtendedLifetime(self) {} }
   }
