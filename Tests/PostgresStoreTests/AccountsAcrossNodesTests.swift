@@ -135,4 +135,30 @@ struct AccountsAcrossNodesTests {
       print("racing sign-ups: \(replies.withLock { $0 })")
     }
   }
+
+  @Test(
+    "failed sign-ins on one node slow down guesses on another: the throttle counts them on every node"
+  )
+  func throttleAcrossNodes() async throws {
+    try await NodesOverRESPTests.withDatabase { url, directory in
+      let a = try NodesOverRESPTests.node(url, directory + "/a")
+      let b = try NodesOverRESPTests.node(url, directory + "/b")
+      _ = try RESPConnection(port: a.port).object("ACCOUNT.CREATE", "ana@x.org", "secret1")
+      try await Self.synced(from: a.port, to: b.port)
+      // Seven wrong guesses on A: past the five free ones, turns are 1 s, then 2 s, then 4 s
+      // apart for the address and the pair.
+      let guesser = try RESPConnection(port: a.port, timeoutSeconds: 60)
+      for _ in 0..<7 {
+        #expect(try guesser.text("AUTH", "ana@x.org", "guess").hasPrefix("WRONGPASS"))
+      }
+      // The reports travel by NOTIFY: a moment, not a feed row.
+      try await Task.sleep(for: .milliseconds(500))
+      let onB = try RESPConnection(port: b.port, timeoutSeconds: 60)
+      let started = ContinuousClock.now
+      #expect(try onB.text("AUTH", "ana@x.org", "guess").hasPrefix("WRONGPASS"))
+      let waited = ContinuousClock.now - started
+      print("a guess on node B after 7 failures on node A took \(waited)")
+      #expect(waited >= .seconds(2), "B counted A's failures")
+    }
+  }
 }

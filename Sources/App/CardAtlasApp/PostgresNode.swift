@@ -51,8 +51,19 @@ public enum PostgresNode {
       ])
     // What is published here reaches the other nodes' subscribers, and theirs come here.
     let hub = PubSubHub()
-    let relay = store.pubsub { channel, message in
-      hub.deliver(ByteBuffer(bytes: message), to: channel)
+    let relay = store.pubsub { topic, channel, message in
+      switch topic {
+      case .clients: hub.deliver(ByteBuffer(bytes: message), to: channel)
+      case .signIns:
+        guard let report = try? JSONDecoder().decode(SignInReport.self, from: Data(message))
+        else { return }
+        accounts.apply(followed: report)
+      }
+    }
+    // Guesses spread over nodes count on every node's throttle.
+    accounts.shareSignIns { report in
+      guard let message = try? JSONEncoder().encode(report) else { return }
+      relay.publish(.signIns, channel: [], message: Array(message))
     }
     hub.relay(
       to: PubSubHub.Relay(maximumBytes: PostgresPubSub.maximumBytes) { channel, payload in

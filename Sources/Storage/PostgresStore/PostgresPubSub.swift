@@ -9,6 +9,14 @@ import Synchronization
 /// connected when it is sent, in the order one node published them; while the database is
 /// unreachable, up to `backlog` messages wait and older ones are dropped (and counted).
 public final class PostgresPubSub: Sendable {
+  /// What a message is: a client's PUBLISH, or the nodes' own news. Clients choose only their
+  /// channel, never the topic, so nothing they publish is read as the nodes' own.
+  public enum Topic: String, Sendable {
+    case clients = "c"
+    /// A password check's outcome, for the other nodes' sign-in throttles.
+    case signIns = "s"
+  }
+
   static let channel = "cardatlas_pubsub"
   /// NOTIFY takes under 8,000 bytes of text: the node's id, the channel and the message in
   /// base64 (4 characters for 3 bytes) fit within that.
@@ -19,7 +27,7 @@ public final class PostgresPubSub: Sendable {
   private let connector: PostgresConnector
   private let node: String
   private let logger: Logger
-  private let deliver: @Sendable (_ channel: [UInt8], _ message: [UInt8]) -> Void
+  private let deliver: @Sendable (Topic, _ channel: [UInt8], _ message: [UInt8]) -> Void
   private let outbox = Mutex<[String]>([])
   private let dropped = Atomic<Int>(0)
   private let wakeup = Wakeup()
@@ -27,7 +35,7 @@ public final class PostgresPubSub: Sendable {
 
   init(
     connector: PostgresConnector, node: String, logger: Logger,
-    deliver: @escaping @Sendable (_ channel: [UInt8], _ message: [UInt8]) -> Void
+    deliver: @escaping @Sendable (Topic, _ channel: [UInt8], _ message: [UInt8]) -> Void
   ) {
     self.connector = connector
     self.node = node
@@ -39,9 +47,13 @@ public final class PostgresPubSub: Sendable {
 
   /// Sends a message to the other nodes (`channel.count + message.count` at most
   /// `maximumBytes`; the caller refuses larger ones).
-  public func publish(channel: [UInt8], message: [UInt8]) {
+  public func publish(_ topic: Topic = .clients, channel: [UInt8], message: [UInt8]) {
     let payload =
-      node + " " + Data(channel).base64EncodedString() + " " + Data(message).base64EncodedString()
+      [
+        node, topic.rawValue, Data(channel).base64EncodedString(),
+        Data(message).base64EncodedString(),
+      ]
+      .joined(separator: " ")
     let overflow = outbox.withLock { outbox in
       outbox.append(payload)
       let overflow = max(0, outbox.count - Self.backlog)
@@ -115,10 +127,11 @@ public final class PostgresPubSub: Sendable {
 
   private func received(_ payload: String) {
     let parts = payload.split(separator: " ", omittingEmptySubsequences: false)
-    guard parts.count == 3, parts[0] != Substring(node),
-      let channel = Data(base64Encoded: String(parts[1])),
-      let message = Data(base64Encoded: String(parts[2]))
+    guard parts.count == 4, parts[0] != Substring(node),
+      let topic = Topic(rawValue: String(parts[1])),
+      let channel = Data(base64Encoded: String(parts[2])),
+      let message = Data(base64Encoded: String(parts[3]))
     else { return }
-    deliver(Array(channel), Array(message))
+    deliver(topic, Array(channel), Array(message))
   }
 }

@@ -107,7 +107,9 @@ public final class PostgresStore: WriteCommitter, Sendable {
 
   /// Pub/sub with the other nodes (started once): `deliver` gets what they publish.
   public func pubsub(
-    deliver: @escaping @Sendable (_ channel: [UInt8], _ message: [UInt8]) -> Void
+    deliver:
+      @escaping @Sendable (PostgresPubSub.Topic, _ channel: [UInt8], _ message: [UInt8])
+      -> Void
   ) -> PostgresPubSub {
     relay.withLock { relay in
       if let relay { return relay }
