@@ -1,4 +1,6 @@
 import Foundation
+import FoundationNetworking
+import PostgresNIO
 import PostgresStore
 import RedisTestSupport
 import Synchronization
@@ -332,20 +334,100 @@ struct NodesOverRESPTests {
     }
   }
 
-  @Test("--store with --http-port is refused with a reason, before anything starts")
-  func httpRefused() throws {
-    let process = Process()
-    process.executableURL = try CardAtlasExecutable.url()
-    process.arguments = [
-      "serve", "--store", "postgresql://nobody@127.0.0.1:1/none", "--http-port", "0",
-    ]
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus != 0)
-    #expect(said.contains("not on PostgreSQL yet"), "\(said)")
+  /// GET on 127.0.0.1: the status and body, or nil when nothing answers.
+  static func get(_ port: UInt16, _ path: String) async -> (Int, String)? {
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    guard
+      let (body, response) = try? await session.data(
+        from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+    else { return nil }
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: body, as: UTF8.self))
+  }
+
+  @Test(
+    "with --http-port a node answers /healthz while it loads and /readyz only once it serves, RESP answering LOADING meanwhile; /readyz is 503 while the node cannot reach the database, and 200 again when it can"
+  )
+  func readiness() async throws {
+    try await Self.withDatabase { url, directory in
+      let first = try Self.node(url, directory + "/a")
+      let database = TestDatabase(location: try PostgresLocation(url: url))
+      // 200,000 members written straight into the table: a load long enough to be seen.
+      try await database.connect { connection in
+        try await connection.query(
+          """
+          INSERT INTO geo_members (db, key, member, score, longitude, latitude, geom)
+          SELECT 0, 'big'::bytea, convert_to('m' || i, 'UTF8'), 0, lon, lat,
+            ST_SetSRID(ST_MakePoint(lon, lat), 4326)
+          FROM generate_series(1, 200000) AS i,
+            LATERAL (SELECT (i % 359) - 179.5 AS lon, ((i / 359) % 170) - 84.5 AS lat) AS p
+          """, logger: TestDatabase.logger)
+      }
+      _ = first
+      let (resp, http) = (try RedisProcess.freeLoopbackPort(), try RedisProcess.freeLoopbackPort())
+      let process = Process()
+      process.executableURL = try CardAtlasExecutable.url()
+      process.arguments = [
+        "serve", "--store", url, "--port", "\(resp)", "--http-port", "\(http)", "--data",
+        directory + "/b", "--ready-lag", "1", "--log-level", "error",
+      ]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+      var seen: [String] = []
+      var loadingWhileAlive = false
+      var loadingOverRESP = false
+      for _ in 0..<1200 {
+        if let ready = await Self.get(http, "/readyz") {
+          if seen.last != ready.1 { seen.append(ready.1) }
+          if ready.0 == 503, ready.1 == "not ready: loading\n",
+            await Self.get(http, "/healthz")?.0 == 200
+          {
+            loadingWhileAlive = true
+            // RESP meanwhile: Redis's LOADING error, which clients retry on.
+            if let reply = try? RESPConnection(port: resp).command("GET", "big").text {
+              if reply.hasPrefix("-LOADING") { loadingOverRESP = true }
+            }
+          }
+          if ready.0 == 200 { break }
+        }
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      #expect(loadingWhileAlive, "seen: \(seen)")
+      #expect(loadingOverRESP, "a command while loading answers LOADING")
+      #expect(seen.last == "ready\n", "seen: \(seen)")
+      // Ready means serving: RESP answers with the whole keyspace.
+      #expect(try RESPConnection(port: resp).command("ZCARD", "big").text == ":200000\r\n")
+      // The database refuses the node: its follower's connection is down, and /readyz says so.
+      try await database.connectBeside { connection in
+        let name = database.location.database
+        try await connection.query(
+          PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) ALLOW_CONNECTIONS false"),
+          logger: TestDatabase.logger)
+        try await connection.query(
+          """
+          SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = \(name) AND pid <> pg_backend_pid()
+          """, logger: TestDatabase.logger)
+        var down: (Int, String)?
+        for _ in 0..<200 where down?.0 != 503 {
+          try await Task.sleep(for: .milliseconds(50))
+          down = await Self.get(http, "/readyz")
+        }
+        #expect(down?.0 == 503, "\(String(describing: down))")
+        #expect(await Self.get(http, "/healthz")?.0 == 200)
+        try await connection.query(
+          PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) ALLOW_CONNECTIONS true"),
+          logger: TestDatabase.logger)
+      }
+      var back: (Int, String)?
+      for _ in 0..<400 where back?.0 != 200 {
+        try await Task.sleep(for: .milliseconds(50))
+        back = await Self.get(http, "/readyz")
+      }
+      #expect(back?.0 == 200, "\(String(describing: back))")
+      print("/readyz while a node started and lost the database: \(seen)")
+    }
   }
 }

@@ -44,6 +44,11 @@ struct TestDatabase {
     try await Self.admin(location, body)
   }
 
+  /// Runs `body` on a connection to the server's own database (statements about this one).
+  func connectBeside<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    try await Self.admin(try #require(Self.server), body)
+  }
+
   private static func admin<T>(
     _ location: PostgresLocation, _ body: (PostgresConnection) async throws -> T
   ) async throws -> T {

@@ -58,6 +58,9 @@ struct ServeCommandTests {
       if page.0 == 0 { usleep(50_000) }
     }
     #expect(page.0 == 200 && page.1.contains("<h1>Ana Lima</h1>"))
+    // Probes: alive, and ready (an embedded daemon binds HTTP once loaded).
+    #expect(try await Self.get(http, "/healthz") == (200, "ok\n"))
+    #expect(try await Self.get(http, "/readyz") == (200, "ready\n"))
 
     // A second daemon cannot take the HTTP port: it fails rather than run without pages.
     let other = try Self.start(

@@ -9,6 +9,8 @@ import PostgresDomainStorage
 import PostgresKeyspaceStore
 import PostgresStore
 import Server
+import Synchronization
+import WebPages
 
 /// `serve --store postgresql://…`: a node over a database other nodes share. It serves the GEO
 /// keyspace (Redis's commands) and the accounts (AUTH, ACCOUNT.*, SESSION.*), loaded from the
@@ -23,7 +25,7 @@ public enum PostgresNode {
   public static func open(
     server configuration: ServerConfiguration, url: String,
     retention: FeedRetention = FeedRetention(), accounts settings: Accounts.Configuration,
-    outbox: String, logger: Logger
+    outbox: String, readiness: NodeReadiness? = nil, logger: Logger
   ) async throws -> CardAtlasServer {
     let location = try PostgresLocation(url: url)
     let store = try await PostgresStore(
@@ -43,6 +45,7 @@ public enum PostgresNode {
       await store.close()
       throw error
     }
+    readiness?.loaded(storage)
     logger.info(
       "loaded the keyspace from PostgreSQL",
       metadata: [
@@ -78,5 +81,31 @@ public enum PostgresNode {
       await storage.close()
       throw error
     }
+  }
+}
+
+/// What a node's `GET /readyz` says: not ready while it loads, then ready while its follower is
+/// connected and has read to the change feed's end within `maximumLag` (it keeps up).
+public final class NodeReadiness: Sendable {
+  private let storage = Mutex<PostgresKeyspace?>(nil)
+  private let serving = Atomic<Bool>(false)
+  let maximumLag: Duration
+
+  public init(maximumLag: Duration) { self.maximumLag = maximumLag }
+
+  func loaded(_ storage: PostgresKeyspace) { self.storage.withLock { $0 = storage } }
+
+  /// The RESP port is bound.
+  public func serve() { serving.store(true, ordering: .relaxed) }
+
+  public func current() -> Readiness {
+    guard serving.load(ordering: .relaxed), let feed = storage.withLock({ $0 })?.feed else {
+      return .notReady("loading")
+    }
+    guard feed.connected else { return .notReady("the change feed's connection is down") }
+    guard feed.sinceCaughtUp <= maximumLag else {
+      return .notReady("behind the change feed for \(feed.sinceCaughtUp)")
+    }
+    return .ready
   }
 }

@@ -24,7 +24,7 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "TCP port.") var port = 7878
   @Option(
     help:
-      "Also serve the card pages, vCards, the JSON API and the map over HTTP on this port (default: off)."
+      "Also serve the card pages, vCards, the JSON API, the map, /healthz and /readyz over HTTP on this port (default: off); with --store, /healthz and /readyz only."
   )
   var httpPort: Int?
   @Option(
@@ -68,6 +68,11 @@ struct Serve: AsyncParsableCommand {
       started afresh.
       """)
   var nodeTimeout = 300
+  @Option(
+    help:
+      "With --store: GET /readyz answers 503 once the node has not read to the change feed's end for this many seconds."
+  )
+  var readyLag: Double = 5
   @Option(help: "With --store: the change feed keeps every row at least this many seconds.")
   var feedMinimumAge = 600
   @Option(
@@ -211,23 +216,39 @@ struct Serve: AsyncParsableCommand {
     var logger = Logger(label: "cardatlas")
     logger.logLevel = level
     if let store {
-      guard httpPort == nil else {
+      guard nodeTimeout >= 1, feedMinimumAge >= 0, readyLag > 0 else {
         throw ValidationError(
-          "--http-port: the card, pin, people and venue services are not on PostgreSQL yet; "
-            + "with --store, a node serves the GEO keyspace and the accounts over RESP only")
-      }
-      guard nodeTimeout >= 1, feedMinimumAge >= 0 else {
-        throw ValidationError("--node-timeout must be at least 1 and --feed-minimum-age 0 or more")
+          "--node-timeout must be at least 1, --feed-minimum-age 0 or more, --ready-lag above 0")
       }
       var retention = FeedRetention()
       retention.nodeTimeout = .seconds(nodeTimeout)
       retention.minimumAge = .seconds(feedMinimumAge)
-      let server = try await PostgresNode.open(
-        server: config, url: store, retention: retention,
-        accounts: try accountsConfiguration(logger), outbox: data + "/outbox", logger: logger)
+      let readiness = NodeReadiness(maximumLag: .seconds(readyLag))
+      // Bound first: a probe sees the node loading.
+      let health = try httpPort.map { port in
+        HealthServer(
+          host: host, port: port, logger: logger, limits: try httpLimits(),
+          readiness: readiness.current)
+      }
+      try await health?.start()
+      // Meanwhile RESP clients are told LOADING, as Redis tells them, rather than refused.
+      let loading = try await LoadingListener.bind(host: host, port: port, maxClients: maxClients)
+      let server: CardAtlasServer
+      do {
+        server = try await PostgresNode.open(
+          server: config, url: store, retention: retention,
+          accounts: try accountsConfiguration(logger), outbox: data + "/outbox",
+          readiness: readiness, logger: logger)
+      } catch {
+        await loading.close()
+        throw error
+      }
+      await loading.close()
       try await server.start()
+      readiness.serve()
       await Self.waitForSignal()
       await server.stop()
+      await health?.stop()
       return
     }
     var domain = Domain.Configuration()

@@ -108,6 +108,11 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
     [("cardatlas_store", "postgresql"), ("cardatlas_node", store.node)]
   }
 
+  /// Whether the follower is connected, and how long since it last read to the feed's end.
+  public var feed: (connected: Bool, sinceCaughtUp: Duration)? {
+    follower.withLock { $0 }.map { ($0.isConnected, $0.sinceCaughtUp) }
+  }
+
   /// The feed as this node follows it: connected or not, how far applied, and how long since
   /// it last read to the feed's end (under 0.25 s while it keeps up).
   public func replication() -> [(String, String)] {
