@@ -84,7 +84,12 @@ struct AccountsAcrossNodesTests {
   )
   func racingSignUps() async throws {
     try await NodesOverRESPTests.withDatabase { url, directory in
-      let nodes = try (0..<2).map { try NodesOverRESPTests.node(url, directory + "/\($0)") }
+      // 24 sign-ups from one address: past the default limit, which counts on both nodes.
+      let nodes = try (0..<2).map {
+        try CardAtlasProcess(
+          directory: directory + "/\($0)",
+          arguments: ["--store", url, "--signups-per-address", "0"])
+      }
       let emails = (0..<12).map { "race\($0)@x.org" }
       let replies = Mutex<[String: [Int: String]]>([:])
       let threads = nodes.map(\.port).enumerated().map { n, port in
@@ -159,6 +164,22 @@ struct AccountsAcrossNodesTests {
       let waited = ContinuousClock.now - started
       print("a guess on node B after 7 failures on node A took \(waited)")
       #expect(waited >= .seconds(2), "B counted A's failures")
+    }
+  }
+
+  @Test("sign-ups one address makes are counted on every node: the limit holds across nodes")
+  func signUpLimitAcrossNodes() async throws {
+    try await NodesOverRESPTests.withDatabase { url, directory in
+      let limited = ["--store", url, "--signups-per-address", "2"]
+      let a = try CardAtlasProcess(directory: directory + "/a", arguments: limited)
+      let b = try CardAtlasProcess(directory: directory + "/b", arguments: limited)
+      let onA = try RESPConnection(port: a.port)
+      _ = try onA.object("ACCOUNT.CREATE", "one@x.org", "secret1")
+      _ = try onA.object("ACCOUNT.CREATE", "two@x.org", "secret1")
+      // The counts travel by NOTIFY: a moment.
+      try await Task.sleep(for: .milliseconds(500))
+      let third = try RESPConnection(port: b.port).text("ACCOUNT.CREATE", "three@x.org", "secret1")
+      #expect(third.hasPrefix("LIMIT too many sign-ups from your address"), "\(third)")
     }
   }
 }

@@ -57,16 +57,16 @@ public enum PostgresNode {
     let relay = store.pubsub { topic, channel, message in
       switch topic {
       case .clients: hub.deliver(ByteBuffer(bytes: message), to: channel)
-      case .signIns:
-        guard let report = try? JSONDecoder().decode(SignInReport.self, from: Data(message))
+      case .accounts:
+        guard let news = try? JSONDecoder().decode(AccountsNews.self, from: Data(message))
         else { return }
-        accounts.apply(followed: report)
+        accounts.apply(followed: news)
       }
     }
-    // Guesses spread over nodes count on every node's throttle.
-    accounts.shareSignIns { report in
-      guard let message = try? JSONEncoder().encode(report) else { return }
-      relay.publish(.signIns, channel: [], message: Array(message))
+    // Guesses, sign-ups and reset requests spread over nodes count on every node.
+    accounts.shareNews { news in
+      guard let message = try? JSONEncoder().encode(news) else { return }
+      relay.publish(.accounts, channel: [], message: Array(message))
     }
     hub.relay(
       to: PubSubHub.Relay(maximumBytes: PostgresPubSub.maximumBytes) { channel, payload in

@@ -27,12 +27,12 @@ extension Accounts {
   /// email at most `resetsPerEmail` are asked (emails with no account included).
   public func requestReset(email: String, address: String, _ done: @escaping Done<Void>) {
     let key = Account.key(email)
-    if let wait = resetsByAddress.take(["address:" + address]) {
+    if let wait = take(.resetsByAddress, ["address:" + address]) {
       return done(
         .failure(
           .limited(LimitExceeded("too many reset requests from your address", retryAfter: wait))))
     }
-    if let wait = resetsByEmail.take(["email:" + key]) {
+    if let wait = take(.resetsByEmail, ["email:" + key]) {
       return done(
         .failure(
           .limited(LimitExceeded("too many reset requests for this email", retryAfter: wait))))

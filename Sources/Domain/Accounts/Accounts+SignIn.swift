@@ -42,11 +42,11 @@ extension Accounts {
       }
       guard let account, matches, password.utf8.count <= Validation.maximumPasswordLength else {
         throttle.failed(attempt)
-        share(SignInReport(email: key, address: address, failed: true))
+        share(.signIn(email: key, address: address, failed: true))
         return done(.failure(.wrongCredentials))
       }
       throttle.succeeded(attempt)
-      share(SignInReport(email: key, address: address, failed: false))
+      share(.signIn(email: key, address: address, failed: false))
       done(.success(account))
     }
     if !started { done(.failure(.busy)) }
@@ -148,23 +148,5 @@ extension Accounts {
 
   func generation(of account: Int64) -> Int {
     state.withLock { $0.generations[account, default: 0] }
-  }
-}
-
-extension Accounts {
-  /// Tells `report` every password check's outcome from now on: a store many nodes share
-  /// carries them to the other nodes' throttles.
-  public func shareSignIns(_ report: @escaping @Sendable (SignInReport) -> Void) {
-    signInShare.withLock { $0 = report }
-  }
-
-  private func share(_ report: SignInReport) {
-    signInShare.withLock { $0 }?(report)
-  }
-
-  /// Counts another node's password check in this node's throttle.
-  public func apply(followed report: SignInReport) {
-    let attempt = throttle.attempt(email: report.email, address: report.address)
-    if report.failed { throttle.failed(attempt) } else { throttle.succeeded(attempt) }
   }
 }

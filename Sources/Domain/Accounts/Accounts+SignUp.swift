@@ -18,7 +18,7 @@ extension Accounts {
     if let problem = Validation.problem(email: email) ?? Validation.problem(password: password) {
       return done(.failure(problem))
     }
-    if let wait = signUps.take(["address:" + address]) {
+    if let wait = take(.signUps, ["address:" + address]) {
       return done(
         .failure(.limited(LimitExceeded("too many sign-ups from your address", retryAfter: wait))))
     }
@@ -55,7 +55,7 @@ extension Accounts {
   /// Mails an email's owner that someone tried to sign up with it, off the caller's thread.
   private func tellOwnerOfSignUp(email: String, address: String) {
     guard let owner = account(email: email),
-      signUpNotices.take(["email:" + owner.emailKey]) == nil
+      take(.signUpNotices, ["email:" + owner.emailKey]) == nil
     else { return }
     let body = """
       Someone tried to make a new CardAtlas account with your address, \(owner.email).

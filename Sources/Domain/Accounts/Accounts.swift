@@ -140,8 +140,8 @@ public final class Accounts: Sendable {
   let resetsByAddress: KeyedLimit
   let resetsByEmail: KeyedLimit
   let signUpNotices: KeyedLimit
-  /// Where password checks' outcomes go for the other nodes (`shareSignIns`).
-  let signInShare = Mutex<(@Sendable (SignInReport) -> Void)?>(nil)
+  /// Where news goes for the other nodes (`shareNews`).
+  let newsShare = Mutex<(@Sendable (AccountsNews) -> Void)?>(nil)
   /// Moves on whenever a sign-in may have ended: see `isSignedIn`.
   let revocationCount = Atomic<Int>(0)
   public typealias Done<T> = @Sendable (Result<T, AccountError>) -> Void

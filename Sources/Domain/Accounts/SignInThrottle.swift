@@ -126,13 +126,3 @@ public final class SignInThrottle: Sendable {
     return min(policy.maximumDelay, Double(1 << min(f.count - free, 30)))
   }
 }
-
-/// A password check's outcome, told to the other nodes that share the accounts: each counts it
-/// in its own throttle (`Accounts.apply(followed:)`), so guesses spread over nodes slow down as
-/// guesses on one do.
-public struct SignInReport: Sendable, Equatable, Codable {
-  /// The email's key (`Account.emailKey`) and the address (`ClientAddress.key`).
-  public let email: String
-  public let address: String
-  public let failed: Bool
-}

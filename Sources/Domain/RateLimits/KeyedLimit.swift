@@ -37,6 +37,15 @@ public final class KeyedLimit: Sendable {
     }
   }
 
+  /// Counts one event on every key without asking: one counted elsewhere (another node's).
+  public func record(_ keys: [String], now: Double = Date().timeIntervalSince1970) {
+    guard limit > 0 else { return }
+    events.withLock { events in
+      for key in keys { events[key, default: []].append(now) }
+      if events.count > capacity { Self.evict(&events, keeping: capacity * 9 / 10) }
+    }
+  }
+
   private static func evict(_ events: inout [String: [Double]], keeping count: Int) {
     let stalest = events.sorted { ($0.value.last ?? 0) < ($1.value.last ?? 0) }
       .prefix(events.count - count)

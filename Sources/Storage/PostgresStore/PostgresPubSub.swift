@@ -13,8 +13,9 @@ public final class PostgresPubSub: Sendable {
   /// channel, never the topic, so nothing they publish is read as the nodes' own.
   public enum Topic: String, Sendable {
     case clients = "c"
-    /// A password check's outcome, for the other nodes' sign-in throttles.
-    case signIns = "s"
+    /// The accounts' news (password checks' outcomes, events their limits counted) for the
+    /// other nodes' throttle and limits.
+    case accounts = "a"
   }
 
   static let channel = "cardatlas_pubsub"
