@@ -185,7 +185,7 @@ struct NodesOverRESPTests {
   }
 
   @Test(
-    "cardatlas migrate moves an embedded store killed with -9 into PostgreSQL, checked by counts and checksum; a node there serves the same; a second run into the full database exits 1"
+    "cardatlas migrate moves an embedded store killed with -9 (keys and accounts) into PostgreSQL, checked by counts and checksums; a node there serves the same keys, and the accounts sign in with their ids, usernames and sessions; a second run into the full database exits 1"
   )
   func migrateMovesTheKeyspace() async throws {
     try await Self.withDatabase { url, directory in
@@ -205,13 +205,31 @@ struct NodesOverRESPTests {
       _ = try c.command("GEOADD", "elsewhere", "10", "10", "x")
       let keys = ["key0", "key1", "key2", "greeting"]
       let before = try Self.dump(embedded.port, keys)
+      // Accounts, one with a session on a device.
+      let ana = try RESPConnection(port: embedded.port).object(
+        "ACCOUNT.CREATE", "ana@x.org", "secret1")
+      _ = try RESPConnection(port: embedded.port).object("ACCOUNT.CREATE", "bo@x.org", "secret2")
+      let token = try RESPConnection(port: embedded.port).text(
+        "SESSION.OPEN", "ana@x.org", "secret1", "phone")
       try await embedded.crash(after: .zero)
       let (status, said) = try Self.run(["migrate", "--from", source, "--to", url])
       #expect(status == 0, "\(said)")
       #expect(said.contains("moved 5 keys (2100 GEO members, 1 string)"), "\(said)")
-      #expect(said.contains(": the same"), "\(said)")
+      #expect(said.contains("moved 2 accounts (1 session, 0 resets, 0 ID-token links)"), "\(said)")
+      #expect(!said.contains("DIFFERENT") && !said.contains("not moved"), "\(said)")
       let node = try Self.node(url, directory + "/node")
       #expect(try Self.dump(node.port, keys) == before)
+      // The accounts sign in as before, with the same ids and usernames; the session resumes;
+      // a new account's id comes after theirs.
+      let signedIn = try RESPConnection(port: node.port)
+      #expect(try signedIn.text("AUTH", "ana@x.org", "secret1") == "OK")
+      let whoami = try signedIn.object("WHOAMI")
+      #expect(whoami["id"] as? Int == ana["id"] as? Int)
+      #expect(whoami["username"] as? String == ana["username"] as? String)
+      let resumed = try RESPConnection(port: node.port).object("SESSION.RESUME", token)
+      #expect(resumed["email"] as? String == "ana@x.org")
+      let new = try RESPConnection(port: node.port).object("ACCOUNT.CREATE", "cy@x.org", "secret3")
+      #expect((new["id"] as? Int ?? 0) > (ana["id"] as? Int ?? .max))
       let db3 = try RESPConnection(port: node.port)
       _ = try db3.command("SELECT", "3")
       #expect(try db3.command("GEOPOS", "elsewhere", "x").text.contains("10.0000"))

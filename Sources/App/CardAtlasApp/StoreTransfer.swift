@@ -2,20 +2,24 @@ import Foundation
 import Keyspace
 import KeyspaceStore
 import Logging
+import PostgresDomainStorage
 import PostgresKeyspaceStore
 import PostgresStore
+import SQLiteDomainStorage
 import Store
 
-/// `cardatlas migrate --from DIR --to postgresql://…`: an embedded store's keyspace into an empty
-/// PostgreSQL database, checked by counts and a checksum on both sides.
+/// `cardatlas migrate --from DIR --to postgresql://…`: an embedded store's keyspace and accounts
+/// into an empty PostgreSQL database, checked by counts and checksums on both sides.
 public enum StoreTransfer {
   public struct Report: Sendable {
     public let moved: KeyspaceSummary
     public let arrived: KeyspaceSummary
+    public let accountsMoved: AccountsSummary
+    public let accountsArrived: AccountsSummary
     /// The domain's tables with rows, which PostgreSQL does not hold yet: they stay behind.
     public let leftBehind: [(table: String, rows: Int)]
     public let seconds: Double
-    public var verified: Bool { moved == arrived }
+    public var verified: Bool { moved == arrived && accountsMoved == accountsArrived }
   }
 
   public struct NoStore: Error, CustomStringConvertible {
@@ -25,7 +29,7 @@ public enum StoreTransfer {
 
   /// The domain's tables a store may hold rows in.
   static let domainTables = [
-    "accounts", "account_sessions", "account_identities", "password_resets", "cards",
+    "cards",
     "card_views", "card_visits", "wallet_entries", "pins", "pin_votes", "exchanges",
     "exchange_requests", "venues", "venue_visits", "venue_dependants", "venue_favorites",
     "exposure_notices", "documents", "assets", "geocode_cache",
@@ -47,15 +51,22 @@ public enum StoreTransfer {
       guard let rows = try source.rowCount(of: table), rows > 0 else { return nil }
       return (table, rows)
     }
+    let accountStorage = SQLiteAccounts(source)
+    let accounts = try accountStorage.load()
     let target = try await PostgresStore(
-      location: PostgresLocation(url: url), migrations: KeyspaceTables.migrations, logger: logger)
+      location: PostgresLocation(url: url), migrations: PostgresNode.migrations, logger: logger)
     do {
       try await KeyspaceTransfer.fill(target, with: changes, logger: logger)
+      try await AccountsTransfer.fill(
+        target, with: accounts, usernamesKey: try accountStorage.usernamesKey(), logger: logger)
       let arrived = try await KeyspaceTransfer.summary(of: target, logger: logger)
+      let accountsArrived = try await AccountsTransfer.summary(of: target, logger: logger)
       await target.close()
       let elapsed = (ContinuousClock.now - started).components
       return Report(
-        moved: KeyspaceSummary(changes), arrived: arrived, leftBehind: leftBehind,
+        moved: KeyspaceSummary(changes), arrived: arrived,
+        accountsMoved: AccountsSummary(accounts), accountsArrived: accountsArrived,
+        leftBehind: leftBehind,
         seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
     } catch {
       await target.close()

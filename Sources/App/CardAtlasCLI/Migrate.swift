@@ -5,12 +5,14 @@ import Logging
 
 struct Migrate: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Move an embedded store's keyspace into an empty PostgreSQL + PostGIS database.",
+    abstract:
+      "Move an embedded store's keyspace and accounts into an empty PostgreSQL + PostGIS database.",
     discussion: """
       Reads the store under --from (replaying what a crash left in its journal first), writes \
-      every GEO member and string into --to's tables (creating them), then reads them back and \
-      compares counts and a checksum. For now only the keyspace moves: the card, pin, people \
-      and venue records stay in --from, and are listed. Exits 1 if the check fails. Stop the \
+      every GEO member and string, and every account with its sessions, resets and ID-token \
+      links (and the usernames' key, so usernames stay), into --to's tables (creating them), \
+      then reads them back and compares counts and checksums. For now the card, pin, people \
+      and venue records stay in --from, and are listed. Exits 1 if a check fails. Stop the \
       server on --from first.
       """)
 
@@ -23,7 +25,12 @@ struct Migrate: AsyncParsableCommand {
     logger.logLevel = .warning
     let report = try await StoreTransfer.move(from: from, to: to, logger: logger)
     print("moved \(report.moved) in \(String(format: "%.1f", report.seconds)) s")
-    print("read back \(report.arrived): \(report.verified ? "the same" : "DIFFERENT")")
+    print(
+      "read back \(report.arrived): \(report.moved == report.arrived ? "the same" : "DIFFERENT")")
+    print("moved \(report.accountsMoved)")
+    print(
+      "read back \(report.accountsArrived): "
+        + (report.accountsMoved == report.accountsArrived ? "the same" : "DIFFERENT"))
     for (table, rows) in report.leftBehind {
       print("not moved (not on PostgreSQL yet): \(table), \(rows) rows")
     }

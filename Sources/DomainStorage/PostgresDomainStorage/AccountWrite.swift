@@ -21,12 +21,14 @@ struct AccountWrite: PostgresWrite {
   func apply(on connection: PostgresConnection, logger: Logger) async throws {
     switch change {
     case .inserted(let a):
-      // A new account's username is its id's (IdText), not stored.
+      // The username stored too (unlike the embedded store): SQL users see it, and the
+      // database keeps it unique across nodes.
       try await connection.query(
         """
-        INSERT INTO accounts (id, email, email_key, password_hash, is_pro, role, created_at)
-        VALUES (\(a.id), \(a.email), \(a.emailKey), \(a.storedPasswordHash), \(a.isPro),
-          \(a.role.rawValue), \(a.createdAt))
+        INSERT INTO accounts (
+          id, email, email_key, username, password_hash, is_pro, role, created_at)
+        VALUES (\(a.id), \(a.email), \(a.emailKey), \(a.username), \(a.storedPasswordHash),
+          \(a.isPro), \(a.role.rawValue), \(a.createdAt))
         """, logger: logger)
     case .usedUp:
       // The id came from this node's block: nothing to keep. The commit still goes (a feed row,

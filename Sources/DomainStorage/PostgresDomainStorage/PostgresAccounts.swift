@@ -22,7 +22,8 @@ public final class PostgresAccounts: AccountStorage, Sendable {
           email text NOT NULL,
           -- The email lower-cased: unique, so that case never makes a second account.
           email_key text NOT NULL UNIQUE,
-          -- A username drawn at random by an older embedded store; NULL: the id's (IdText).
+          -- Every account's, as given (IdText's, or drawn at random by an older embedded
+          -- store); NULL is read as the id's.
           username text UNIQUE,
           -- scrypt, self-describing; NULL for an account that signs in with an ID token only.
           password_hash text,

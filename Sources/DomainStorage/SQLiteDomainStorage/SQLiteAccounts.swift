@@ -49,6 +49,11 @@ public struct SQLiteAccounts: AccountStorage, StoreBacked {
     }
   }
 
+  /// The usernames' key itself, for a store the accounts move to (`cardatlas migrate`).
+  public func usernamesKey() throws -> Data {
+    try store.read { try IdKeys.key("usernames", $0) }
+  }
+
   public func inserting(_ account: Account) -> any DurableWrite {
     TransactionWrite { db in try Self.insert(account, db) }
   }

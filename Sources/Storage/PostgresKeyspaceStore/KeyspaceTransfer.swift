@@ -56,7 +56,7 @@ public struct KeyspaceSummary: Equatable, Sendable, CustomStringConvertible {
   public init(_ changes: [Change]) {
     var keys = Set<[UInt8]>()
     for change in changes {
-      var hash = FNV1a()
+      var hash = TransferChecksum()
       switch change {
       case .setString(let db, let key, let value):
         strings += 1
@@ -86,19 +86,5 @@ public struct KeyspaceSummary: Equatable, Sendable, CustomStringConvertible {
     func count(_ n: Int, _ what: String) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }
     return "\(count(keys, "key")) (\(count(members, "GEO member")), \(count(strings, "string"))),"
       + " checksum " + String(checksum, radix: 16)
-  }
-
-  private struct FNV1a {
-    var value: UInt64 = 0xcbf2_9ce4_8422_2325
-    mutating func add(_ bytes: [UInt8]) {
-      add(UInt64(bytes.count))
-      for byte in bytes { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
-    }
-    mutating func add(_ number: Int) { add(UInt64(bitPattern: Int64(number))) }
-    mutating func add(_ number: UInt64) {
-      for shift in stride(from: 0, to: 64, by: 8) {
-        value = (value ^ (number >> UInt64(shift) & 0xff)) &* 0x100_0000_01b3
-      }
-    }
   }
 }
