@@ -167,8 +167,8 @@ let package = Package(
     .target(
       name: "Server",
       dependencies: [
-        "Commands", "Store", "KeyspaceStore", "RESP", "Datasets", "DomainSupport", "RateLimits",
-        "Listeners",
+        "Commands", "Store", "KeyspaceStore", "Durability", "RESP", "Datasets", "DomainSupport",
+        "RateLimits", "Listeners",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

@@ -364,7 +364,7 @@ struct NodesOverRESPTests {
   }
 
   @Test(
-    "with --http-port a node answers /healthz while it loads and /readyz only once it serves, RESP answering LOADING meanwhile; /readyz is 503 while the node cannot reach the database, and 200 again when it can"
+    "with --http-port a node answers /healthz while it loads and /readyz only once it serves, RESP answering LOADING meanwhile; /readyz is 503 and a write TRYAGAIN while the node cannot reach the database, and /readyz 200 again when it can"
   )
   func readiness() async throws {
     try await Self.withDatabase { url, directory in
@@ -435,6 +435,10 @@ struct NodesOverRESPTests {
         }
         #expect(down?.0 == 503, "\(String(describing: down))")
         #expect(await Self.get(http, "/healthz")?.0 == 200)
+        // A write meanwhile: nothing written, and said to be worth retrying.
+        let refused = try RESPConnection(port: resp, timeoutSeconds: 60)
+          .command("GEOADD", "big", "1", "1", "during").text
+        #expect(refused.hasPrefix("-TRYAGAIN write not persisted, nothing written"), "\(refused)")
         try await connection.query(
           PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) ALLOW_CONNECTIONS true"),
           logger: TestDatabase.logger)

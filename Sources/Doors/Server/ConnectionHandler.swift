@@ -1,5 +1,6 @@
 import Commands
 import Dispatch
+import Durability
 import Keyspace
 import KeyspaceStore
 import NIOCore
@@ -286,6 +287,8 @@ final class ConnectionHandler: ChannelInboundHandler {
         let answer: RESPValue
         switch result {
         case .success: answer = reply
+        case .failure(let error as any StoreFailure) where error.nothingWritten:
+          answer = .error("TRYAGAIN write not persisted, nothing written: \(error)")
         case .failure(let error): answer = .error("ERR write not persisted: \(error)")
         }
         Self.deliver(answer, at: sequence, through: durable, loop)

@@ -64,3 +64,11 @@ public struct AfterCommit: DurableWrite {
   public var changeCount: Int { 0 }
   public func committed() { action() }
 }
+
+/// Why a store's commit failed, when the store can tell that nothing was written: it could not
+/// be reached (a database restarting or failing over, a node shutting down), not that the write
+/// was refused. The command may be sent again; the RESP door answers such a failure with
+/// Redis Cluster's `TRYAGAIN`, which clients retry.
+public protocol StoreFailure: Error {
+  var nothingWritten: Bool { get }
+}

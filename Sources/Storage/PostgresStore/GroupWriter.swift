@@ -256,24 +256,31 @@ final class GroupWriter: Sendable {
   }
 
   /// Whether a commit whose COMMIT failed committed after all, asked of the primary (perhaps a
-  /// new one) by the feed row it wrote; nil when no primary answers.
+  /// new one: a failover takes seconds, so it is asked for up to `askFor`) by the feed row it
+  /// wrote; nil when no primary answers.
   private func ask(batch: Int64, hadFeedRow: Bool) async -> Bool? {
     guard hadFeedRow else { return nil }
-    do {
-      let connection = try await connector.primary()
-      let old = state.withLock { s -> PostgresConnection? in
-        defer { s.connection = connection }
-        return s.connection
+    let deadline = ContinuousClock.now + Self.askFor
+    while true {
+      do {
+        let connection = try await connector.primary()
+        let old = state.withLock { s -> PostgresConnection? in
+          defer { s.connection = connection }
+          return s.connection
+        }
+        old?.discard()
+        return try await QueryDeadline.within(.seconds(10), closing: connection) {
+          [node, logger] in
+          try await ChangeFeed.committed(node: node, batch: batch, on: connection, logger: logger)
+        }
+      } catch {
+        guard ContinuousClock.now < deadline else { return nil }
+        try? await Task.sleep(for: .milliseconds(200))
       }
-      old?.discard()
-      return try await QueryDeadline.within(.seconds(10), closing: connection) {
-        [node, logger] in
-        try await ChangeFeed.committed(node: node, batch: batch, on: connection, logger: logger)
-      }
-    } catch {
-      return nil
     }
   }
+
+  private static let askFor = Duration.seconds(15)
 
   /// Closes a connection that failed; the next commit opens another.
   private func drop(_ connection: PostgresConnection) async {

@@ -129,7 +129,7 @@ public final class PostgresStore: WriteCommitter, Sendable {
 }
 
 /// What a commit failed with when the store, not the write, was at fault.
-public enum PostgresStoreError: Error, CustomStringConvertible {
+public enum PostgresStoreError: StoreFailure, CustomStringConvertible {
   /// No primary reachable, or the connection was lost before COMMIT: nothing was written, and
   /// the command may be retried.
   case unavailable(String)
@@ -137,6 +137,13 @@ public enum PostgresStoreError: Error, CustomStringConvertible {
   /// committed.
   case outcomeUnknown(String)
   case closed
+
+  public var nothingWritten: Bool {
+    switch self {
+    case .unavailable, .closed: true
+    case .outcomeUnknown: false
+    }
+  }
 
   public var description: String {
     switch self {
