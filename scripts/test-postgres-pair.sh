@@ -14,15 +14,8 @@ set -euo pipefail
 
 pgbin=/usr/lib/postgresql/15/bin
 
-as_owner() {
-  if [[ $(id -u) -ne 0 ]]; then
-    "$@"
-  elif command -v runuser >/dev/null 2>&1; then
-    (cd / && runuser -u postgres -- "$@")
-  else
-    (cd / && su -s /bin/sh postgres -c "$(printf '%q ' "$@")")
-  fi
-}
+# shellcheck source=postgres-owner.sh
+source "$(dirname "${BASH_SOURCE[0]}")/postgres-owner.sh"
 
 ctl() { as_owner timeout 90 "$pgbin/pg_ctl" "$@" </dev/null; }
 

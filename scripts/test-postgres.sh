@@ -29,15 +29,8 @@ state=${CARDATLAS_POSTGRES_STATE:-$PWD/.build/postgres}
 # (107 bytes); then a directory under /tmp, named in .build/postgres/home.
 home() { if [[ -f $state/home ]]; then cat "$state/home"; else echo "$state"; fi; }
 
-as_owner() {
-  if [[ $(id -u) -ne 0 ]]; then
-    "$@"
-  elif command -v runuser >/dev/null 2>&1; then
-    (cd / && runuser -u postgres -- "$@")
-  else
-    (cd / && su -s /bin/sh postgres -c "$(printf '%q ' "$@")")
-  fi
-}
+# shellcheck source=scripts/postgres-owner.sh
+source scripts/postgres-owner.sh
 
 # Stops the server whose data directory is under $1, if one runs there.
 stop_server() {

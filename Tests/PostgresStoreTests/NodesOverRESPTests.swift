@@ -396,6 +396,7 @@ struct NodesOverRESPTests {
       var seen: [String] = []
       var loadingWhileAlive = false
       var loadingOverRESP = false
+      var oversizeRefused = false
       for _ in 0..<1200 {
         if let ready = await Self.get(http, "/readyz") {
           if seen.last != ready.1 { seen.append(ready.1) }
@@ -407,6 +408,12 @@ struct NodesOverRESPTests {
             if let reply = try? RESPConnection(port: resp).command("GET", "big").text {
               if reply.hasPrefix("-LOADING") { loadingOverRESP = true }
             }
+            // A command past the loading port's small bound: refused, not buffered.
+            if let reply = try? RESPConnection(port: resp).command(
+              "SET", "x", String(repeating: "a", count: 100_000)
+            ).text, reply.hasPrefix("-ERR Protocol error") {
+              oversizeRefused = true
+            }
           }
           if ready.0 == 200 { break }
         }
@@ -414,6 +421,7 @@ struct NodesOverRESPTests {
       }
       #expect(loadingWhileAlive, "seen: \(seen)")
       #expect(loadingOverRESP, "a command while loading answers LOADING")
+      #expect(oversizeRefused, "a 100 KB argument while loading is a protocol error")
       #expect(seen.last == "ready\n", "seen: \(seen)")
       // Ready means serving: RESP answers with the whole keyspace.
       #expect(try RESPConnection(port: resp).command("ZCARD", "big").text == ":200000\r\n")
