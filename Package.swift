@@ -140,7 +140,7 @@ let package = Package(
     .target(
       name: "PostgresDomainStorage",
       dependencies: [
-        "PostgresStore", "Durability", "Accounts",
+        "PostgresStore", "Durability", "Accounts", "Cards",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),

@@ -1,5 +1,7 @@
 import AccountCommands
 import Accounts
+import CardCommands
+import Cards
 import Commands
 import Foundation
 import Keyspace
@@ -13,33 +15,56 @@ import Synchronization
 import WebPages
 
 /// `serve --store postgresql://…`: a node over a database other nodes share. It serves the GEO
-/// keyspace (Redis's commands) and the accounts (AUTH, ACCOUNT.*, SESSION.*), loaded from the
-/// database and following every node's writes; the card, pin, people and venue services are
-/// not on PostgreSQL yet (docs/STORE.md).
+/// keyspace (Redis's commands), the accounts (AUTH, ACCOUNT.*, SESSION.*) and the cards with
+/// their wallets, notices and views (CARD.*, WALLET.*, NOTIFY.*), loaded from the database and
+/// following every node's writes; the pin, people, venue, document and asset services are not
+/// on PostgreSQL yet (docs/STORE.md).
 public enum PostgresNode {
   /// Every table a node keeps in PostgreSQL, in the order they shipped: frozen.
-  static let migrations = KeyspaceTables.migrations + PostgresAccounts.migrations
+  static let migrations =
+    KeyspaceTables.migrations + PostgresAccounts.migrations + PostgresCards.migrations
+    + PostgresCardTables.migrations
 
   /// Connects (migrating the tables), loads the keyspace and the accounts and builds the
   /// server; `start()` binds it. Mail the accounts cannot send goes to `outbox` (a directory).
   public static func open(
     server configuration: ServerConfiguration, url: String,
     retention: FeedRetention = FeedRetention(), accounts settings: Accounts.Configuration,
-    outbox: String, readiness: NodeReadiness? = nil, logger: Logger
+    cards cardSettings: Cards.Configuration, outbox: String, readiness: NodeReadiness? = nil,
+    logger: Logger
   ) async throws -> CardAtlasServer {
     let location = try PostgresLocation(url: url)
     let store = try await PostgresStore(
       location: location, migrations: migrations, retention: retention, logger: logger)
     let keyspace = Keyspace()
+    let hub = PubSubHub()
     let storage: PostgresKeyspace
     let accounts: Accounts
+    let cards: Cards
+    let views: CardViews
+    let wallets: Wallets
+    let notices: Notices
     do {
       // What it holds is stale from then on: exit, for the supervisor to start it afresh.
       let stale: @Sendable () -> Void = { exit(EX_TEMPFAIL) }
+      // Each module reads its own snapshot, those that refer to others' rows first: a wallet's
+      // card, and a card's owner, are then in the later snapshots, and what changed between
+      // two snapshots comes by the feed from each module's own position.
+      let cardTables = try await PostgresCardTables(store: store, logger: logger)
+      let cardStorage = try await PostgresCards(store: store, logger: logger)
       let accountStorage = try await PostgresAccounts(store: store, logger: logger)
       accounts = try Accounts(storage: accountStorage, outbox: outbox, configuration: settings)
+      cards = try Cards(storage: cardStorage, accounts: accounts, configuration: cardSettings)
+      notices = try Notices(
+        storage: cardTables.notices, cards: cards, notifier: PubSubNotifier(hub: hub))
+      views = CardViews(storage: cardTables.views, cards: cards, notices: notices)
+      wallets = try Wallets(storage: cardTables.wallets, cards: cards, notices: notices)
       storage = try await PostgresKeyspace(
-        store: store, keyspace: keyspace, alongside: [accountStorage.consumer(into: accounts)],
+        store: store, keyspace: keyspace,
+        alongside: [
+          accountStorage.consumer(into: accounts), cardStorage.consumer(into: cards),
+          cardTables.consumer(wallets: wallets, notices: notices, logger: logger),
+        ],
         logger: logger, fellBehind: stale)
     } catch {
       await store.close()
@@ -51,9 +76,9 @@ public enum PostgresNode {
       metadata: [
         "database": "\(location)", "node": "\(store.node)",
         "keys": "\(keyspace.read { $0[0].count })", "accounts": "\(accounts.count)",
+        "cards": "\(cards.count)",
       ])
     // What is published here reaches the other nodes' subscribers, and theirs come here.
-    let hub = PubSubHub()
     let relay = store.pubsub { topic, channel, message in
       switch topic {
       case .clients: hub.deliver(ByteBuffer(bytes: message), to: channel)
@@ -75,12 +100,26 @@ public enum PostgresNode {
     do {
       return try CardAtlasServer(
         configuration: configuration, keyspace: keyspace, storage: storage, hub: hub,
-        parts: [AccountCommands.parts(accounts)],
+        parts: [parts(accounts, cards, views, wallets, notices)],
         logger: logger)
     } catch {
       await storage.close()
       throw error
     }
+  }
+}
+
+extension PostgresNode {
+  /// The commands of the services on PostgreSQL.
+  static func parts(
+    _ accounts: Accounts, _ cards: Cards, _ views: CardViews, _ wallets: Wallets,
+    _ notices: Notices
+  ) -> ServerExtension.Parts {
+    var parts = AccountCommands.parts(accounts)
+    parts.commands += CardCommands(cards: cards, views: views, wallets: wallets).all
+    parts.commands += WalletCommands(wallets: wallets, cards: cards).all
+    parts.commands += NoticeCommands(notices: notices, views: views, wallets: wallets).all
+    return parts
   }
 }
 

@@ -1,6 +1,7 @@
 import Accounts
 import ArgumentParser
 import CardAtlasApp
+import Cards
 import Dispatch
 import Foundation
 import IdentityTokens
@@ -215,6 +216,15 @@ struct Serve: AsyncParsableCommand {
     config.maxMemoryClients = clientsLimit
     var logger = Logger(label: "cardatlas")
     logger.logLevel = level
+    guard freeCardLimit >= 1, proCardLimit >= freeCardLimit else {
+      throw ValidationError("card limits: --free-card-limit ≥ 1 and --pro-card-limit ≥ it")
+    }
+    var cards = Cards.Configuration()
+    cards.publicURL = publicUrl
+    cards.freeCardLimit = freeCardLimit
+    cards.proCardLimit = proCardLimit
+    cards.codeReadsPerAccount = codeReadsPerAccount
+    cards.codeReadsPerAddress = codeReadsPerAddress
     if let store {
       guard nodeTimeout >= 1, feedMinimumAge >= 0, readyLag > 0 else {
         throw ValidationError(
@@ -237,7 +247,7 @@ struct Serve: AsyncParsableCommand {
       do {
         server = try await PostgresNode.open(
           server: config, url: store, retention: retention,
-          accounts: try accountsConfiguration(logger), outbox: data + "/outbox",
+          accounts: try accountsConfiguration(logger), cards: cards, outbox: data + "/outbox",
           readiness: readiness, logger: logger)
       } catch {
         await loading.close()
@@ -253,15 +263,8 @@ struct Serve: AsyncParsableCommand {
     }
     var domain = Domain.Configuration()
     domain.accounts = try accountsConfiguration(logger)
-    domain.cards.publicURL = publicUrl
+    domain.cards = cards
     domain.geocoder = try geocoding()
-    guard freeCardLimit >= 1, proCardLimit >= freeCardLimit else {
-      throw ValidationError("card limits: --free-card-limit ≥ 1 and --pro-card-limit ≥ it")
-    }
-    domain.cards.freeCardLimit = freeCardLimit
-    domain.cards.proCardLimit = proCardLimit
-    domain.cards.codeReadsPerAccount = codeReadsPerAccount
-    domain.cards.codeReadsPerAddress = codeReadsPerAddress
     guard checkinDistance > 0, checkinDistance.isFinite else {
       throw ValidationError("--checkin-distance must be a positive number of metres")
     }

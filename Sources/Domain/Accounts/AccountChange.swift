@@ -20,6 +20,14 @@ extension Accounts {
   /// Applies a change another node made (and committed). Every sign-in it may end on this node
   /// ends: a password changed or an account deleted signs out its connections here too.
   public func apply(followed change: AccountChange) {
+    var proChanged: (Account, [any AccountObserver])?
+    defer {
+      // What the observers hold changes here too (the map's cards turn inactive); their
+      // writes are the writing node's, and reach here by the feed.
+      if let (account, observers) = proChanged {
+        for observer in observers { _ = observer.proChanged(account) }
+      }
+    }
     state.withLock { s in
       switch change {
       case .inserted(let account):
@@ -32,7 +40,10 @@ extension Accounts {
       case .deleted(let id):
         s.remove(account: id)
         revocationCount.add(1, ordering: .sequentiallyConsistent)
-      case .pro(let id, let isPro): s.accounts[id]?.isPro = isPro
+      case .pro(let id, let isPro):
+        guard let before = s.accounts[id], before.isPro != isPro else { break }
+        s.accounts[id]?.isPro = isPro
+        proChanged = (s.accounts[id]!, s.observers)
       case .role(let id, let role): s.accounts[id]?.role = role
       case .password(let id, let hash, let closing):
         s.accounts[id]?.passwordHash = hash

@@ -10,8 +10,11 @@ public protocol CardStorage: WriteCommitter {
   /// Hands `each` every card with the external id an import gave it, one at a time as read
   /// (never every card parsed at once); returns what else the cards hold.
   func load(_ each: (Card, _ externalId: String?) throws -> Void) throws -> StoredCards
-  /// A new card, taking its owner's reserved URL if `takingReservedURL`.
-  func inserting(_ card: Card, externalId: String?, takingReservedURL: Bool) -> any DurableWrite
+  /// A new card, taking its owner's reserved URL if `takingReservedURL`. A store many nodes
+  /// share refuses it (`CardRaced`) if the owner's cards stored by then leave no room in
+  /// `plan`, or already have a primary card where this one is primary.
+  func inserting(_ card: Card, externalId: String?, takingReservedURL: Bool, plan: CardPlan)
+    -> any DurableWrite
   /// The card's fields, primary flag, time of change and point.
   func saving(_ card: Card) -> any DurableWrite
   /// The owner's cards whose primary flag changed; the owner's reserved URL is taken.
@@ -20,6 +23,12 @@ public protocol CardStorage: WriteCommitter {
   func deleting(_ card: Card) -> any DurableWrite
   /// The account's cards and its reserved URL, when the account goes.
   func deletingAll(of owner: Int64) -> any DurableWrite
+  /// Where new cards' ids come from when nodes share the store; nil: after the highest stored.
+  var cardIDs: (any IDBlocks)? { get }
+}
+
+extension CardStorage {
+  public var cardIDs: (any IDBlocks)? { nil }
 }
 
 /// What the cards' store holds besides the cards.
@@ -60,8 +69,11 @@ public protocol CardViewStorage: Sendable {
   func recording(
     card: Int64, visitor: Data, day: Int, then: @escaping @Sendable (_ new: Bool) -> Void
   ) -> any DurableWrite
-  /// The card's views per day from `from` to `to`, days without views left out, in order.
-  func views(of card: Int64, from: Int, to: Int) throws -> [(day: Int, views: Int)]
+  /// The card's views per day from `from` to `to`, days without views left out, in order; to
+  /// `done`, which a store over the network calls once it has them.
+  func views(
+    of card: Int64, from: Int, to: Int,
+    _ done: @escaping @Sendable (Result<[(day: Int, views: Int)], any Error>) -> Void)
   func deletingViews(of card: Int64) -> any DurableWrite
   func deletingViews(by viewer: Int64) -> any DurableWrite
 }

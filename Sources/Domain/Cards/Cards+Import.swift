@@ -96,7 +96,7 @@ extension Cards {
           return .success((held, .unchanged, false))
         }
         if let refused = claim(card) { return .failure(refused) }
-        s.cards[id] = card
+        s.save(card)
         return .success((card, .updated, false))
       }
       return newCard(owner: owner.id, owner.isPro, fields, &s).map { card, wasReserved in
@@ -112,9 +112,13 @@ extension Cards {
       finish(.success(card)) { done($0.map { ($0, .updated) }) }
     case .success((let card, _, let wasReserved)):
       place(card)
-      commit([
-        storage.inserting(card, externalId: externalId, takingReservedURL: wasReserved)
-      ]) { done($0.map { (card, .created) }) }
+      let plan = configuration.plan(isPro: owner.isPro)
+      let write = storage.inserting(
+        card, externalId: externalId, takingReservedURL: wasReserved, plan: plan)
+      commit([write], saving: [card.id], plan: plan) { [self] result in
+        if case .failure = result { undo(card, reservedURL: wasReserved) }
+        done(result.map { (card, .created) })
+      }
     }
   }
 }

@@ -25,6 +25,10 @@ public final class Cards: Sendable {
     public var codeReadsPerAddress = 1_000
 
     public init() {}
+
+    func plan(isPro: Bool) -> CardPlan {
+      CardPlan(cards: isPro ? proCardLimit : freeCardLimit, isPro: isPro)
+    }
   }
 
   struct State {
@@ -39,6 +43,21 @@ public final class Cards: Sendable {
     /// Imported cards' external ids (`importCard`): by card, and the card by owner and id.
     var externalIds: [Int64: String] = [:]
     var byExternalId: [ExternalKey: Int64] = [:]
+    /// On a store many nodes share: this node's writes of each card whose feed rows it has not
+    /// read yet (`apply(followed:own:)`). Nil: the store is this node's alone.
+    var pending: [Int64: Int]?
+
+    /// Keeps a card this node is writing.
+    mutating func save(_ card: Card) {
+      cards[card.id] = card
+      pending?[card.id, default: 0] += 1
+    }
+
+    /// One of this node's writes of the card is in the feed (or failed: it never will be).
+    mutating func seen(ownWriteOf id: Int64) {
+      guard let count = pending?[id] else { return }
+      pending?[id] = count > 1 ? count - 1 : nil
+    }
   }
 
   struct ExternalKey: Hashable {
@@ -68,6 +87,7 @@ public final class Cards: Sendable {
     codeReads = KeyedLimit(configuration.codeReadsPerAccount, per: 3_600)
     codeReadsByAddress = KeyedLimit(configuration.codeReadsPerAddress, per: 3_600)
     var s = State()
+    if storage.cardIDs != nil { s.pending = [:] }
     var placed: [(item: Item, summary: [UInt8])] = []
     // Card by card, each packed as it is read: never every card parsed at once.
     let stored = try storage.load { card, externalId in
@@ -143,6 +163,9 @@ public final class Cards: Sendable {
     }.flatMap { card in card.ownerId == viewer || isActive(card) ? card : nil }
   }
 
+  /// How many cards there are.
+  public var count: Int { state.withLock { $0.byOwner.values.reduce(0) { $0 + $1.count } } }
+
   public func cards(of owner: Int64) -> [Card] {
     state.withLock { s in (s.byOwner[owner] ?? []).compactMap { s.cards[$0] } }
   }
@@ -214,8 +237,12 @@ public final class Cards: Sendable {
       return
     }
     place(card)
-    commit([storage.inserting(card, externalId: nil, takingReservedURL: wasReserved)]) {
-      done($0.map { card })
+    let plan = configuration.plan(isPro: account.isPro)
+    let write = storage.inserting(
+      card, externalId: nil, takingReservedURL: wasReserved, plan: plan)
+    commit([write], saving: [card.id], plan: plan) { [self] result in
+      if case .failure = result { undo(card, reservedURL: wasReserved) }
+      done(result.map { card })
     }
   }
 
@@ -224,8 +251,18 @@ public final class Cards: Sendable {
   func newCard(owner: Int64, _ isPro: Bool, _ fields: CardFields, _ s: inout State) -> Result<
     (Card, Bool), CardError
   > {
+    var next = s.nextCard
+    if let ids = storage.cardIDs {
+      // This node's next id whose code no card made before cards-v4 has (a migrated store).
+      repeat {
+        guard let id = ids.next() else {
+          return .failure(.tryAgain("this node is waiting for new card ids"))
+        }
+        next = id
+      } while s.cards.id(code: codes.text(next)) != nil
+    }
     let drawn = Self.newCard(
-      after: s.nextCard, codes, owner: owner, isPro: isPro, fields: fields, configuration,
+      after: next, codes, owner: owner, isPro: isPro, fields: fields, configuration,
       count: s.byOwner[owner]?.count ?? 0, hasPrimary: s.withPrimary.contains(owner),
       codeTaken: { s.cards.id(code: $0) != nil },
       slugTaken: { s.cards.hasSlug($0, among: s.byOwner[owner] ?? []) })
@@ -233,6 +270,7 @@ public final class Cards: Sendable {
     if let refused = claim(card) { return .failure(refused) }
     s.nextCard = card.id + 1
     Self.add(card, to: &s)
+    s.pending?[card.id, default: 0] += 1
     // A new primary card takes the reserved URL.
     let wasReserved = card.isPrimary && s.reserved.remove(owner) != nil
     return .success((card, wasReserved))
@@ -248,7 +286,7 @@ public final class Cards: Sendable {
     _ configuration: Configuration, count: Int, hasPrimary: Bool,
     codeTaken: (String) throws -> Bool, slugTaken: (String) throws -> Bool
   ) rethrows -> Result<Card, CardError> {
-    let limit = isPro ? configuration.proCardLimit : configuration.freeCardLimit
+    let limit = configuration.plan(isPro: isPro).cards
     guard count < limit else { return .failure(.limit(limit, pro: isPro)) }
     let (id, code) = try codes.firstFree(from: next, taken: codeTaken)
     var slug = slug()
@@ -273,7 +311,7 @@ public final class Cards: Sendable {
       }
       if let refused = claim(card) { return .failure(refused) }
       card.updatedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
-      s.cards[id] = card
+      s.save(card)
       return .success(card)
     }
     finish(updated, done)
@@ -297,7 +335,7 @@ public final class Cards: Sendable {
       guard card.ownerId == owner else { return .failure(.noPermission) }
       card.fields.location = CardLocation(longitude: longitude, latitude: latitude, source: source)
       card.updatedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
-      s.cards[id] = card
+      s.save(card)
       return .success(card)
     }
     finish(updated, done)
@@ -309,9 +347,11 @@ public final class Cards: Sendable {
       guard let card = s.cards[id] else { return .failure(.notFound) }
       guard card.ownerId == owner else { return .failure(.noPermission) }
       var changed: [Card] = []
-      for other in s.byOwner[owner] ?? [] where s.cards[other]?.isPrimary != (other == id) {
-        s.cards[other]?.isPrimary = other == id
-        changed.append(s.cards[other]!)
+      for other in s.byOwner[owner] ?? [] {
+        guard var card = s.cards[other], card.isPrimary != (other == id) else { continue }
+        card.isPrimary = other == id
+        s.save(card)
+        changed.append(card)
       }
       s.withPrimary.insert(owner)
       s.reserved.remove(owner)
@@ -323,7 +363,8 @@ public final class Cards: Sendable {
     }
     for card in cards { place(card) }
     let told = cards.flatMap { card in tell { $0.cardChanged(card) } }
-    commit([storage.settingPrimary(cards, of: owner)] + told) { [self] result in
+    commit([storage.settingPrimary(cards, of: owner)] + told, saving: cards.map(\.id)) {
+      [self] result in
       done(result.map { state.withLock { $0.cards[id]! } })
     }
   }
@@ -365,18 +406,39 @@ public final class Cards: Sendable {
     case .success(let card):
       place(card)
       let told = tell { $0.cardChanged(card) }
-      commit([storage.saving(card)] + told) { done($0.map { card }) }
+      commit([storage.saving(card)] + told, saving: [card.id]) { done($0.map { card }) }
     }
   }
 
-  func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
-    storage.commit(writes) { result in
-      done(result.mapError { .notPersisted("\($0)") })
+  /// Commits `writes`, which save the cards `saving` (this node's writes of them, counted until
+  /// the feed brings them back: `State.pending`).
+  /// A new card's commit says `plan`.
+  func commit(
+    _ writes: [any DurableWrite], saving ids: [Int64] = [], plan: CardPlan? = nil,
+    _ done: @escaping Done<Void>
+  ) {
+    storage.commit(writes) { [self] result in
+      if case .failure = result, !ids.isEmpty {
+        state.withLock { s in for id in ids { s.seen(ownWriteOf: id) } }
+      }
+      done(result.mapError { CardError(storeFailure: $0, plan: plan) })
     }
+  }
+
+  /// A new card the shared store refused (`CardRaced`, or nothing written): it was never made.
+  func undo(_ card: Card, reservedURL: Bool) {
+    guard storage.cardIDs != nil else { return }
+    let removed = state.withLock { s -> Bool in
+      guard s.cards.contains(card.id) else { return false }
+      Self.remove(card, from: &s)
+      if reservedURL { s.reserved.insert(card.ownerId) }
+      return true
+    }
+    if removed { map.remove(card.id) }
   }
 
   /// The observers' writes for a change, to go into its transaction.
-  fileprivate func tell(_ what: (any CardObserver) -> [any DurableWrite]) -> [any DurableWrite] {
+  func tell(_ what: (any CardObserver) -> [any DurableWrite]) -> [any DurableWrite] {
     observers.withLock { $0 }.flatMap(what)
   }
 
@@ -386,7 +448,7 @@ public final class Cards: Sendable {
     if card.isPrimary { s.withPrimary.insert(card.ownerId) }
   }
 
-  private static func remove(_ card: Card, from s: inout State) {
+  static func remove(_ card: Card, from s: inout State) {
     s.cards[card.id] = nil
     s.byOwner[card.ownerId]?.removeAll { $0 == card.id }
     if let externalId = s.externalIds.removeValue(forKey: card.id) {
@@ -397,7 +459,7 @@ public final class Cards: Sendable {
   }
 
   /// Every card of the account leaves memory and the map; returns them.
-  fileprivate func forget(owner: Int64) -> [Card] {
+  func forget(owner: Int64) -> [Card] {
     let gone = state.withLock { s -> [Card] in
       let cards = (s.byOwner[owner] ?? []).compactMap { s.cards[$0] }
       for card in cards { Self.remove(card, from: &s) }

@@ -31,7 +31,14 @@ public struct SQLiteCardViews: CardViewStorage {
       arguments: [card, day, visitor], then: then)
   }
 
-  public func views(of card: Int64, from: Int, to: Int) throws -> [(day: Int, views: Int)] {
+  public func views(
+    of card: Int64, from: Int, to: Int,
+    _ done: @escaping @Sendable (Result<[(day: Int, views: Int)], any Error>) -> Void
+  ) {
+    done(Result { try views(of: card, from: from, to: to) })
+  }
+
+  private func views(of card: Int64, from: Int, to: Int) throws -> [(day: Int, views: Int)] {
     try store.read { db in
       try Row.fetchAll(
         db,

@@ -41,9 +41,10 @@ public struct SQLiteCards: CardStorage, StoreBacked {
     }
   }
 
-  public func inserting(_ card: Card, externalId: String?, takingReservedURL: Bool)
-    -> any DurableWrite
-  {
+  /// `plan` was checked in memory: this store has one writer, this node.
+  public func inserting(
+    _ card: Card, externalId: String?, takingReservedURL: Bool, plan: CardPlan
+  ) -> any DurableWrite {
     TransactionWrite { db in
       try Self.insert(card, externalId: externalId, db)
       if takingReservedURL { try Self.takeReservedURL(of: card.ownerId, db) }

@@ -60,14 +60,22 @@ public struct NoticeCommands: Sendable {
           i += 2
         }
         // The last 30 days unless told.
-        return views.stats(owner: owner, id: id, from: from ?? to - 29, to: to).reply { stats in
-          var days: [String: Int] = [:]
-          for (day, count) in stats.days { days[UTCDay.text(day)] = count }
-          return CardJSON.bulk([
-            "cardId": stats.cardId, "from": UTCDay.text(stats.from), "to": UTCDay.text(stats.to),
-            "days": days, "total": stats.total, "walletSaves": wallets.holderCount(of: id),
-          ])
+        let (first, last) = (from ?? to - 29, to)
+        call.pending = { answer in
+          views.stats(owner: owner, id: id, from: first, to: last) { result in
+            answer(
+              result.reply { stats in
+                var days: [String: Int] = [:]
+                for (day, count) in stats.days { days[UTCDay.text(day)] = count }
+                return CardJSON.bulk([
+                  "cardId": stats.cardId, "from": UTCDay.text(stats.from),
+                  "to": UTCDay.text(stats.to), "days": days, "total": stats.total,
+                  "walletSaves": wallets.holderCount(of: id),
+                ])
+              })
+          }
         }
+        return .null
       },
     ]
   }

@@ -18,6 +18,7 @@ extension CardError {
     case .addressNotFound: "NOTFOUND no place matches the card's address"
     case .geocoding(let why): "ERR geocoding failed: \(why)"
     case .notPersisted(let why): "ERR write not persisted: \(why)"
+    case .tryAgain(let why): "TRYAGAIN \(why)"
     case .ownerNotCreated(let error):
       "ERR write not persisted: cannot create the owner's account: \(error.code)"
     case .limited(let limit): limit.message

@@ -34,7 +34,7 @@ public final class Notices: Sendable {
   let storage: any NoticeStorage
   let cards: Cards
   let notifier: any Notifier
-  private let settings = Mutex<[Int64: Settings]>([:])
+  let settings = Mutex<[Int64: Settings]>([:])
 
   public init(storage: any NoticeStorage, cards: Cards, notifier: any Notifier) throws {
     self.storage = storage

@@ -134,16 +134,16 @@ public final class CardViews: Sendable {
 
   /// The owner's card's views per day from `from` to `to` (UTC days), the days without views
   /// left out.
-  public func stats(owner: Int64, id: Int64, from: Int, to: Int) -> Result<CardStats, CardError> {
-    guard let card = cards.held(id) else { return .failure(.notFound) }
-    guard card.ownerId == owner else { return .failure(.noPermission) }
-    guard from <= to else { return .failure(.badQuery("FROM is after TO")) }
-    do {
-      return .success(
-        CardStats(
-          cardId: id, from: from, to: to, days: try storage.views(of: id, from: from, to: to)))
-    } catch {
-      return .failure(.notPersisted("\(error)"))
+  public func stats(
+    owner: Int64, id: Int64, from: Int, to: Int, _ done: @escaping Cards.Done<CardStats>
+  ) {
+    guard let card = cards.held(id) else { return done(.failure(.notFound)) }
+    guard card.ownerId == owner else { return done(.failure(.noPermission)) }
+    guard from <= to else { return done(.failure(.badQuery("FROM is after TO"))) }
+    storage.views(of: id, from: from, to: to) { result in
+      done(
+        result.map { CardStats(cardId: id, from: from, to: to, days: $0) }
+          .mapError { .notPersisted("\($0)") })
     }
   }
 

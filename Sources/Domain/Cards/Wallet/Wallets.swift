@@ -19,7 +19,7 @@ public final class Wallets: Sendable {
     static func < (a: Key, b: Key) -> Bool { (a.micros, a.card) < (b.micros, b.card) }
   }
 
-  private struct Wallet {
+  struct Wallet {
     /// Oldest first.
     var order: [Key] = []
     var added: [Int64: Int64] = [:]
@@ -48,7 +48,7 @@ public final class Wallets: Sendable {
     }
   }
 
-  private struct State {
+  struct State {
     var wallets: [Int64: Wallet] = [:]
     var holders: [Int64: Set<Int64>] = [:]
   }
@@ -59,7 +59,7 @@ public final class Wallets: Sendable {
   let storage: any WalletStorage
   let cards: Cards
   let notices: Notices
-  private let state = Mutex(State())
+  let state = Mutex(State())
   public typealias Done<T> = Cards.Done<T>
 
   public init(storage: any WalletStorage, cards: Cards, notices: Notices) throws {
@@ -237,7 +237,7 @@ public final class Wallets: Sendable {
       addedAt: Date(timeIntervalSince1970: Double(micros) / 1e6))
   }
 
-  private func forget(_ account: Int64, _ cardId: Int64, in s: inout State) {
+  func forget(_ account: Int64, _ cardId: Int64, in s: inout State) {
     s.wallets[account]?.remove(cardId)
     if s.wallets[account]?.added.isEmpty == true { s.wallets[account] = nil }
     s.holders[cardId]?.remove(account)

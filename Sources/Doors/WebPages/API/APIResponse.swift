@@ -32,7 +32,7 @@ struct APIError: Error {
       case .inactive: .gone
       case .ownCard: .conflict
       case .geocoding: .badGateway
-      case .notPersisted, .ownerNotCreated: .serviceUnavailable
+      case .notPersisted, .ownerNotCreated, .tryAgain: .serviceUnavailable
       case .limited: .tooManyRequests
       }
     self.init(status, error.message)

@@ -1,0 +1,86 @@
+import Cards
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresStore
+
+/// One `CardStorage` write in PostgreSQL: its statements, and its change in the feed for every
+/// node. Run in a savepoint of its own: a new card another node's left no room for fails only
+/// its command.
+struct CardWrite: PostgresWrite {
+  let change: CardChange
+  /// The card a `.saved` change writes, and whether it is new (then checked against its plan).
+  private let card: Card?
+  private let plan: CardPlan?
+
+  init(_ change: CardChange, card: Card? = nil, inserting plan: CardPlan? = nil) {
+    self.change = change
+    self.card = card
+    self.plan = plan
+  }
+
+  var feed: [FeedSection] {
+    // Encoding these plain values cannot fail.
+    let bytes = (try? JSONEncoder().encode(change)) ?? Data()
+    return [FeedSection(source: PostgresCards.source, bytes: Array(bytes))]
+  }
+
+  func apply(on connection: PostgresConnection, logger: Logger) async throws {
+    switch change {
+    case .saved(let stored, let externalId, let tookReservedURL):
+      let location = card?.fields.location
+      let (longitude, latitude) = (location?.longitude, location?.latitude)
+      guard let plan else {
+        try await connection.query(
+          """
+          UPDATE cards SET fields = \(stored.fields)::jsonb, is_primary = \(stored.isPrimary),
+            updated_at = \(stored.updatedAt),
+            geom = ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)
+          WHERE id = \(stored.id)
+          """, logger: logger)
+        return
+      }
+      // Its rows read: an error raised while a statement makes rows comes with them.
+      _ = try await connection.query(
+        "SELECT cardatlas_card_room(\(stored.ownerId), \(Int32(clamping: plan.cards)))",
+        logger: logger
+      ).collect()
+      // Its code is its id's: not stored.
+      try await connection.query(
+        """
+        INSERT INTO cards (
+          id, owner_id, slug, is_primary, fields, created_at, updated_at, external_id, geom)
+        VALUES (\(stored.id), \(stored.ownerId), \(stored.slug), \(stored.isPrimary),
+          \(stored.fields)::jsonb, \(stored.createdAt), \(stored.updatedAt), \(externalId),
+          ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326))
+        """, logger: logger)
+      if tookReservedURL { try await takeReservedURL(of: stored.ownerId, connection, logger) }
+    case .primary(let cards, let owner):
+      // The one that stops being primary first: the database allows one primary card.
+      for card in cards.sorted(by: { !$0.isPrimary && $1.isPrimary }) {
+        try await connection.query(
+          "UPDATE cards SET is_primary = \(card.isPrimary) WHERE id = \(card.id)", logger: logger)
+      }
+      try await takeReservedURL(of: owner, connection, logger)
+    case .deleted(let card):
+      try await connection.query("DELETE FROM cards WHERE id = \(card.id)", logger: logger)
+      if card.isPrimary {
+        try await connection.query(
+          """
+          INSERT INTO card_reserved_urls (account_id) VALUES (\(card.ownerId))
+          ON CONFLICT DO NOTHING
+          """, logger: logger)
+      }
+    case .deletedAll(let owner):
+      try await connection.query("DELETE FROM cards WHERE owner_id = \(owner)", logger: logger)
+      try await takeReservedURL(of: owner, connection, logger)
+    }
+  }
+
+  private func takeReservedURL(
+    of owner: Int64, _ connection: PostgresConnection, _ logger: Logger
+  ) async throws {
+    try await connection.query(
+      "DELETE FROM card_reserved_urls WHERE account_id = \(owner)", logger: logger)
+  }
+}

@@ -1,0 +1,231 @@
+import Accounts
+import Cards
+import Crypto
+import Durability
+import Foundation
+import Logging
+import PostgresNIO
+import PostgresStore
+import Synchronization
+
+/// The cards in PostgreSQL, in tables named as the embedded store's: `cards` (the fields as
+/// `jsonb`, the location a PostGIS point under a GiST index, for GIS tools and SQL users), and
+/// `card_reserved_urls`; the codes' key in `id_keys`. The database keeps what two nodes could
+/// otherwise both give: slugs per owner, external ids per owner, one primary card per owner,
+/// and the plan's limit (`cardatlas_card_room`). Ids come in blocks (`PostgresIDBlocks`). Each
+/// write's `CardChange` rides in the change feed to every node (`consumer(into:)`).
+public final class PostgresCards: CardStorage, Sendable {
+  public static let migrations = [
+    PostgresMigration(
+      "cards-v1",
+      [
+        """
+        CREATE TABLE cards (
+          id bigint PRIMARY KEY,
+          owner_id bigint NOT NULL REFERENCES accounts ON DELETE CASCADE,
+          -- A share code drawn at random by an embedded store before its cards-v4 (migrated);
+          -- NULL: the id's (IdText, under the 'codes' key of id_keys).
+          code text UNIQUE,
+          slug text NOT NULL,
+          is_primary boolean NOT NULL,
+          -- What the owner set: the card model's JSON object.
+          fields jsonb NOT NULL,
+          created_at timestamptz NOT NULL,
+          updated_at timestamptz NOT NULL,
+          -- The id an import gave the card, unique per owner.
+          external_id text,
+          -- The card's location; NULL while it has none.
+          geom geometry(Point, 4326),
+          UNIQUE (owner_id, slug))
+        """,
+        """
+        CREATE UNIQUE INDEX cards_by_external_id ON cards (owner_id, external_id)
+          WHERE external_id IS NOT NULL
+        """,
+        "CREATE UNIQUE INDEX cards_one_primary ON cards (owner_id) WHERE is_primary",
+        "CREATE INDEX cards_geom ON cards USING gist (geom)",
+        """
+        CREATE TABLE card_reserved_urls (
+          account_id bigint PRIMARY KEY REFERENCES accounts ON DELETE CASCADE)
+        """,
+        "CREATE SEQUENCE card_id_blocks INCREMENT BY \(blockSize)",
+        // A new card's room in its owner's plan, checked where every node's cards are: the
+        // owner's row is locked, so that two nodes' new cards for one owner count one after
+        // the other.
+        """
+        CREATE FUNCTION cardatlas_card_room(owner bigint, allowed integer) RETURNS void
+        LANGUAGE plpgsql AS $$
+        BEGIN
+          PERFORM 1 FROM accounts WHERE id = owner FOR UPDATE;
+          IF (SELECT count(*) FROM cards WHERE owner_id = owner) >= allowed THEN
+            RAISE EXCEPTION 'the owner has % cards already', allowed
+              USING ERRCODE = '\(overLimitState)';
+          END IF;
+        END $$
+        """,
+      ])
+  ]
+
+  static let blockSize: Int64 = 1_000
+  /// The feed section's source for card changes.
+  public static let source: UInt8 = 3
+  /// The SQLSTATE `cardatlas_card_room` raises.
+  static let overLimitState = "CA001"
+
+  let store: PostgresStore
+  public let cardIDs: (any IDBlocks)?
+  private let rows: Mutex<[Row]?>
+  private let stored: StoredCards
+  private let position: Int64
+  private let logger: Logger
+
+  /// A card's row as read, its fields parsed as `load` hands it on.
+  struct Row: Sendable {
+    let id: Int64
+    let owner: Int64
+    let code: String?
+    let slug: String
+    let isPrimary: Bool
+    let fields: String
+    let created: Date
+    let updated: Date
+    let externalId: String?
+  }
+
+  /// Reads every card in one snapshot (and the codes' key, made by the first node to ask), and
+  /// takes this node's first block of ids.
+  public init(store: PostgresStore, logger: Logger) async throws {
+    self.store = store
+    self.logger = logger
+    do {
+      let connection = try await store.connector.primary()
+      defer { connection.discard() }
+      let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+      try await connection.query(
+        """
+        INSERT INTO id_keys (purpose, key) VALUES ('codes', \(ByteBuffer(bytes: key)))
+        ON CONFLICT (purpose) DO NOTHING
+        """, logger: logger)
+    }
+    let (rows, stored, position) = try await store.snapshot { connection, position in
+      let (rows, stored) = try await Self.read(on: connection, logger: logger)
+      return (rows, stored, position)
+    }
+    self.rows = Mutex(rows)
+    self.stored = stored
+    self.position = position
+    cardIDs = try await PostgresIDBlocks(
+      sequence: "card_id_blocks", blockSize: Self.blockSize, connector: store.connector,
+      logger: logger)
+  }
+
+  /// Hands on the cards read at start, once: they are let go as they are.
+  public func load(_ each: (Card, _ externalId: String?) throws -> Void) throws -> StoredCards {
+    let rows = self.rows.withLock { rows in
+      defer { rows = nil }
+      return rows ?? []
+    }
+    for row in rows {
+      try each(
+        Card(
+          id: row.id, ownerId: row.owner, code: row.code ?? stored.codes.text(row.id),
+          slug: row.slug, isPrimary: row.isPrimary, fields: try CardFields.stored(row.fields),
+          createdAt: row.created, updatedAt: row.updated),
+        row.externalId)
+    }
+    return stored
+  }
+
+  /// Applies every committed card change to `cards` (loaded from this storage), from where the
+  /// load read: this node's own too, which memory has already (`Cards.apply(followed:own:)`).
+  public func consumer(into cards: Cards) -> FeedConsumer {
+    FeedConsumer(position: position) { [store, logger] entry in
+      for section in entry.sections where section.source == Self.source {
+        guard let change = try? JSONDecoder().decode(CardChange.self, from: Data(section.bytes))
+        else {
+          logger.error(
+            "change feed: card section unreadable", metadata: ["id": "\(entry.position)"])
+          continue
+        }
+        cards.apply(followed: change, own: entry.node == store.node)
+      }
+    }
+  }
+
+  public func commit(
+    _ writes: [any DurableWrite],
+    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+  ) {
+    store.commit(writes) { completion($0.mapError(Self.refusal)) }
+  }
+
+  /// A write's own failure in the domain's terms: a new card that another node's left no room
+  /// for, or whose slug, external id or primary flag another node's took, is `CardRaced`.
+  static func refusal(_ error: any Error) -> any Error {
+    guard let info = (error as? PSQLError)?.serverInfo else { return error }
+    switch info[.sqlState] {
+    case overLimitState: return CardRaced(overLimit: true)
+    case "23505": return CardRaced(overLimit: false)
+    default: return PostgresRefusal(description: info[.message] ?? String(reflecting: error))
+    }
+  }
+
+  public func inserting(
+    _ card: Card, externalId: String?, takingReservedURL: Bool, plan: CardPlan
+  ) -> any DurableWrite {
+    CardWrite(
+      .saved(StoredCard(card), externalId: externalId, tookReservedURL: takingReservedURL),
+      card: card, inserting: plan)
+  }
+
+  public func saving(_ card: Card) -> any DurableWrite {
+    CardWrite(.saved(StoredCard(card), externalId: nil, tookReservedURL: false), card: card)
+  }
+
+  public func settingPrimary(_ cards: [Card], of owner: Int64) -> any DurableWrite {
+    CardWrite(.primary(cards.map(StoredCard.init), owner: owner))
+  }
+
+  public func deleting(_ card: Card) -> any DurableWrite { CardWrite(.deleted(StoredCard(card))) }
+
+  public func deletingAll(of owner: Int64) -> any DurableWrite {
+    CardWrite(.deletedAll(owner: owner))
+  }
+
+  static func read(on connection: PostgresConnection, logger: Logger) async throws
+    -> ([Row], StoredCards)
+  {
+    guard
+      let key = try await connection.query(
+        "SELECT key FROM id_keys WHERE purpose = 'codes'", logger: logger
+      ).collect().first?.decode(ByteBuffer.self)
+    else { throw PostgresAccountsError(description: "id_keys has no key for codes") }
+    var rows: [Row] = []
+    for try await (id, owner, code, slug, isPrimary, fields, created, updated, externalId)
+      in try await connection.query(
+        """
+        SELECT id, owner_id, code, slug, is_primary, fields::text, created_at, updated_at,
+          external_id
+        FROM cards
+        """, logger: logger
+      ).decode((Int64, Int64, String?, String, Bool, String, Date, Date, String?).self)
+    {
+      rows.append(
+        Row(
+          id: id, owner: owner, code: code, slug: slug, isPrimary: isPrimary, fields: fields,
+          created: created, updated: updated, externalId: externalId))
+    }
+    var reserved: Set<Int64> = []
+    for try await account in try await connection.query(
+      "SELECT account_id FROM card_reserved_urls", logger: logger
+    ).decode(Int64.self) {
+      reserved.insert(account)
+    }
+    // Ids come from blocks (`cardIDs`): this only counts on past what is loaded.
+    let next = (rows.map(\.id).max() ?? 0) + 1
+    return (
+      rows,
+      StoredCards(codes: Cards.codes(key: Data(buffer: key)), reserved: reserved, nextId: next)
+    )
+  }
+}
