@@ -185,7 +185,7 @@ struct NodesOverRESPTests {
   }
 
   @Test(
-    "cardatlas migrate moves an embedded store killed with -9 (keys and accounts) into PostgreSQL, checked by counts and checksums; a node there serves the same keys, and the accounts sign in with their ids, usernames and sessions; a second run into the full database exits 1"
+    "cardatlas migrate moves an embedded store killed with -9 (keys, accounts, cards, wallets, notice settings, views) into PostgreSQL, checked by counts and checksums; a node there serves the same keys, the accounts sign in with their ids, usernames and sessions, the card is on the map under its share code, in the wallet, with its views; a second run into the full database exits 1"
   )
   func migrateMovesTheKeyspace() async throws {
     try await Self.withDatabase { url, directory in
@@ -211,11 +211,26 @@ struct NodesOverRESPTests {
       _ = try RESPConnection(port: embedded.port).object("ACCOUNT.CREATE", "bo@x.org", "secret2")
       let token = try RESPConnection(port: embedded.port).text(
         "SESSION.OPEN", "ana@x.org", "secret1", "phone")
+      // A card on the map, held in bo's wallet and opened by bo; ana hears of views.
+      let anaCards = try RESPConnection(port: embedded.port)
+      #expect(try anaCards.text("AUTH", "ana@x.org", "secret1") == "OK")
+      let card = try anaCards.object(
+        "CARD.CREATE", #"{"firstName":"Ana","company":"Acme","showOnMap":true}"#)
+      let cardId = try #require(card["id"] as? Int)
+      let code = try #require(card["code"] as? String)
+      _ = try anaCards.object("CARD.LOCATE", "\(cardId)", "2.3522", "48.8566")
+      _ = try anaCards.object("NOTIFY.SET", "views", "1")
+      let bo = try RESPConnection(port: embedded.port)
+      #expect(try bo.text("AUTH", "bo@x.org", "secret2") == "OK")
+      _ = try bo.object("WALLET.ADD", code)
+      _ = try bo.object("CARD.GET", "\(cardId)")
       try await embedded.crash(after: .zero)
       let (status, said) = try Self.run(["migrate", "--from", source, "--to", url])
       #expect(status == 0, "\(said)")
       #expect(said.contains("moved 5 keys (2100 GEO members, 1 string)"), "\(said)")
       #expect(said.contains("moved 2 accounts (1 session, 0 resets, 0 ID-token links)"), "\(said)")
+      #expect(
+        said.contains("moved 1 cards (1 wallet entries, 1 notice settings, 1 views)"), "\(said)")
       #expect(!said.contains("DIFFERENT") && !said.contains("not moved"), "\(said)")
       let node = try Self.node(url, directory + "/node")
       #expect(try Self.dump(node.port, keys) == before)
@@ -230,6 +245,20 @@ struct NodesOverRESPTests {
       #expect(resumed["email"] as? String == "ana@x.org")
       let new = try RESPConnection(port: node.port).object("ACCOUNT.CREATE", "cy@x.org", "secret3")
       #expect((new["id"] as? Int ?? 0) > (ana["id"] as? Int ?? .max))
+      // The card: the same share code, on the map, in bo's wallet, its view counted.
+      #expect(try signedIn.object("CARD.GET", code)["id"] as? Int == cardId)
+      #expect(try CardsAcrossNodesTests.nearParis(signedIn) == [cardId])
+      let stats = try signedIn.object("CARD.STATS", "\(cardId)")
+      #expect(stats["total"] as? Int == 1 && stats["walletSaves"] as? Int == 1, "\(stats)")
+      #expect(try signedIn.object("NOTIFY.GET")["views"] as? Bool == true)
+      let boOnNode = try RESPConnection(port: node.port)
+      #expect(try boOnNode.text("AUTH", "bo@x.org", "secret2") == "OK")
+      #expect(
+        try CardsAcrossNodesTests.texts(boOnNode, "WALLET.LIST").contains { $0.contains("Acme") })
+      let next = try RESPConnection(port: node.port)
+      _ = try next.signUp("dee@x.org")
+      let later = try next.object("CARD.CREATE", #"{"firstName":"Dee"}"#)
+      #expect((later["id"] as? Int ?? 0) > cardId)
       let db3 = try RESPConnection(port: node.port)
       _ = try db3.command("SELECT", "3")
       #expect(try db3.command("GEOPOS", "elsewhere", "x").text.contains("10.0000"))

@@ -1,3 +1,4 @@
+import Cards
 import Foundation
 import Keyspace
 import KeyspaceStore
@@ -8,18 +9,23 @@ import PostgresStore
 import SQLiteDomainStorage
 import Store
 
-/// `cardatlas migrate --from DIR --to postgresql://…`: an embedded store's keyspace and accounts
-/// into an empty PostgreSQL database, checked by counts and checksums on both sides.
+/// `cardatlas migrate --from DIR --to postgresql://…`: an embedded store's keyspace, accounts and
+/// cards (with their wallets, notice settings and views) into an empty PostgreSQL database,
+/// checked by counts and checksums on both sides.
 public enum StoreTransfer {
   public struct Report: Sendable {
     public let moved: KeyspaceSummary
     public let arrived: KeyspaceSummary
     public let accountsMoved: AccountsSummary
     public let accountsArrived: AccountsSummary
+    public let cardsMoved: CardsSummary
+    public let cardsArrived: CardsSummary
     /// The domain's tables with rows, which PostgreSQL does not hold yet: they stay behind.
     public let leftBehind: [(table: String, rows: Int)]
     public let seconds: Double
-    public var verified: Bool { moved == arrived && accountsMoved == accountsArrived }
+    public var verified: Bool {
+      moved == arrived && accountsMoved == accountsArrived && cardsMoved == cardsArrived
+    }
   }
 
   public struct NoStore: Error, CustomStringConvertible {
@@ -29,8 +35,7 @@ public enum StoreTransfer {
 
   /// The domain's tables a store may hold rows in.
   static let domainTables = [
-    "cards",
-    "card_views", "card_visits", "wallet_entries", "pins", "pin_votes", "exchanges",
+    "pins", "pin_votes", "exchanges",
     "exchange_requests", "venues", "venue_visits", "venue_dependants", "venue_favorites",
     "exposure_notices", "documents", "assets", "geocode_cache",
   ]
@@ -53,24 +58,39 @@ public enum StoreTransfer {
     }
     let accountStorage = SQLiteAccounts(source)
     let accounts = try accountStorage.load()
+    let cards = try Self.cards(source)
     let target = try await PostgresStore(
       location: PostgresLocation(url: url), migrations: PostgresNode.migrations, logger: logger)
     do {
       try await KeyspaceTransfer.fill(target, with: changes, logger: logger)
       try await AccountsTransfer.fill(
         target, with: accounts, usernamesKey: try accountStorage.usernamesKey(), logger: logger)
+      try await CardsTransfer.fill(target, with: cards, logger: logger)
       let arrived = try await KeyspaceTransfer.summary(of: target, logger: logger)
       let accountsArrived = try await AccountsTransfer.summary(of: target, logger: logger)
+      let cardsArrived = try await CardsTransfer.summary(of: target, logger: logger)
       await target.close()
       let elapsed = (ContinuousClock.now - started).components
       return Report(
         moved: KeyspaceSummary(changes), arrived: arrived,
         accountsMoved: AccountsSummary(accounts), accountsArrived: accountsArrived,
+        cardsMoved: CardsSummary(cards), cardsArrived: cardsArrived,
         leftBehind: leftBehind,
         seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
     } catch {
       await target.close()
       throw error
     }
+  }
+
+  /// The embedded store's cards and what goes with them, as its storage reads them.
+  static func cards(_ source: Store) throws -> CardsTransfer.Tables {
+    let storage = SQLiteCards(source)
+    var cards: [(card: Card, externalId: String?)] = []
+    let stored = try storage.load { cards.append(($0, $1)) }
+    return CardsTransfer.Tables(
+      cards: cards, stored: stored, codesKey: try storage.codesKey(),
+      wallets: try SQLiteWallets(source).load(), notices: try SQLiteNoticeSettings(source).load(),
+      views: try SQLiteCardViews(source).all())
   }
 }

@@ -6,14 +6,15 @@ import Logging
 struct Migrate: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract:
-      "Move an embedded store's keyspace and accounts into an empty PostgreSQL + PostGIS database.",
+      "Move an embedded store's keyspace, accounts and cards into an empty PostgreSQL + PostGIS database.",
     discussion: """
       Reads the store under --from (replaying what a crash left in its journal first), writes \
-      every GEO member and string, and every account with its sessions, resets and ID-token \
-      links (and the usernames' key, so usernames stay), into --to's tables (creating them), \
-      then reads them back and compares counts and checksums. For now the card, pin, people \
-      and venue records stay in --from, and are listed. Exits 1 if a check fails. Stop the \
-      server on --from first.
+      every GEO member and string, every account with its sessions, resets and ID-token links \
+      (and the usernames' key, so usernames stay), and every card with its wallet entries, \
+      notice settings and views (and the codes' key, so share codes stay) into --to's tables \
+      (creating them), then reads them back and compares counts and checksums. For now the \
+      pin, people, venue, document and asset records stay in --from, and are listed. Exits 1 \
+      if a check fails. Stop the server on --from first.
       """)
 
   @Option(help: "The embedded store's directory.") var from: String
@@ -31,6 +32,10 @@ struct Migrate: AsyncParsableCommand {
     print(
       "read back \(report.accountsArrived): "
         + (report.accountsMoved == report.accountsArrived ? "the same" : "DIFFERENT"))
+    print("moved \(report.cardsMoved)")
+    print(
+      "read back \(report.cardsArrived): "
+        + (report.cardsMoved == report.cardsArrived ? "the same" : "DIFFERENT"))
     for (table, rows) in report.leftBehind {
       print("not moved (not on PostgreSQL yet): \(table), \(rows) rows")
     }

@@ -78,6 +78,20 @@ public protocol CardViewStorage: Sendable {
   func deletingViews(by viewer: Int64) -> any DurableWrite
 }
 
+/// Every counted view a store holds, as `cardatlas migrate` moves them to another.
+public struct StoredViews: Sendable {
+  public var views: [(card: Int64, day: Int, viewer: Int64)]
+  public var visits: [(card: Int64, day: Int, visitor: Data)]
+
+  public init(
+    views: [(card: Int64, day: Int, viewer: Int64)],
+    visits: [(card: Int64, day: Int, visitor: Data)]
+  ) {
+    self.views = views
+    self.visits = visits
+  }
+}
+
 /// What the owners' choices of notices need from a store. The embedded store's is
 /// `SQLiteNoticeSettings`.
 public protocol NoticeStorage: Sendable {

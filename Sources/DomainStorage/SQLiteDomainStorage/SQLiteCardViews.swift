@@ -54,6 +54,19 @@ public struct SQLiteCardViews: CardViewStorage {
     }
   }
 
+  /// Every counted view, for `cardatlas migrate`.
+  public func all() throws -> StoredViews {
+    try store.read { db in
+      StoredViews(
+        views: try Row.fetchAll(db, sql: "SELECT card_id, day, viewer_id FROM card_views").map {
+          (card: $0[0], day: $0[1], viewer: $0[2])
+        },
+        visits: try Row.fetchAll(db, sql: "SELECT card_id, day, visitor FROM card_visits").map {
+          (card: $0[0], day: $0[1], visitor: $0[2])
+        })
+    }
+  }
+
   public func deletingViews(of card: Int64) -> any DurableWrite {
     TransactionWrite { db in
       try db.execute(sql: "DELETE FROM card_views WHERE card_id = ?", arguments: [card])

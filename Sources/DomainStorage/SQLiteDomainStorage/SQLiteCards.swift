@@ -42,6 +42,11 @@ public struct SQLiteCards: CardStorage, StoreBacked {
   }
 
   /// `plan` was checked in memory: this store has one writer, this node.
+  /// The codes' key, for `cardatlas migrate`: every share code stays what it was.
+  public func codesKey() throws -> Data {
+    try store.read { try IdKeys.key("codes", $0) }
+  }
+
   public func inserting(
     _ card: Card, externalId: String?, takingReservedURL: Bool, plan: CardPlan
   ) -> any DurableWrite {
