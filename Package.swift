@@ -140,7 +140,7 @@ let package = Package(
     .target(
       name: "PostgresDomainStorage",
       dependencies: [
-        "PostgresStore", "Durability", "Accounts", "Cards",
+        "PostgresStore", "Durability", "Accounts", "Cards", "GeocoderClients",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
@@ -509,7 +509,7 @@ let package = Package(
       name: "PostgresStoreTests",
       dependencies: [
         "PostgresStore", "PostgresKeyspaceStore", "PostgresDomainStorage", "Accounts", "Keyspace",
-        "Geodesy", "Datasets", "RedisTestSupport",
+        "Geodesy", "Datasets", "RedisTestSupport", "GeocoderClients", "Geocoding",
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),

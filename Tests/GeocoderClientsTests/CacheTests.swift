@@ -155,7 +155,7 @@ struct CacheTests {
     let miss = GeocodeQuery("Nowhere")
     #expect(try await geocoder.search(hit) == [Counting.vaduz])
     #expect(try await geocoder.search(miss).isEmpty)
-    let kept = geocoder.keptAnswers([
+    let kept = await geocoder.keptAnswers([
       GeocodeQuery(countryCode: "li", street: " städtle  1", city: "VADUZ"), miss,
       GeocodeQuery("Schaan"), GeocodeQuery(" "),
     ])
@@ -172,7 +172,7 @@ struct CacheTests {
       postcode: "36067", distance: 12.5)
     let key = cache.key(provider: "nominatim", GeocodeQuery("Prattville"))
     try await cache.store([full, Counting.vaduz], for: key)
-    #expect(try cache.lookup(key) == [full, Counting.vaduz])
+    #expect(try await cache.lookup(key) == [full, Counting.vaduz])
   }
 
   /// The key's folding, against its first definition (Foundation's replacing, split, joined):

@@ -43,7 +43,7 @@ struct CardsAcrossNodesTests {
   }
 
   @Test(
-    "a card made on one node is found on the other's map, read there, changed there and seen back; a wallet there holds it; deleted on one node it leaves both maps and the wallet; a node restarted loads it all"
+    "a card made on one node is found on the other's map, read there, changed there and seen back; a wallet there holds it; deleted on one node it leaves both maps and the wallet; a node restarted loads it all; a card located by its address on one node is on the other's map"
   )
   func cardsTravel() async throws {
     try await NodesOverRESPTests.withDatabase { url, directory in
@@ -98,6 +98,26 @@ struct CardsAcrossNodesTests {
       let anaOnB2 = try RESPConnection(port: b.port)
       #expect(try anaOnB2.text("AUTH", "ana@x.org", "secret1") == "OK")
       #expect(try anaOnB2.text("CARD.GET", "\(id)").hasPrefix("NOTFOUND"))
+
+      // The server's geocoder (the offline gazetteer) serves such a node too: a card located by
+      // its address on B is on A's map there.
+      let bobCard = try bob2.object(
+        "CARD.CREATE",
+        #"{"firstName":"Bob","showOnMap":true,"address":{"street":"Städtle 1","city":"Vaduz","country":"LI"}}"#
+      )
+      let bobId = try #require(bobCard["id"] as? Int)
+      let located = try bob2.object("CARD.LOCATE", "\(bobId)", "ADDRESS")
+      let latitude = (located["location"] as? [String: Any])?["lat"] as? Double ?? 0
+      #expect(abs(latitude - 47.14) < 0.05, "\(located)")
+      try await Self.synced(b.port, a.port)
+      let nearVaduz = try ana.command(
+        "CARD.SEARCH", "FROMLONLAT", "9.52", "47.14", "BYRADIUS", "5", "km"
+      ).value
+      guard case .array(let hits) = nearVaduz else {
+        Issue.record("CARD.SEARCH answered \(nearVaduz)")
+        return
+      }
+      #expect(hits.count == 1)
     }
   }
 

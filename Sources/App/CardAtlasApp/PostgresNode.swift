@@ -4,6 +4,9 @@ import CardCommands
 import Cards
 import Commands
 import Foundation
+import GeocodeCommands
+import GeocoderClients
+import Geocoding
 import Keyspace
 import Logging
 import NIOCore
@@ -23,14 +26,16 @@ public enum PostgresNode {
   /// Every table a node keeps in PostgreSQL, in the order they shipped: frozen.
   static let migrations =
     KeyspaceTables.migrations + PostgresAccounts.migrations + PostgresCards.migrations
-    + PostgresCardTables.migrations
+    + PostgresCardTables.migrations + PostgresGeocodeCache.migrations
 
   /// Connects (migrating the tables), loads the keyspace and the accounts and builds the
   /// server; `start()` binds it. Mail the accounts cannot send goes to `outbox` (a directory).
   public static func open(
     server configuration: ServerConfiguration, url: String,
     retention: FeedRetention = FeedRetention(), accounts settings: Accounts.Configuration,
-    cards cardSettings: Cards.Configuration, outbox: String, readiness: NodeReadiness? = nil,
+    cards cardSettings: Cards.Configuration,
+    geocoder makeGeocoder: (@Sendable (GeocodeCache) throws -> any Geocoder)? = nil,
+    outbox: String, readiness: NodeReadiness? = nil,
     logger: Logger
   ) async throws -> CardAtlasServer {
     let location = try PostgresLocation(url: url)
@@ -44,7 +49,13 @@ public enum PostgresNode {
     let views: CardViews
     let wallets: Wallets
     let notices: Notices
+    let geocoder: (any Geocoder)?
     do {
+      // Its answers kept in the database: one node's look-up spares the others'.
+      geocoder = try makeGeocoder?(
+        GeocodeCache(PostgresGeocodeCache(store: store, logger: logger)))
+      var cardSettings = cardSettings
+      if cardSettings.geocoder == nil { cardSettings.geocoder = geocoder }
       // What it holds is stale from then on: exit, for the supervisor to start it afresh.
       let stale: @Sendable () -> Void = { exit(EX_TEMPFAIL) }
       // Each module reads its own snapshot, those that refer to others' rows first: a wallet's
@@ -100,7 +111,7 @@ public enum PostgresNode {
     do {
       return try CardAtlasServer(
         configuration: configuration, keyspace: keyspace, storage: storage, hub: hub,
-        parts: [parts(accounts, cards, views, wallets, notices)],
+        parts: [parts(accounts, cards, views, wallets, notices, geocoder)],
         logger: logger)
     } catch {
       await storage.close()
@@ -113,12 +124,13 @@ extension PostgresNode {
   /// The commands of the services on PostgreSQL.
   static func parts(
     _ accounts: Accounts, _ cards: Cards, _ views: CardViews, _ wallets: Wallets,
-    _ notices: Notices
+    _ notices: Notices, _ geocoder: (any Geocoder)?
   ) -> ServerExtension.Parts {
     var parts = AccountCommands.parts(accounts)
     parts.commands += CardCommands(cards: cards, views: views, wallets: wallets).all
     parts.commands += WalletCommands(wallets: wallets, cards: cards).all
     parts.commands += NoticeCommands(notices: notices, views: views, wallets: wallets).all
+    if let geocoder { parts.commands += GeocodeCommands(geocoder).all }
     return parts
   }
 }

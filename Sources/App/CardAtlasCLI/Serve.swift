@@ -247,7 +247,8 @@ struct Serve: AsyncParsableCommand {
       do {
         server = try await PostgresNode.open(
           server: config, url: store, retention: retention,
-          accounts: try accountsConfiguration(logger), cards: cards, outbox: data + "/outbox",
+          accounts: try accountsConfiguration(logger), cards: cards, geocoder: try geocoding(),
+          outbox: data + "/outbox",
           readiness: readiness, logger: logger)
       } catch {
         await loading.close()

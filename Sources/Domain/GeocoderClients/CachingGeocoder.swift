@@ -40,12 +40,12 @@ public struct CachingGeocoder: StructuredGeocoder, KeepsAnswers {
     }.first
   }
 
-  public func keptAnswers(_ queries: [GeocodeQuery]) -> [[Place]?] {
+  public func keptAnswers(_ queries: [GeocodeQuery]) async -> [[Place]?] {
     var answers = [[Place]?](repeating: nil, count: queries.count)
     let valid = queries.indices.compactMap { i in (try? queries[i].validated()).map { (i, $0) } }
     // An unreadable cache keeps nothing: `search` asks, and reports what fails.
     guard
-      let kept = try? cache.lookup(valid.map { cache.key(provider: cacheProvider, $0.1) })
+      let kept = try? await cache.lookup(valid.map { cache.key(provider: cacheProvider, $0.1) })
     else { return answers }
     for ((i, _), places) in zip(valid, kept) { answers[i] = places }
     return answers
@@ -54,7 +54,7 @@ public struct CachingGeocoder: StructuredGeocoder, KeepsAnswers {
   private func cached(_ key: GeocodeCache.Key, _ ask: () async throws -> [Place]) async throws
     -> [Place]
   {
-    if let places = try cache.lookup(key) { return places }
+    if let places = try await cache.lookup(key) { return places }
     let places = try await ask()
     try await cache.store(places, for: key)
     return places

@@ -62,13 +62,13 @@ public struct GeocodeCache: Sendable {
   }
 
   /// The cached answer, or nil when there is none or it has expired.
-  public func lookup(_ key: Key) throws -> [Place]? { try lookup([key])[0] }
+  public func lookup(_ key: Key) async throws -> [Place]? { try await lookup([key])[0] }
 
   /// Each key's cached answer, as `lookup(_:)` gives it, in one read: an import asks a chunk's
   /// addresses at once.
-  public func lookup(_ keys: [Key]) throws -> [[Place]?] {
+  public func lookup(_ keys: [Key]) async throws -> [[Place]?] {
     let time = now().timeIntervalSince1970
-    let texts = try storage.answers(keys, unexpiredAt: time)
+    let texts = try await storage.answers(keys, unexpiredAt: time)
     // An unreadable entry (written by a future version) is a miss, overwritten on store.
     return texts.map { $0.flatMap(Place.list(json:)) }
   }

@@ -14,7 +14,9 @@ public struct SQLiteGeocodeCache: GeocodeCacheStorage {
   public static let migrations = [StoreMigration(migrationName, sql: geocodeCacheV1SQL)]
   static let migrationName = "geocode-cache-v1"
 
-  public func answers(_ keys: [GeocodeCache.Key], unexpiredAt time: Double) throws -> [String?] {
+  public func answers(_ keys: [GeocodeCache.Key], unexpiredAt time: Double) async throws
+    -> [String?]
+  {
     try store.read { try Self.answers(keys, time, $0) }
   }
 
@@ -85,8 +87,10 @@ public struct SQLiteGeocodeCacheFile: GeocodeCacheStorage {
     try self.init(DatabasePool(path: path))
   }
 
-  public func answers(_ keys: [GeocodeCache.Key], unexpiredAt time: Double) throws -> [String?] {
-    try writer.read { try SQLiteGeocodeCache.answers(keys, time, $0) }
+  public func answers(_ keys: [GeocodeCache.Key], unexpiredAt time: Double) async throws
+    -> [String?]
+  {
+    try await writer.read { try SQLiteGeocodeCache.answers(keys, time, $0) }
   }
 
   public func keep(

@@ -19,5 +19,5 @@ public protocol Geocoder: Sendable {
 public protocol KeepsAnswers: Geocoder {
   /// Each query's kept answer, as `search` would give it; nil when none is kept (or the query
   /// is invalid: `search` says why).
-  func keptAnswers(_ queries: [GeocodeQuery]) -> [[Place]?]
+  func keptAnswers(_ queries: [GeocodeQuery]) async -> [[Place]?]
 }

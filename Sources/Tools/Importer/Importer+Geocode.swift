@@ -30,7 +30,7 @@ extension Importer {
     }
     // What the geocoder keeps (its cache) is taken at once; only the rest are asked.
     if let keeper = geocoder as? any KeepsAnswers, !order.isEmpty {
-      let kept = keeper.keptAnswers(order)
+      let kept = await keeper.keptAnswers(order)
       for (query, places) in zip(order, kept) {
         guard let places else { continue }
         cache[query] = places.first
