@@ -4,6 +4,7 @@
 #
 #   scripts/test-postgres-pair.sh start DIR PRIMARY_PORT STANDBY_PORT   # prints the 2-host URL
 #   scripts/test-postgres-pair.sh promote DIR   # the primary killed (immediate), the standby promoted
+#   scripts/test-postgres-pair.sh restart DIR   # the primary killed (immediate) and started again
 #   scripts/test-postgres-pair.sh stop DIR      # both stopped, DIR removed
 #
 # DIR must be new and under /tmp (as root the clusters belong to the `postgres` user, who must
@@ -64,6 +65,11 @@ promote)
   ctl -D "$dir/primary" -m immediate -w stop >/dev/null
   ctl -D "$dir/standby" -w promote >/dev/null
   ;;
+restart)
+  dir=$2
+  ctl -D "$dir/primary" -m immediate -w stop >/dev/null
+  ctl -D "$dir/primary" -l "$dir/primary.log" -w -t 60 start >/dev/null
+  ;;
 stop)
   dir=$2
   for cluster in primary standby; do
@@ -72,7 +78,7 @@ stop)
   rm -rf "$dir"
   ;;
 *)
-  echo "usage: $0 start DIR PRIMARY_PORT STANDBY_PORT | promote DIR | stop DIR" >&2
+  echo "usage: $0 start DIR PRIMARY_PORT STANDBY_PORT | promote DIR | restart DIR | stop DIR" >&2
   exit 64
   ;;
 esac

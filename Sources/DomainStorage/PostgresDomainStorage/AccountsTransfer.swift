@@ -46,7 +46,7 @@ public enum AccountsTransfer {
       start = end
     }
     // The next blocks start past every id moved (and every id the embedded store gave).
-    try await connection.query(
+    try await connection.run(
       """
       SELECT setval('account_id_blocks', \(stored.nextAccount), false),
         setval('account_session_id_blocks', \(stored.nextSession), false)

@@ -40,11 +40,9 @@ struct CardWrite: PostgresWrite {
           """, logger: logger)
         return
       }
-      // Its rows read: an error raised while a statement makes rows comes with them.
-      _ = try await connection.query(
+      try await connection.run(
         "SELECT cardatlas_card_room(\(stored.ownerId), \(Int32(clamping: plan.cards)))",
-        logger: logger
-      ).collect()
+        logger: logger)
       // Its code is its id's: not stored.
       try await connection.query(
         """

@@ -114,7 +114,7 @@ public enum CardsTransfer {
           \(part.map { ByteBuffer(bytes: $0.visitor) }))
         """, logger: logger)
     }
-    try await connection.query(
+    try await connection.run(
       "SELECT setval('card_id_blocks', \(tables.stored.nextId), false)", logger: logger)
   }
 

@@ -28,7 +28,7 @@ enum KeyLocks {
       }
     }
     shared.subtract(exclusive)
-    try await connection.query(
+    try await connection.run(
       """
       SELECT count(*) FROM (
         SELECT pg_advisory_xact_lock_shared(d) FROM unnest(\(shared.sorted())::bigint[]) AS d
@@ -36,7 +36,7 @@ enum KeyLocks {
         SELECT pg_advisory_xact_lock(d) FROM unnest(\(exclusive.sorted())::bigint[]) AS d
       ) AS databases
       """, logger: logger)
-    try await connection.query(
+    try await connection.run(
       """
       SELECT count(pg_advisory_xact_lock(k))
       FROM (SELECT k FROM unnest(\(keys.sorted())::bigint[]) AS k ORDER BY k) AS keys

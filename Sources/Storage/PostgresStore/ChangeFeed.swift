@@ -106,14 +106,14 @@ enum ChangeFeed {
     _ sections: [FeedSection], node: String, batch: Int64, on connection: PostgresConnection,
     logger: Logger
   ) async throws {
-    try await connection.query(
+    try await connection.run(
       "SELECT pg_advisory_xact_lock(\(PostgresLocks.feed))", logger: logger)
     try await connection.query(
       """
       INSERT INTO cardatlas_changes (id, node, batch, payload)
       VALUES (nextval('cardatlas_change_ids'), \(node), \(batch), \(payload(sections)))
       """, logger: logger)
-    try await connection.query("SELECT pg_notify(\(channel), '')", logger: logger)
+    try await connection.run("SELECT pg_notify(\(channel), '')", logger: logger)
   }
 
   /// Whether a commit whose answer was lost (the connection dropped during COMMIT) committed.
@@ -122,7 +122,7 @@ enum ChangeFeed {
     node: String, batch: Int64, on connection: PostgresConnection, logger: Logger
   ) async throws -> Bool {
     try await connection.withTransaction(logger: logger) { connection in
-      try await connection.query(
+      try await connection.run(
         "SELECT pg_advisory_xact_lock(\(PostgresLocks.feed))", logger: logger)
       return try await !connection.query(
         "SELECT id FROM cardatlas_changes WHERE node = \(node) AND batch = \(batch)",

@@ -63,7 +63,7 @@ public struct FeedRetention: Sendable {
     let age = Self.seconds(minimumAge)
     let timeout = Self.seconds(nodeTimeout)
     return try await connection.withTransaction(logger: logger) { connection in
-      try await connection.query(
+      try await connection.run(
         "SELECT pg_advisory_xact_lock(\(PostgresLocks.prune))", logger: logger)
       let rows = try await connection.query(
         """

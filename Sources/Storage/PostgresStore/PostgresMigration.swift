@@ -18,7 +18,7 @@ public struct PostgresMigration: Sendable {
   static func migrate(
     _ migrations: [PostgresMigration], on connection: PostgresConnection, logger: Logger
   ) async throws {
-    try await connection.query(
+    try await connection.run(
       "SELECT pg_advisory_lock(\(PostgresLocks.migrations))", logger: logger)
     do {
       try await connection.query(
@@ -40,11 +40,11 @@ public struct PostgresMigration: Sendable {
         logger.info("applied migration", metadata: ["name": "\(migration.name)"])
       }
     } catch {
-      _ = try? await connection.query(
+      _ = try? await connection.run(
         "SELECT pg_advisory_unlock(\(PostgresLocks.migrations))", logger: logger)
       throw error
     }
-    try await connection.query(
+    try await connection.run(
       "SELECT pg_advisory_unlock(\(PostgresLocks.migrations))", logger: logger)
   }
 }

@@ -115,9 +115,9 @@ public final class PostgresPubSub: Sendable {
       // connection.
       try await QueryDeadline.within(.seconds(5), closing: connection) { [logger] in
         if payloads.isEmpty {
-          try await connection.query("SELECT 1", logger: logger)
+          try await connection.run("SELECT 1", logger: logger)
         } else {
-          try await connection.query(
+          try await connection.run(
             "SELECT pg_notify(\(Self.channel), p) FROM unnest(\(payloads)::text[]) AS p",
             logger: logger)
         }

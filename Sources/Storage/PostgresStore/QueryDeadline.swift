@@ -1,3 +1,4 @@
+import Logging
 import PostgresNIO
 import Synchronization
 
@@ -57,5 +58,14 @@ extension PostgresConnection {
   public func discard() {
     // Held until closed: postgres-nio asserts that a connection is closed before it goes.
     close().whenComplete { _ in withExtendedLifetime(self) {} }
+  }
+}
+
+extension PostgresConnection {
+  /// Runs a statement whose rows are not wanted, and reads them anyway: an error the server
+  /// raises while making rows (a function's exception, a deadlock in an advisory lock) comes
+  /// with them, not with the next statement as "current transaction is aborted".
+  public func run(_ query: PostgresQuery, logger: Logger) async throws {
+    _ = try await self.query(query, logger: logger).collect()
   }
 }
