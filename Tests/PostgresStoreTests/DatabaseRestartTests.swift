@@ -27,48 +27,17 @@ struct DatabaseRestartTests {
     let nodes = try (0..<2).map {
       try CardAtlasProcess(directory: directory + "/\($0)", arguments: ["--store", url])
     }
-    let acknowledged = Mutex<[String]>([])
-    let refusals = Mutex<[String: Int]>([:])
-    let stop = Atomic<Bool>(false)
-    let finished = Atomic<Int>(0)
     let ports = nodes.map(\.port)
-    let threads = (0..<4).map { w in
-      Thread {
-        defer { finished.add(1, ordering: .relaxed) }
-        guard let connection = try? RESPConnection(port: ports[w % 2], timeoutSeconds: 60)
-        else { return }
-        // Not `for i in 0... where !stop`: that filters an endless range, and never ends.
-        var i = 0
-        while !stop.load(ordering: .relaxed) {
-          defer { i += 1 }
-          let member = "w\(w)-\(i)"
-          let lon = String(Double(i % 360) - 179.5)
-          guard let reply = try? connection.command("GEOADD", "fleet", lon, "10", member).text
-          else { return }
-          if reply == ":1\r\n" {
-            acknowledged.withLock { $0.append(member) }
-          } else {
-            let kind = String(reply.prefix { $0 != " " })
-            refusals.withLock { $0[kind, default: 0] += 1 }
-          }
-        }
-      }
-    }
-    for thread in threads { thread.start() }
+    let writers = GeoaddWriters(4, ports: ports)
     try await Task.sleep(for: .seconds(2))
-    let beforeRestart = acknowledged.withLock { $0.count }
+    let beforeRestart = writers.acknowledged.withLock { $0.count }
     let restarted = ContinuousClock.now
     try FailoverTests.pair(["restart", clusters])
     let back = ContinuousClock.now - restarted
     try await Task.sleep(for: .seconds(5))
-    stop.store(true, ordering: .relaxed)
-    let stopped = ContinuousClock.now
-    for _ in 0..<1200 where finished.load(ordering: .relaxed) < threads.count {
-      try await Task.sleep(for: .milliseconds(50))
-    }
-    let drained = ContinuousClock.now - stopped
-    let acked = Set(acknowledged.withLock { $0 })
-    let said = refusals.withLock { $0 }
+    let drained = try await writers.stop()
+    let acked = Set(writers.acknowledged.withLock { $0 })
+    let said = writers.refusals.withLock { $0 }
     print(
       "database restart: \(beforeRestart) GEOADDs acknowledged before, \(acked.count) in all; "
         + "refused: \(said); the database was back in \(back), the writers' last replies came "
@@ -86,17 +55,7 @@ struct DatabaseRestartTests {
     #expect(rows.count == stored.count, "no member twice")
     #expect(acked.subtracting(stored).isEmpty, "lost: \(acked.subtracting(stored).prefix(10))")
     // Both nodes hold what the database holds, once quiet.
-    var held: [Set<String>] = []
-    for _ in 0..<400 {
-      held = try ports.map { port in
-        Set(
-          try RESPConnection(port: port).command("ZRANGE", "fleet", "0", "-1").text
-            .split(separator: "\r\n").filter { !$0.hasPrefix("*") && !$0.hasPrefix("$") }
-            .map(String.init))
-      }
-      if held.allSatisfy({ $0 == stored }) { break }
-      try await Task.sleep(for: .milliseconds(50))
-    }
+    let held = try await GeoaddWriters.held(on: ports, converging: stored)
     #expect(
       held.count == 2 && held.allSatisfy { $0 == stored },
       "\(held.map(\.count)) members on the nodes, \(stored.count) stored")

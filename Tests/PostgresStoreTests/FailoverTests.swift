@@ -61,42 +61,13 @@ struct FailoverTests {
     var nodes = try (0..<2).map {
       try CardAtlasProcess(directory: directory + "/\($0)", arguments: ["--store", url])
     }
-    let acknowledged = Mutex<[String]>([])
-    let refusals = Mutex<[String: Int]>([:])
-    let stop = Atomic<Bool>(false)
-    let finished = Atomic<Int>(0)
     let ports = nodes.map(\.port)
-    let threads = (0..<4).map { w in
-      Thread {
-        defer { finished.add(1, ordering: .relaxed) }
-        guard let connection = try? RESPConnection(port: ports[w % 2], timeoutSeconds: 60)
-        else { return }
-        // Not `for i in 0... where !stop`: that filters an endless range, and never ends.
-        var i = 0
-        while !stop.load(ordering: .relaxed) {
-          defer { i += 1 }
-          let member = "w\(w)-\(i)"
-          let lon = String(Double(i % 360) - 179.5)
-          guard let reply = try? connection.command("GEOADD", "fleet", lon, "10", member).text
-          else { return }
-          if reply == ":1\r\n" {
-            acknowledged.withLock { $0.append(member) }
-          } else {
-            let kind = String(reply.prefix { $0 != " " })
-            refusals.withLock { $0[kind, default: 0] += 1 }
-          }
-        }
-      }
-    }
-    for thread in threads { thread.start() }
+    let writers = GeoaddWriters(4, ports: ports)
     try await Task.sleep(for: .seconds(2))
-    let beforeSwitch = acknowledged.withLock { $0.count }
+    let beforeSwitch = writers.acknowledged.withLock { $0.count }
     try Self.pair(["promote", clusters])
     try await Task.sleep(for: .seconds(6))
-    stop.store(true, ordering: .relaxed)
-    for _ in 0..<600 where finished.load(ordering: .relaxed) < threads.count {
-      try await Task.sleep(for: .milliseconds(50))
-    }
+    _ = try await writers.stop()
     // A node that exited (75: it must load afresh) is started again, as its supervisor would.
     var restarted = 0
     for n in nodes.indices where !nodes[n].isRunning {
@@ -104,8 +75,8 @@ struct FailoverTests {
         directory: directory + "/\(n)", port: ports[n], arguments: ["--store", url])
       restarted += 1
     }
-    let acked = Set(acknowledged.withLock { $0 })
-    let said = refusals.withLock { $0 }
+    let acked = Set(writers.acknowledged.withLock { $0 })
+    let said = writers.refusals.withLock { $0 }
     print(
       "failover: \(beforeSwitch) GEOADDs acknowledged before the switch, \(acked.count) in all; "
         + "refused: \(said); nodes restarted: \(restarted)")
@@ -123,17 +94,7 @@ struct FailoverTests {
       })
     #expect(acked.subtracting(stored).isEmpty, "lost: \(acked.subtracting(stored).prefix(10))")
     // Both nodes hold what the database holds, once quiet.
-    var held: [Set<String>] = []
-    for _ in 0..<400 {
-      held = try ports.map { port in
-        Set(
-          try RESPConnection(port: port).command("ZRANGE", "fleet", "0", "-1").text
-            .split(separator: "\r\n").filter { !$0.hasPrefix("*") && !$0.hasPrefix("$") }
-            .map(String.init))
-      }
-      if held.allSatisfy({ $0 == stored }) { break }
-      try await Task.sleep(for: .milliseconds(50))
-    }
+    let held = try await GeoaddWriters.held(on: ports, converging: stored)
     let replication = try ports.map {
       try RESPConnection(port: $0).command("INFO", "replication").text
     }

@@ -1,5 +1,4 @@
 import Accounts
-import Crypto
 import Durability
 import Foundation
 import Logging
@@ -76,17 +75,7 @@ public final class PostgresAccounts: AccountStorage, Sendable {
   public init(store: PostgresStore, logger: Logger) async throws {
     self.store = store
     self.logger = logger
-    do {
-      let connection = try await store.connector.primary()
-      defer { connection.discard() }
-      // The first node to start makes the key; every node reads the one that was kept.
-      let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
-      try await connection.query(
-        """
-        INSERT INTO id_keys (purpose, key) VALUES ('usernames', \(ByteBuffer(bytes: key)))
-        ON CONFLICT (purpose) DO NOTHING
-        """, logger: logger)
-    }
+    try await PostgresIdKeys.ensure("usernames", in: store, logger: logger)
     (stored, position) = try await store.snapshot { connection, position in
       (try await Self.read(on: connection, logger: logger), position)
     }

@@ -1,6 +1,5 @@
 import Accounts
 import Cards
-import Crypto
 import Durability
 import Foundation
 import Logging
@@ -97,16 +96,7 @@ public final class PostgresCards: CardStorage, Sendable {
   public init(store: PostgresStore, logger: Logger) async throws {
     self.store = store
     self.logger = logger
-    do {
-      let connection = try await store.connector.primary()
-      defer { connection.discard() }
-      let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
-      try await connection.query(
-        """
-        INSERT INTO id_keys (purpose, key) VALUES ('codes', \(ByteBuffer(bytes: key)))
-        ON CONFLICT (purpose) DO NOTHING
-        """, logger: logger)
-    }
+    try await PostgresIdKeys.ensure("codes", in: store, logger: logger)
     let (rows, stored, position) = try await store.snapshot { connection, position in
       let (rows, stored) = try await Self.read(on: connection, logger: logger)
       return (rows, stored, position)
