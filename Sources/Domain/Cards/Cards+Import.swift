@@ -116,7 +116,7 @@ extension Cards {
       let write = storage.inserting(
         card, externalId: externalId, takingReservedURL: wasReserved, plan: plan)
       commit([write], saving: [card.id], plan: plan) { [self] result in
-        if case .failure = result { undo(card, reservedURL: wasReserved) }
+        if case .failure(let error) = result { undo(card, reservedURL: wasReserved, error) }
         done(result.map { (card, .created) })
       }
     }

@@ -241,7 +241,7 @@ public final class Cards: Sendable {
     let write = storage.inserting(
       card, externalId: nil, takingReservedURL: wasReserved, plan: plan)
     commit([write], saving: [card.id], plan: plan) { [self] result in
-      if case .failure = result { undo(card, reservedURL: wasReserved) }
+      if case .failure(let error) = result { undo(card, reservedURL: wasReserved, error) }
       done(result.map { card })
     }
   }
@@ -425,8 +425,14 @@ public final class Cards: Sendable {
     }
   }
 
-  /// A new card the shared store refused (`CardRaced`, or nothing written): it was never made.
-  func undo(_ card: Card, reservedURL: Bool) {
+  /// A new card the shared store refused (another node's raced it, or nothing was written): it
+  /// was never made. One whose commit's outcome is unknown stays: it may be in the database,
+  /// and its own feed row would not bring it back.
+  func undo(_ card: Card, reservedURL: Bool, _ error: CardError) {
+    switch error {
+    case .limit, .tryAgain: break
+    default: return
+    }
     guard storage.cardIDs != nil else { return }
     let removed = state.withLock { s -> Bool in
       guard s.cards.contains(card.id) else { return false }
