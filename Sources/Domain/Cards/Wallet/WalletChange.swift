@@ -17,16 +17,11 @@ extension Wallets {
       case .entry(let holder, let card, let micros?):
         guard let held = cards.held(card) else { return }
         if s.wallets[holder]?.added[card] != nil { forget(holder, card, in: &s) }
-        s.wallets[holder, default: Wallet()].insert(
-          Key(micros: micros, card: card), WalletText(held))
-        s.holders[card, default: []].insert(holder)
+        s.hold(holder, card, since: micros, WalletText(held))
       case .entry(let holder, let card, nil):
         forget(holder, card, in: &s)
       case .deletedWallet(let holder):
-        for card in s.wallets.removeValue(forKey: holder)?.added.keys.map({ $0 }) ?? [] {
-          s.holders[card]?.remove(holder)
-          if s.holders[card]?.isEmpty == true { s.holders[card] = nil }
-        }
+        s.removeWallet(of: holder)
       }
     }
   }

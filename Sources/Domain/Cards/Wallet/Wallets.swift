@@ -51,6 +51,24 @@ public final class Wallets: Sendable {
   struct State {
     var wallets: [Int64: Wallet] = [:]
     var holders: [Int64: Set<Int64>] = [:]
+
+    /// The holder's wallet holds the card (`text` its held card's) since `micros`.
+    mutating func hold(
+      _ holder: Int64, _ card: Int64, since micros: Int64, _ text: WalletText,
+      loading: Bool = false
+    ) {
+      wallets[holder, default: Wallet()].insert(
+        Key(micros: micros, card: card), text, loading: loading)
+      holders[card, default: []].insert(holder)
+    }
+
+    /// The holder's whole wallet goes at once: not card by card through its order and index.
+    mutating func removeWallet(of holder: Int64) {
+      for card in wallets.removeValue(forKey: holder)?.added.keys.map({ $0 }) ?? [] {
+        holders[card]?.remove(holder)
+        if holders[card]?.isEmpty == true { holders[card] = nil }
+      }
+    }
   }
 
   public static let maxListCount = 1000
@@ -71,9 +89,7 @@ public final class Wallets: Sendable {
       for (holder, card, micros) in entries {
         // The store deletes a card's entries with it; an entry without its card is skipped.
         guard let held = cards.held(card) else { continue }
-        s.wallets[holder, default: Wallet()].insert(
-          Key(micros: micros, card: card), WalletText(held), loading: true)
-        s.holders[card, default: []].insert(holder)
+        s.hold(holder, card, since: micros, WalletText(held), loading: true)
       }
       for holder in Array(s.wallets.keys) { s.wallets[holder]?.index.finishLoading() }
     }
@@ -162,9 +178,7 @@ public final class Wallets: Sendable {
     let added = state.withLock { s -> Bool? in
       guard let held = cards.held(card.id) else { return nil }
       if s.wallets[account]?.added[card.id] != nil { return false }
-      s.wallets[account, default: Wallet()].insert(
-        Key(micros: now, card: card.id), WalletText(held))
-      s.holders[card.id, default: []].insert(account)
+      s.hold(account, card.id, since: now, WalletText(held))
       return true
     }
     switch added {
@@ -188,9 +202,7 @@ public final class Wallets: Sendable {
       guard let held = cards.held(card.id), s.wallets[account]?.added[card.id] == nil else {
         return false
       }
-      s.wallets[account, default: Wallet()].insert(
-        Key(micros: micros, card: card.id), WalletText(held))
-      s.holders[card.id, default: []].insert(account)
+      s.hold(account, card.id, since: micros, WalletText(held))
       return true
     }
     return added ? [sync(account, card.id)] + notices.walletAdded(card, by: account) : []
@@ -292,13 +304,7 @@ public final class Wallets: Sendable {
     }
 
     func accountDeleted(_ id: Int64) -> [any DurableWrite] {
-      wallets.state.withLock { s in
-        // The whole wallet at once: not card by card through its order and index.
-        for card in s.wallets.removeValue(forKey: id)?.added.keys.map({ $0 }) ?? [] {
-          s.holders[card]?.remove(id)
-          if s.holders[card]?.isEmpty == true { s.holders[card] = nil }
-        }
-      }
+      wallets.state.withLock { $0.removeWallet(of: id) }
       return [wallets.storage.deletingWallet(of: id)]
     }
 
