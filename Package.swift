@@ -140,7 +140,7 @@ let package = Package(
     .target(
       name: "PostgresDomainStorage",
       dependencies: [
-        "PostgresStore", "Durability", "Accounts", "Cards", "GeocoderClients",
+        "PostgresStore", "Durability", "Accounts", "Cards", "People", "GeocoderClients",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),

@@ -185,7 +185,7 @@ struct NodesOverRESPTests {
   }
 
   @Test(
-    "cardatlas migrate moves an embedded store killed with -9 (keys, accounts, cards, wallets, notice settings, views) into PostgreSQL, checked by counts and checksums; a node there serves the same keys, the accounts sign in with their ids, usernames and sessions, the card is on the map under its share code, in the wallet, with its views; a second run into the full database exits 1"
+    "cardatlas migrate moves an embedded store killed with -9 (keys, accounts, cards, wallets, notice settings, views, exchanges) into PostgreSQL, checked by counts and checksums; a node there serves the same keys, the accounts sign in with their ids, usernames and sessions, the card is on the map under its share code, in the wallet, with its views; a second run into the full database exits 1"
   )
   func migrateMovesTheKeyspace() async throws {
     try await Self.withDatabase { url, directory in
@@ -224,13 +224,24 @@ struct NodesOverRESPTests {
       #expect(try bo.text("AUTH", "bo@x.org", "secret2") == "OK")
       _ = try bo.object("WALLET.ADD", code)
       _ = try bo.object("CARD.GET", "\(cardId)")
+      // Bo and ana exchanged cards where they met; eve's request to ana waits.
+      _ = try bo.object("CARD.CREATE", #"{"firstName":"Bo"}"#)
+      let eve = try RESPConnection(port: embedded.port)
+      let (eveId, _) = try eve.signUp("eve@x.org")
+      _ = try eve.object("CARD.CREATE", #"{"firstName":"Eve"}"#)
+      for person in [anaCards, bo, eve] { _ = try person.object("PRESENCE.SET", "2.35", "48.85") }
+      let boId = try #require(try bo.object("WHOAMI")["id"] as? Int)
+      _ = try bo.text("EXCHANGE.REQUEST", "\(ana["id"] as? Int ?? 0)")
+      #expect(try anaCards.text("EXCHANGE.REQUEST", "\(boId)").contains("exchanged"))
+      #expect(try eve.text("EXCHANGE.REQUEST", "\(ana["id"] as? Int ?? 0)").contains("pending"))
       try await embedded.crash(after: .zero)
       let (status, said) = try Self.run(["migrate", "--from", source, "--to", url])
       #expect(status == 0, "\(said)")
       #expect(said.contains("moved 5 keys (2100 GEO members, 1 string)"), "\(said)")
-      #expect(said.contains("moved 2 accounts (1 session, 0 resets, 0 ID-token links)"), "\(said)")
+      #expect(said.contains("moved 3 accounts (1 session, 0 resets, 0 ID-token links)"), "\(said)")
       #expect(
-        said.contains("moved 1 cards (1 wallet entries, 1 notice settings, 1 views)"), "\(said)")
+        said.contains("moved 3 cards (2 wallet entries, 1 notice settings, 1 views)"), "\(said)")
+      #expect(said.contains("moved 1 exchanges (1 pending requests)"), "\(said)")
       #expect(!said.contains("DIFFERENT") && !said.contains("not moved"), "\(said)")
       let node = try Self.node(url, directory + "/node")
       #expect(try Self.dump(node.port, keys) == before)
@@ -255,6 +266,10 @@ struct NodesOverRESPTests {
       #expect(try boOnNode.text("AUTH", "bo@x.org", "secret2") == "OK")
       #expect(
         try CardsAcrossNodesTests.texts(boOnNode, "WALLET.LIST").contains { $0.contains("Acme") })
+      // The exchange and the request waiting, on the node.
+      #expect(try PeopleAcrossNodesTests.exchanged(signedIn) == [boId])
+      let waiting = try PeopleAcrossNodesTests.list(signedIn, "EXCHANGE.PENDING")
+      #expect(waiting.compactMap { $0["accountId"] as? Int } == [eveId])
       let next = try RESPConnection(port: node.port)
       _ = try next.signUp("dee@x.org")
       let later = try next.object("CARD.CREATE", #"{"firstName":"Dee"}"#)

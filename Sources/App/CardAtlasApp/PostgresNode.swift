@@ -10,6 +10,8 @@ import Geocoding
 import Keyspace
 import Logging
 import NIOCore
+import People
+import PeopleCommands
 import PostgresDomainStorage
 import PostgresKeyspaceStore
 import PostgresStore
@@ -18,22 +20,24 @@ import Synchronization
 import WebPages
 
 /// `serve --store postgresql://…`: a node over a database other nodes share. It serves the GEO
-/// keyspace (Redis's commands), the accounts (AUTH, ACCOUNT.*, SESSION.*) and the cards with
-/// their wallets, notices and views (CARD.*, WALLET.*, NOTIFY.*), loaded from the database and
-/// following every node's writes; the pin, people, venue, document and asset services are not
-/// on PostgreSQL yet (docs/STORE.md).
+/// keyspace (Redis's commands), the accounts (AUTH, ACCOUNT.*, SESSION.*), the cards with
+/// their wallets, notices and views (CARD.*, WALLET.*, NOTIFY.*) and people nearby with their
+/// exchanges (PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*), loaded from the database and following
+/// every node's writes; the pin, venue, document and asset services are not on PostgreSQL yet
+/// (docs/STORE.md).
 public enum PostgresNode {
   /// Every table a node keeps in PostgreSQL, in the order they shipped: frozen.
   static let migrations =
     KeyspaceTables.migrations + PostgresAccounts.migrations + PostgresCards.migrations
     + PostgresCardTables.migrations + PostgresGeocodeCache.migrations
+    + PostgresExchanges.migrations
 
   /// Connects (migrating the tables), loads the keyspace and the accounts and builds the
   /// server; `start()` binds it. Mail the accounts cannot send goes to `outbox` (a directory).
   public static func open(
     server configuration: ServerConfiguration, url: String,
     retention: FeedRetention = FeedRetention(), accounts settings: Accounts.Configuration,
-    cards cardSettings: Cards.Configuration,
+    cards cardSettings: Cards.Configuration, people peopleSettings: People.Configuration = .init(),
     geocoder makeGeocoder: (@Sendable (GeocodeCache) throws -> any Geocoder)? = nil,
     outbox: String, readiness: NodeReadiness? = nil,
     logger: Logger
@@ -49,6 +53,7 @@ public enum PostgresNode {
     let views: CardViews
     let wallets: Wallets
     let notices: Notices
+    let people: People
     let geocoder: (any Geocoder)?
     do {
       // Its answers kept in the database: one node's look-up spares the others'.
@@ -61,6 +66,7 @@ public enum PostgresNode {
       // Each module reads its own snapshot, those that refer to others' rows first: a wallet's
       // card, and a card's owner, are then in the later snapshots, and what changed between
       // two snapshots comes by the feed from each module's own position.
+      let exchanges = try await PostgresExchanges(store: store, logger: logger)
       let cardTables = try await PostgresCardTables(store: store, logger: logger)
       let cardStorage = try await PostgresCards(store: store, logger: logger)
       let accountStorage = try await PostgresAccounts(store: store, logger: logger)
@@ -70,11 +76,15 @@ public enum PostgresNode {
         storage: cardTables.notices, cards: cards, notifier: PubSubNotifier(hub: hub))
       views = CardViews(storage: cardTables.views, cards: cards, notices: notices)
       wallets = try Wallets(storage: cardTables.wallets, cards: cards, notices: notices)
+      people = try People(
+        storage: exchanges, accounts: accounts, cards: cards, wallets: wallets,
+        notifier: PubSubNotifier(hub: hub), configuration: peopleSettings)
       storage = try await PostgresKeyspace(
         store: store, keyspace: keyspace,
         alongside: [
           accountStorage.consumer(into: accounts), cardStorage.consumer(into: cards),
           cardTables.consumer(wallets: wallets, notices: notices, logger: logger),
+          exchanges.consumer(into: people),
         ],
         logger: logger, fellBehind: stale)
     } catch {
@@ -97,12 +107,21 @@ public enum PostgresNode {
         guard let news = try? JSONDecoder().decode(AccountsNews.self, from: Data(message))
         else { return }
         accounts.apply(followed: news)
+      case .people:
+        guard let news = try? JSONDecoder().decode(PeopleNews.self, from: Data(message))
+        else { return }
+        people.apply(followed: news)
       }
     }
     // Guesses, sign-ups and reset requests spread over nodes count on every node.
     accounts.shareNews { news in
       guard let message = try? JSONEncoder().encode(news) else { return }
       relay.publish(.accounts, channel: [], message: Array(message))
+    }
+    // Presences set here are found there, and searches spread over nodes meet one limit.
+    people.shareNews { news in
+      guard let message = try? JSONEncoder().encode(news) else { return }
+      relay.publish(.people, channel: [], message: Array(message))
     }
     hub.relay(
       to: PubSubHub.Relay(maximumBytes: PostgresPubSub.maximumBytes) { channel, payload in
@@ -111,7 +130,7 @@ public enum PostgresNode {
     do {
       return try CardAtlasServer(
         configuration: configuration, keyspace: keyspace, storage: storage, hub: hub,
-        parts: [parts(accounts, cards, views, wallets, notices, geocoder)],
+        parts: [parts(accounts, cards, views, wallets, notices, people, geocoder)],
         logger: logger)
     } catch {
       await storage.close()
@@ -124,12 +143,13 @@ extension PostgresNode {
   /// The commands of the services on PostgreSQL.
   static func parts(
     _ accounts: Accounts, _ cards: Cards, _ views: CardViews, _ wallets: Wallets,
-    _ notices: Notices, _ geocoder: (any Geocoder)?
+    _ notices: Notices, _ people: People, _ geocoder: (any Geocoder)?
   ) -> ServerExtension.Parts {
     var parts = AccountCommands.parts(accounts)
     parts.commands += CardCommands(cards: cards, views: views, wallets: wallets).all
     parts.commands += WalletCommands(wallets: wallets, cards: cards).all
     parts.commands += NoticeCommands(notices: notices, views: views, wallets: wallets).all
+    parts.commands += PeopleCommands(people: people, cards: cards).all
     if let geocoder { parts.commands += GeocodeCommands(geocoder).all }
     return parts
   }

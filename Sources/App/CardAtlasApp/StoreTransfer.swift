@@ -9,9 +9,9 @@ import PostgresStore
 import SQLiteDomainStorage
 import Store
 
-/// `cardatlas migrate --from DIR --to postgresql://…`: an embedded store's keyspace, accounts and
-/// cards (with their wallets, notice settings and views) into an empty PostgreSQL database,
-/// checked by counts and checksums on both sides.
+/// `cardatlas migrate --from DIR --to postgresql://…`: an embedded store's keyspace, accounts,
+/// cards (with their wallets, notice settings and views) and exchanges into an empty PostgreSQL
+/// database, checked by counts and checksums on both sides.
 public enum StoreTransfer {
   public struct Report: Sendable {
     public let moved: KeyspaceSummary
@@ -20,11 +20,14 @@ public enum StoreTransfer {
     public let accountsArrived: AccountsSummary
     public let cardsMoved: CardsSummary
     public let cardsArrived: CardsSummary
+    public let exchangesMoved: ExchangesSummary
+    public let exchangesArrived: ExchangesSummary
     /// The domain's tables with rows, which PostgreSQL does not hold yet: they stay behind.
     public let leftBehind: [(table: String, rows: Int)]
     public let seconds: Double
     public var verified: Bool {
       moved == arrived && accountsMoved == accountsArrived && cardsMoved == cardsArrived
+        && exchangesMoved == exchangesArrived
     }
   }
 
@@ -35,8 +38,7 @@ public enum StoreTransfer {
 
   /// The domain's tables a store may hold rows in.
   static let domainTables = [
-    "pins", "pin_votes", "exchanges",
-    "exchange_requests", "venues", "venue_visits", "venue_dependants", "venue_favorites",
+    "pins", "pin_votes", "venues", "venue_visits", "venue_dependants", "venue_favorites",
     "exposure_notices", "documents", "assets", "geocode_cache",
   ]
 
@@ -59,6 +61,9 @@ public enum StoreTransfer {
     let accountStorage = SQLiteAccounts(source)
     let accounts = try accountStorage.load()
     let cards = try Self.cards(source)
+    let exchangeStorage = SQLiteExchanges(source)
+    let exchanges = ExchangesTransfer.Tables(
+      requests: try exchangeStorage.load().requests, exchanges: try exchangeStorage.all())
     let target = try await PostgresStore(
       location: PostgresLocation(url: url), migrations: PostgresNode.migrations, logger: logger)
     do {
@@ -66,15 +71,18 @@ public enum StoreTransfer {
       try await AccountsTransfer.fill(
         target, with: accounts, usernamesKey: try accountStorage.usernamesKey(), logger: logger)
       try await CardsTransfer.fill(target, with: cards, logger: logger)
+      try await ExchangesTransfer.fill(target, with: exchanges, logger: logger)
       let arrived = try await KeyspaceTransfer.summary(of: target, logger: logger)
       let accountsArrived = try await AccountsTransfer.summary(of: target, logger: logger)
       let cardsArrived = try await CardsTransfer.summary(of: target, logger: logger)
+      let exchangesArrived = try await ExchangesTransfer.summary(of: target, logger: logger)
       await target.close()
       let elapsed = (ContinuousClock.now - started).components
       return Report(
         moved: KeyspaceSummary(changes), arrived: arrived,
         accountsMoved: AccountsSummary(accounts), accountsArrived: accountsArrived,
         cardsMoved: CardsSummary(cards), cardsArrived: cardsArrived,
+        exchangesMoved: ExchangesSummary(exchanges), exchangesArrived: exchangesArrived,
         leftBehind: leftBehind,
         seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
     } catch {

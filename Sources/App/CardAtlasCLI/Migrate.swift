@@ -36,6 +36,10 @@ struct Migrate: AsyncParsableCommand {
     print(
       "read back \(report.cardsArrived): "
         + (report.cardsMoved == report.cardsArrived ? "the same" : "DIFFERENT"))
+    print("moved \(report.exchangesMoved)")
+    print(
+      "read back \(report.exchangesArrived): "
+        + (report.exchangesMoved == report.exchangesArrived ? "the same" : "DIFFERENT"))
     for (table, rows) in report.leftBehind {
       print("not moved (not on PostgreSQL yet): \(table), \(rows) rows")
     }

@@ -57,9 +57,10 @@ struct Serve: AsyncParsableCommand {
     help: """
       A PostgreSQL + PostGIS database that many nodes share, \
       postgresql://user[:password]@host[:port][,host2[:port]]/db[?sslmode=disable|prefer|require], \
-      in place of the embedded store under --data. For now it holds the GEO keyspace and the \
-      accounts: the card, pin, people and venue services (and --http-port) need the embedded \
-      store; mail the accounts cannot send goes to --data's outbox.
+      in place of the embedded store under --data. For now it holds the GEO keyspace, the \
+      accounts, the cards with their wallets, and people nearby with their exchanges: the pin, \
+      venue, document and asset services (and --http-port's pages) need the embedded store; \
+      mail the accounts cannot send goes to --data's outbox.
       """)
   var store: String?
   @Option(

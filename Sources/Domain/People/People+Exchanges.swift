@@ -67,6 +67,30 @@ struct ExchangeState {
     incoming[to]?.remove(from)
     if incoming[to]?.isEmpty == true { incoming[to] = nil }
   }
+
+  mutating func setRequest(_ from: Int64, _ to: Int64, at: Double) {
+    requests[from, default: [:]][to] = at
+    incoming[to, default: []].insert(from)
+  }
+
+  mutating func pair(_ a: Int64, _ b: Int64, exchanged: Bool) {
+    if exchanged {
+      self.exchanged[a, default: []].insert(b)
+      self.exchanged[b, default: []].insert(a)
+    } else {
+      self.exchanged[a]?.remove(b)
+      if self.exchanged[a]?.isEmpty == true { self.exchanged[a] = nil }
+      self.exchanged[b]?.remove(a)
+      if self.exchanged[b]?.isEmpty == true { self.exchanged[b] = nil }
+    }
+  }
+
+  /// Forgets a deleted account's requests, both ways, and its exchanges.
+  mutating func forget(_ account: Int64) {
+    for to in requests[account]?.keys.map({ $0 }) ?? [] { removeRequest(account, to) }
+    for from in incoming[account] ?? [] { removeRequest(from, account) }
+    for other in exchanged[account] ?? [] { pair(account, other, exchanged: false) }
+  }
 }
 
 extension People {
@@ -76,15 +100,8 @@ extension People {
     let (requests, pairs, nextId) = try storage.load()
     var s = ExchangeState()
     s.nextExchange = nextId
-    for (a, b) in pairs {
-      s.exchanged[a, default: []].insert(b)
-      s.exchanged[b, default: []].insert(a)
-    }
-    for request in requests {
-      let (from, to) = (request.from, request.to)
-      s.requests[from, default: [:]][to] = request.requestedAt
-      s.incoming[to, default: []].insert(from)
-    }
+    for (a, b) in pairs { s.pair(a, b, exchanged: true) }
+    for request in requests { s.setRequest(request.from, request.to, at: request.requestedAt) }
     return s
   }
 
@@ -110,23 +127,24 @@ extension People {
     enum Step {
       case refused(PeopleError)
       case pending(Double, new: Bool)
-      case complete(id: Int64)
+      /// The other side's request, made at `requested`, answered by exchange `id`.
+      case complete(id: Int64, requested: Double)
     }
     let step = exchangeState.withLock { s -> Step in
       if s.exchanged[account]?.contains(other) == true { return .refused(.alreadyExchanged) }
-      if s.requested(other, account) != nil {
+      if let requested = s.requested(other, account) {
         guard theirs != nil else { return .refused(.notNearby) }
+        guard let id = nextExchange(&s) else {
+          return .refused(.tryAgain("this node is waiting for new exchange ids"))
+        }
         s.removeRequest(other, account)
-        s.exchanged[account, default: []].insert(other)
-        s.exchanged[other, default: []].insert(account)
-        s.nextExchange += 1
-        return .complete(id: s.nextExchange - 1)
+        s.pair(account, other, exchanged: true)
+        return .complete(id: id, requested: requested)
       }
       if let at = s.requested(account, other) { return .pending(at, new: false) }
       guard me != nil else { return .refused(.noPresence) }
       guard visible, theirs != nil else { return .refused(.notNearby) }
-      s.requests[account, default: [:]][other] = now
-      s.incoming[other, default: []].insert(account)
+      s.setRequest(account, other, at: now)
       return .pending(now, new: true)
     }
     switch step {
@@ -136,8 +154,15 @@ extension People {
       commit([syncRequest(account, other)]) {
         done($0.map { .pending(Date(timeIntervalSince1970: at)) })
       }
-    case .complete(let id):
+    case .complete(let id, let requested):
       guard let theirs else { return done(.failure(.notNearby)) }
+      // Nothing written: the other side's request waits again, as the store still has it.
+      let undo = { @Sendable [self] in
+        exchangeState.withLock { s in
+          s.pair(account, other, exchanged: false)
+          s.setRequest(other, account, at: requested)
+        }
+      }
       let cells = [me, presences.presence(other, now: now)].compactMap { $0 }
       let point =
         cells.count == 2
@@ -153,11 +178,11 @@ extension People {
           date: Date(timeIntervalSince1970: now), longitude: point?.longitude,
           latitude: point?.latitude, place: place)
       }
-      guard let point, let geocoder else { return complete(made(nil), a, b, done) }
+      guard let point, let geocoder else { return complete(made(nil), a, b, undo, done) }
       // Off Swift's cooperative pool, which blocking code elsewhere in the process may hold.
       Task(executorPreference: DispatchTaskExecutor.shared) { [self] in
         let place = try? await geocoder.reverse(lon: point.longitude, lat: point.latitude)
-        complete(made(place?.label), a, b, done)
+        complete(made(place?.label), a, b, undo, done)
       }
     }
   }
@@ -165,7 +190,8 @@ extension People {
   /// Writes the exchange, both wallets' new cards and the end of both requests in one
   /// transaction; once it is durable, both sides hear it on `account:<id>`.
   private func complete(
-    _ e: Exchange, _ a: Card, _ b: Card, _ done: @escaping Done<ExchangeOutcome>
+    _ e: Exchange, _ a: Card, _ b: Card, _ undo: @escaping @Sendable () -> Void,
+    _ done: @escaping Done<ExchangeOutcome>
   ) {
     let told = AfterCommit { [self] in
       for viewer in [e.accountA, e.accountB] {
@@ -181,7 +207,21 @@ extension People {
         syncRequest(e.accountB, e.accountA), told,
       ] + wallets.adding(b, to: e.accountA, at: e.date)
       + wallets.adding(a, to: e.accountB, at: e.date)
-    commit(writes) { done($0.map { .exchanged(e) }) }
+    commit(writes) { result in
+      switch result {
+      case .failure(.tryAgain(let why)):
+        undo()
+        done(.failure(.tryAgain(why)))
+      default: done(result.map { .exchanged(e) })
+      }
+    }
+  }
+
+  /// The id of a new exchange: the store's next when nodes share it, else one after the last.
+  private func nextExchange(_ s: inout ExchangeState) -> Int64? {
+    if let ids = storage.exchangeIDs { return ids.next() }
+    defer { s.nextExchange += 1 }
+    return s.nextExchange
   }
 
   /// The requests the account made and those made to it, newest first.
@@ -205,12 +245,10 @@ extension People {
 
   public static let maxListCount = 1000
 
-  /// The account's exchanges, newest first.
-  public func exchanges(account: Int64) -> Result<[Exchange], PeopleError> {
-    do {
-      return .success(try storage.exchanges(of: account, limit: Self.maxListCount))
-    } catch {
-      return .failure(.notPersisted("\(error)"))
+  /// The account's exchanges, newest first, read from the store.
+  public func exchanges(account: Int64, _ done: @escaping Done<[Exchange]>) {
+    storage.exchanges(of: account, limit: Self.maxListCount) { result in
+      done(result.mapError { .unavailable("\($0)") })
     }
   }
 
@@ -222,9 +260,19 @@ extension People {
     }
   }
 
+  /// Commits `writes`; a failure the store says wrote nothing is `tryAgain` (retryable); a
+  /// pair another node exchanged meanwhile is `alreadyExchanged`, as memory already says.
   func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
     storage.commit(writes) { result in
-      done(result.mapError { .notPersisted("\($0)") })
+      done(
+        result.mapError { error in
+          switch error {
+          case is ExchangeRaced: .alreadyExchanged
+          case let failure as StoreFailure where failure.nothingWritten:
+            .tryAgain("write not persisted, nothing written: \(error)")
+          default: .notPersisted("\(error)")
+          }
+        })
     }
   }
 
@@ -234,15 +282,7 @@ extension People {
 
     func accountDeleted(_ id: Int64) -> [any DurableWrite] {
       people.presences.clear(id, now: people.clock())
-      people.forgetSearches(id)
-      people.exchangeState.withLock { s in
-        for to in s.requests[id]?.keys.map({ $0 }) ?? [] { s.removeRequest(id, to) }
-        for from in s.incoming[id] ?? [] { s.removeRequest(from, id) }
-        for other in s.exchanged.removeValue(forKey: id) ?? [] {
-          s.exchanged[other]?.remove(id)
-          if s.exchanged[other]?.isEmpty == true { s.exchanged[other] = nil }
-        }
-      }
+      people.exchangeState.withLock { $0.forget(id) }
       return [people.storage.deletingAll(of: id)]
     }
 

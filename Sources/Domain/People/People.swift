@@ -61,10 +61,12 @@ public final class People: Sendable {
   let grid: PresenceGrid
   let presences: Presences
   let exchangeState: Mutex<ExchangeState>
-  private let searches = Mutex<[Int64: [Double]]>([:])
+  /// The account's PEOPLE.NEARBY and EXCHANGE.REQUEST calls in the last minute.
+  let searches: KeyedLimit
   let blur: DistanceBlur
   let searchCells: DistinctLimit
   let searchCellsByAddress: DistinctLimit
+  let newsShare = Mutex<(@Sendable (PeopleNews) -> Void)?>(nil)
 
   public init(
     storage: any ExchangeStorage, accounts: Accounts, cards: Cards, wallets: Wallets,
@@ -78,6 +80,7 @@ public final class People: Sendable {
     self.configuration = configuration
     grid = PresenceGrid(metres: configuration.cell)
     blur = DistanceBlur(spread: configuration.distanceSpread)
+    searches = KeyedLimit(configuration.searchesPerMinute ?? 0, per: 60)
     searchCells = DistinctLimit(configuration.searchCellsPerAccount, per: 3_600)
     searchCellsByAddress = DistinctLimit(configuration.searchCellsPerAddress, per: 3_600)
     presences = Presences(now: Date().timeIntervalSince1970)
@@ -112,13 +115,18 @@ public final class People: Sendable {
     guard presences.set(account, presence, now: now) else {
       return .failure(.invalid(field: "account", reason: "cannot be placed"))
     }
+    share(
+      .presence(
+        account: account, longitude: presence.longitude, latitude: presence.latitude,
+        findable: findable, expires: presence.expires))
     return .success(
       PresenceState(findable: findable, expiresAt: Date(timeIntervalSince1970: now + ttl)))
   }
 
   /// Whether the account had a live presence.
   public func clearPresence(account: Int64) -> Bool {
-    presences.clear(account, now: clock())
+    defer { share(.cleared(account: account)) }
+    return presences.clear(account, now: clock())
   }
 
   /// Live presences, findable or not.
@@ -145,14 +153,18 @@ public final class People: Sendable {
     if let error = limited(account, now) { return .failure(error) }
     guard let me = presences.presence(account, now: now) else { return .failure(.noPresence) }
     let cell = "\(me.longitude) \(me.latitude)"
-    if let wait = searchCells.take(cell, on: ["account:\(account)"], now: now)
-      ?? searchCellsByAddress.take(cell, on: ["address:" + client], now: now)
+    let byAccount = ["account:\(account)"]
+    let byAddress = ["address:" + client]
+    if let wait = searchCells.take(cell, on: byAccount, now: now)
+      ?? searchCellsByAddress.take(cell, on: byAddress, now: now)
     {
       return .failure(
         .limited(
           LimitExceeded(
             "PEOPLE.NEARBY from at most \(searchCells.limit) places an hour", retryAfter: wait)))
     }
+    share(.searchCell(cell, keys: byAccount, byAddress: false))
+    share(.searchCell(cell, keys: byAddress, byAddress: true))
     let excluded = exchangeState.withLock { $0.exchanged[account] ?? [] }
     return .success(near(me, of: account, radius, count, excluding: excluded, now))
   }
@@ -200,27 +212,10 @@ public final class People: Sendable {
 
   /// Refuses the account's search over the configured number in the last minute.
   func limited(_ account: Int64, _ now: Double) -> PeopleError? {
-    guard let limit = configuration.searchesPerMinute, !admitSearch(account, now, limit) else {
+    guard searches.take(["\(account)"], now: now) != nil else {
+      if searches.limit > 0 { share(.searched(account: account)) }
       return nil
     }
-    return .rateLimited(perMinute: limit)
-  }
-
-  /// A sliding minute of the account's searches.
-  private func admitSearch(_ account: Int64, _ now: Double, _ limit: Int) -> Bool {
-    searches.withLock { all in
-      var times = all[account, default: []].filter { $0 > now - 60 }
-      guard times.count < limit else {
-        all[account] = times
-        return false
-      }
-      times.append(now)
-      all[account] = times
-      return true
-    }
-  }
-
-  func forgetSearches(_ account: Int64) {
-    _ = searches.withLock { $0.removeValue(forKey: account) }
+    return .rateLimited(perMinute: searches.limit)
   }
 }

@@ -14,4 +14,8 @@ public enum PeopleError: Error, Sendable, Equatable {
   /// Another limit per account or address.
   case limited(LimitExceeded)
   case notPersisted(String)
+  /// The store wrote nothing (unreachable, or this node waits for ids): send it again.
+  case tryAgain(String)
+  /// The store could not be read.
+  case unavailable(String)
 }

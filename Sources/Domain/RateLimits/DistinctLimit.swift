@@ -35,13 +35,27 @@ public final class DistinctLimit: Sendable {
         }
       }
       if wait > 0 { return max(1, Int(wait.rounded(.up))) }
-      for key in keys { seen[key, default: [:]][item] = now }
-      if seen.count > capacity {
-        let stalest = seen.sorted { ($0.value.values.max() ?? 0) < ($1.value.values.max() ?? 0) }
-          .prefix(seen.count - capacity * 9 / 10)
-        for (key, _) in stalest { seen[key] = nil }
-      }
+      Self.count(item, on: keys, now, &seen, capacity)
       return nil
     }
+  }
+
+  /// Counts `item` on every key without asking: one counted elsewhere (another node's).
+  public func record(
+    _ item: String, on keys: [String], now: Double = Date().timeIntervalSince1970
+  ) {
+    guard limit > 0 else { return }
+    seen.withLock { Self.count(item, on: keys, now, &$0, capacity) }
+  }
+
+  private static func count(
+    _ item: String, on keys: [String], _ now: Double, _ seen: inout [String: [String: Double]],
+    _ capacity: Int
+  ) {
+    for key in keys { seen[key, default: [:]][item] = now }
+    guard seen.count > capacity else { return }
+    let stalest = seen.sorted { ($0.value.values.max() ?? 0) < ($1.value.values.max() ?? 0) }
+      .prefix(seen.count - capacity * 9 / 10)
+    for (key, _) in stalest { seen[key] = nil }
   }
 }

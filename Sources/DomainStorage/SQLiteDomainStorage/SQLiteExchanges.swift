@@ -32,7 +32,21 @@ public struct SQLiteExchanges: ExchangeStorage, StoreBacked {
     )
   }
 
-  public func exchanges(of account: Int64, limit: Int) throws -> [Exchange] {
+  public func exchanges(
+    of account: Int64, limit: Int,
+    _ done: @escaping @Sendable (Result<[Exchange], any Error>) -> Void
+  ) {
+    done(Result { try read(account, limit) })
+  }
+
+  /// Every exchange (`cardatlas migrate`).
+  public func all() throws -> [Exchange] {
+    try store.read { db in
+      try Row.fetchAll(db, sql: "SELECT * FROM exchanges").map(Self.exchange)
+    }
+  }
+
+  private func read(_ account: Int64, _ limit: Int) throws -> [Exchange] {
     try store.read { db in
       try Row.fetchAll(
         db,
@@ -40,14 +54,16 @@ public struct SQLiteExchanges: ExchangeStorage, StoreBacked {
           SELECT * FROM exchanges WHERE account_a = ? OR account_b = ?
           ORDER BY exchanged_at DESC, id DESC LIMIT ?
           """, arguments: [account, account, limit]
-      ).map { row in
-        Exchange(
-          id: row["id"], accountA: row["account_a"], accountB: row["account_b"],
-          cardA: row["card_a"], cardB: row["card_b"],
-          date: Date(timeIntervalSince1970: row["exchanged_at"]), longitude: row["lon"],
-          latitude: row["lat"], place: row["place"])
-      }
+      ).map(Self.exchange)
     }
+  }
+
+  private static func exchange(_ row: Row) -> Exchange {
+    Exchange(
+      id: row["id"], accountA: row["account_a"], accountB: row["account_b"],
+      cardA: row["card_a"], cardB: row["card_b"],
+      date: Date(timeIntervalSince1970: row["exchanged_at"]), longitude: row["lon"],
+      latitude: row["lat"], place: row["place"])
   }
 
   public func inserting(_ e: Exchange) -> any DurableWrite {

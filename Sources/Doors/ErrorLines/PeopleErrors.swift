@@ -13,6 +13,8 @@ extension PeopleError {
     case .rateLimited(let n): "LIMIT at most \(n) PEOPLE.NEARBY and EXCHANGE.REQUEST a minute"
     case .limited(let limit): limit.message
     case .notPersisted(let why): "ERR write not persisted: \(why)"
+    case .tryAgain(let why): "TRYAGAIN \(why)"
+    case .unavailable(let why): "ERR the store could not be read: \(why)"
     }
   }
 }

@@ -111,10 +111,16 @@ public struct PeopleCommands: Sendable {
       },
       CommandSpec("exchange.list", arity: 1, flags: .needsAccount) { [people, cards] call in
         guard let account = call.session.account else { return .error(RedisError.needsAccount) }
-        return people.exchanges(account: account).reply { list in
-          .array(
-            list.map { Self.bulk(PeopleJSON.exchange($0, viewer: account, cards: cards)) })
+        call.pending = { answer in
+          people.exchanges(account: account) { result in
+            answer(
+              result.reply { list in
+                .array(
+                  list.map { Self.bulk(PeopleJSON.exchange($0, viewer: account, cards: cards)) })
+              })
+          }
         }
+        return .null
       },
     ]
   }

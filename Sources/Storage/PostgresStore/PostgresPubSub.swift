@@ -16,6 +16,8 @@ public final class PostgresPubSub: Sendable {
     /// The accounts' news (password checks' outcomes, events their limits counted) for the
     /// other nodes' throttle and limits.
     case accounts = "a"
+    /// People's presences (cells, never points) and the searches their limits counted.
+    case people = "p"
   }
 
   static let channel = "cardatlas_pubsub"
