@@ -140,7 +140,8 @@ let package = Package(
     .target(
       name: "PostgresDomainStorage",
       dependencies: [
-        "PostgresStore", "Durability", "Accounts", "Cards", "People", "GeocoderClients",
+        "PostgresStore", "Durability", "Accounts", "Cards", "People", "Pins", "MediaFiles",
+        "GeocoderClients",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),

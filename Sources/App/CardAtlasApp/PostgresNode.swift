@@ -12,6 +12,8 @@ import Logging
 import NIOCore
 import People
 import PeopleCommands
+import PinCommands
+import Pins
 import PostgresDomainStorage
 import PostgresKeyspaceStore
 import PostgresStore
@@ -22,15 +24,15 @@ import WebPages
 /// `serve --store postgresql://…`: a node over a database other nodes share. It serves the GEO
 /// keyspace (Redis's commands), the accounts (AUTH, ACCOUNT.*, SESSION.*), the cards with
 /// their wallets, notices and views (CARD.*, WALLET.*, NOTIFY.*) and people nearby with their
-/// exchanges (PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*), loaded from the database and following
-/// every node's writes; the pin, venue, document and asset services are not on PostgreSQL yet
-/// (docs/STORE.md).
+/// exchanges (PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*) and the photo pins (PIN.*), loaded from
+/// the database and following every node's writes; the venue, document and asset services are
+/// not on PostgreSQL yet (docs/STORE.md).
 public enum PostgresNode {
   /// Every table a node keeps in PostgreSQL, in the order they shipped: frozen.
   static let migrations =
     KeyspaceTables.migrations + PostgresAccounts.migrations + PostgresCards.migrations
     + PostgresCardTables.migrations + PostgresGeocodeCache.migrations
-    + PostgresExchanges.migrations
+    + PostgresExchanges.migrations + PostgresMedia.migrations + PostgresPins.migrations
 
   /// Connects (migrating the tables), loads the keyspace and the accounts and builds the
   /// server; `start()` binds it. Mail the accounts cannot send goes to `outbox` (a directory).
@@ -38,6 +40,7 @@ public enum PostgresNode {
     server configuration: ServerConfiguration, url: String,
     retention: FeedRetention = FeedRetention(), accounts settings: Accounts.Configuration,
     cards cardSettings: Cards.Configuration, people peopleSettings: People.Configuration = .init(),
+    pins pinSettings: Pins.Configuration = .init(),
     geocoder makeGeocoder: (@Sendable (GeocodeCache) throws -> any Geocoder)? = nil,
     outbox: String, readiness: NodeReadiness? = nil,
     logger: Logger
@@ -54,6 +57,7 @@ public enum PostgresNode {
     let wallets: Wallets
     let notices: Notices
     let people: People
+    let pins: Pins
     let geocoder: (any Geocoder)?
     do {
       // Its answers kept in the database: one node's look-up spares the others'.
@@ -67,6 +71,7 @@ public enum PostgresNode {
       // card, and a card's owner, are then in the later snapshots, and what changed between
       // two snapshots comes by the feed from each module's own position.
       let exchanges = try await PostgresExchanges(store: store, logger: logger)
+      let pinStorage = try await PostgresPins(store: store, logger: logger)
       let cardTables = try await PostgresCardTables(store: store, logger: logger)
       let cardStorage = try await PostgresCards(store: store, logger: logger)
       let accountStorage = try await PostgresAccounts(store: store, logger: logger)
@@ -79,12 +84,16 @@ public enum PostgresNode {
       people = try People(
         storage: exchanges, accounts: accounts, cards: cards, wallets: wallets,
         notifier: PubSubNotifier(hub: hub), configuration: peopleSettings)
+      pins = try Pins(
+        storage: pinStorage, accounts: accounts,
+        media: PostgresMedia(store: store, kind: "pin-photos", logger: logger),
+        configuration: pinSettings)
       storage = try await PostgresKeyspace(
         store: store, keyspace: keyspace,
         alongside: [
           accountStorage.consumer(into: accounts), cardStorage.consumer(into: cards),
           cardTables.consumer(wallets: wallets, notices: notices, logger: logger),
-          exchanges.consumer(into: people),
+          exchanges.consumer(into: people), pinStorage.consumer(into: pins),
         ],
         logger: logger, fellBehind: stale)
     } catch {
@@ -111,6 +120,10 @@ public enum PostgresNode {
         guard let news = try? JSONDecoder().decode(PeopleNews.self, from: Data(message))
         else { return }
         people.apply(followed: news)
+      case .pins:
+        guard let news = try? JSONDecoder().decode(PinsNews.self, from: Data(message))
+        else { return }
+        pins.apply(followed: news)
       }
     }
     // Guesses, sign-ups and reset requests spread over nodes count on every node.
@@ -123,6 +136,11 @@ public enum PostgresNode {
       guard let message = try? JSONEncoder().encode(news) else { return }
       relay.publish(.people, channel: [], message: Array(message))
     }
+    // Adds and opens spread over nodes meet one limit, and one opener's travel is one.
+    pins.shareNews { news in
+      guard let message = try? JSONEncoder().encode(news) else { return }
+      relay.publish(.pins, channel: [], message: Array(message))
+    }
     hub.relay(
       to: PubSubHub.Relay(maximumBytes: PostgresPubSub.maximumBytes) { channel, payload in
         relay.publish(channel: channel, message: Array(buffer: payload))
@@ -130,7 +148,7 @@ public enum PostgresNode {
     do {
       return try CardAtlasServer(
         configuration: configuration, keyspace: keyspace, storage: storage, hub: hub,
-        parts: [parts(accounts, cards, views, wallets, notices, people, geocoder)],
+        parts: [parts(accounts, cards, views, wallets, notices, people, pins, geocoder)],
         logger: logger)
     } catch {
       await storage.close()
@@ -143,13 +161,14 @@ extension PostgresNode {
   /// The commands of the services on PostgreSQL.
   static func parts(
     _ accounts: Accounts, _ cards: Cards, _ views: CardViews, _ wallets: Wallets,
-    _ notices: Notices, _ people: People, _ geocoder: (any Geocoder)?
+    _ notices: Notices, _ people: People, _ pins: Pins, _ geocoder: (any Geocoder)?
   ) -> ServerExtension.Parts {
     var parts = AccountCommands.parts(accounts)
     parts.commands += CardCommands(cards: cards, views: views, wallets: wallets).all
     parts.commands += WalletCommands(wallets: wallets, cards: cards).all
     parts.commands += NoticeCommands(notices: notices, views: views, wallets: wallets).all
     parts.commands += PeopleCommands(people: people, cards: cards).all
+    parts.commands += PinCommands(pins: pins).all
     if let geocoder { parts.commands += GeocodeCommands(geocoder).all }
     return parts
   }

@@ -6,6 +6,7 @@ import Dispatch
 import Foundation
 import IdentityTokens
 import Logging
+import Pins
 import PostgresStore
 import RESP
 import Server
@@ -58,9 +59,9 @@ struct Serve: AsyncParsableCommand {
       A PostgreSQL + PostGIS database that many nodes share, \
       postgresql://user[:password]@host[:port][,host2[:port]]/db[?sslmode=disable|prefer|require], \
       in place of the embedded store under --data. For now it holds the GEO keyspace, the \
-      accounts, the cards with their wallets, and people nearby with their exchanges: the pin, \
-      venue, document and asset services (and --http-port's pages) need the embedded store; \
-      mail the accounts cannot send goes to --data's outbox.
+      accounts, the cards with their wallets, people nearby with their exchanges, and the \
+      photo pins: the venue, document and asset services (and --http-port's pages) need the \
+      embedded store; mail the accounts cannot send goes to --data's outbox.
       """)
   var store: String?
   @Option(
@@ -226,6 +227,13 @@ struct Serve: AsyncParsableCommand {
     cards.proCardLimit = proCardLimit
     cards.codeReadsPerAccount = codeReadsPerAccount
     cards.codeReadsPerAddress = codeReadsPerAddress
+    guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
+    guard pinOpenSpeed > 0 else { throw ValidationError("--pin-open-speed must be > 0") }
+    var pins = Pins.Configuration()
+    pins.maxPhotoBytes = maxPhotoBytes
+    pins.maximumOpenerSpeed = pinOpenSpeed
+    pins.opensPerHour = pinOpensPerHour
+    pins.addsPerHour = pinsPerHour
     if let store {
       guard nodeTimeout >= 1, feedMinimumAge >= 0, readyLag > 0 else {
         throw ValidationError(
@@ -248,7 +256,8 @@ struct Serve: AsyncParsableCommand {
       do {
         server = try await PostgresNode.open(
           server: config, url: store, retention: retention,
-          accounts: try accountsConfiguration(logger), cards: cards, geocoder: try geocoding(),
+          accounts: try accountsConfiguration(logger), cards: cards, pins: pins,
+          geocoder: try geocoding(),
           outbox: data + "/outbox",
           readiness: readiness, logger: logger)
       } catch {
@@ -272,7 +281,6 @@ struct Serve: AsyncParsableCommand {
     }
     domain.venues.checkInDistance = checkinDistance
     domain.venues.createsPerHour = venuesPerHour
-    guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
     guard maxUploadBytes >= 1 else {
       throw ValidationError("--max-upload-bytes must be at least 1")
     }
@@ -280,11 +288,7 @@ struct Serve: AsyncParsableCommand {
     guard uploadQuota >= 1 else { throw ValidationError("--upload-quota must be at least 1") }
     domain.assets.quotaBytes = uploadQuota
     domain.assets.uploadsPerHour = uploadsPerHour
-    domain.pins.maxPhotoBytes = maxPhotoBytes
-    guard pinOpenSpeed > 0 else { throw ValidationError("--pin-open-speed must be > 0") }
-    domain.pins.maximumOpenerSpeed = pinOpenSpeed
-    domain.pins.opensPerHour = pinOpensPerHour
-    domain.pins.addsPerHour = pinsPerHour
+    domain.pins = pins
     let daemon = try Daemon(
       server: config, domain: domain, http: try http(), logger: logger)
     try await daemon.start()

@@ -19,7 +19,7 @@ public final class MediaFiles: Sendable {
   /// Writes `bytes` as a new file, durable when this returns (file and directory entry
   /// fsynced), and returns its name: random, so names are never reused or guessed.
   public func write(_ bytes: [UInt8], type: MediaType) throws -> String {
-    let name = Self.randomName() + "." + type.fileExtension
+    let name = Self.newName(type)
     let temporary = path(Self.temporaryPrefix + name)
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw MediaFilesError.posix(errno, temporary) }
@@ -97,6 +97,11 @@ public final class MediaFiles: Sendable {
 
   static let temporaryPrefix = ".partial-"
 
+  /// A new name for bytes of `type`: random, never reused or guessed.
+  public static func newName(_ type: MediaType) -> String {
+    randomName() + "." + type.fileExtension
+  }
+
   /// 128 random bits as 32 hex digits.
   static func randomName() -> String {
     var generator = SystemRandomNumberGenerator()
@@ -108,7 +113,7 @@ public final class MediaFiles: Sendable {
 
   /// A name `write` could have made: 32 hex digits and a known extension. Anything else (a
   /// path, `..`) is refused before it reaches the file system.
-  static func isValidName(_ name: String) -> Bool {
+  public static func isValidName(_ name: String) -> Bool {
     let parts = name.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 2, parts[0].utf8.count == 32,
       parts[0].utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })

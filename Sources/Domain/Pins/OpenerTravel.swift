@@ -36,13 +36,30 @@ final class OpenerTravel: Sendable {
         let seconds = max(0, now - before.time)
         if metres > slack + maximumSpeed * seconds { return (metres, seconds) }
       }
-      if last.count >= capacity, last[account] == nil {
-        let stalest = last.sorted { $0.value.time < $1.value.time }.prefix(capacity / 10)
-        for (key, _) in stalest { last[key] = nil }
-      }
-      last[account] = (longitude, latitude, now)
+      Self.keep(account, (longitude, latitude, now), in: &last, capacity)
       return nil
     }
+  }
+
+  /// Records where the account stood at `at` (another node's open), unless a later position is
+  /// known.
+  func record(_ account: Int64, longitude: Double, latitude: Double, at: Double) {
+    guard maximumSpeed.isFinite else { return }
+    last.withLock { last in
+      guard (last[account]?.time ?? -.infinity) <= at else { return }
+      Self.keep(account, (longitude, latitude, at), in: &last, capacity)
+    }
+  }
+
+  private static func keep(
+    _ account: Int64, _ position: (longitude: Double, latitude: Double, time: Double),
+    in last: inout [Int64: (longitude: Double, latitude: Double, time: Double)], _ capacity: Int
+  ) {
+    if last.count >= capacity, last[account] == nil {
+      let stalest = last.sorted { $0.value.time < $1.value.time }.prefix(capacity / 10)
+      for (key, _) in stalest { last[key] = nil }
+    }
+    last[account] = position
   }
 
   func forget(_ account: Int64) { _ = last.withLock { $0.removeValue(forKey: account) } }

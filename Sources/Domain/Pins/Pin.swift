@@ -68,7 +68,7 @@ public struct Pin: Sendable, Equatable {
 }
 
 /// A pin's photo: its file in the data directory and what it is.
-public struct PinPhoto: Sendable, Equatable {
+public struct PinPhoto: Sendable, Equatable, Codable {
   /// The file's name, as the media files gave it.
   public let name: String
   /// Its media type (`image/jpeg`, `image/png`).

@@ -21,4 +21,6 @@ public enum PinError: Error, Sendable, Equatable {
   /// A search argument out of range.
   case badQuery(String)
   case notPersisted(String)
+  /// The store wrote nothing (unreachable, or this node waits for ids): send it again.
+  case tryAgain(String)
 }

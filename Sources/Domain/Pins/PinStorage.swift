@@ -2,7 +2,9 @@ import Durability
 
 /// What the pins need from a store: the pins, their photos and votes read back at start, and
 /// the writes that keep them, made durable in the group commit with the rest of their command
-/// (`commit`). The embedded store's is `SQLiteDomainStorage.SQLitePins`.
+/// (`commit`). The embedded store's is `SQLiteDomainStorage.SQLitePins`; a store many nodes
+/// share hands out pin ids in blocks (`pinIDs`) and carries each write's `PinChange` to every
+/// node (`Pins.apply(followed:own:)`).
 public protocol PinStorage: WriteCommitter {
   /// Every pin with its photo and without its votes, every vote, and the id after the highest
   /// ever given (a deleted pin's id, which is also its index id, is never given again).
@@ -15,6 +17,13 @@ public protocol PinStorage: WriteCommitter {
   func settingPhoto(_ photo: PinPhoto, of pin: Int64) -> any DurableWrite
   /// The account's pins and its votes, when the account goes: in its deletion's transaction.
   func deletingAll(of account: Int64) -> any DurableWrite
+  /// Where new pins' ids come from when nodes share the store (nil: one after the highest,
+  /// counted in memory).
+  var pinIDs: (any IDBlocks)? { get }
+}
+
+extension PinStorage {
+  public var pinIDs: (any IDBlocks)? { nil }
 }
 
 /// One account's vote on one pin.

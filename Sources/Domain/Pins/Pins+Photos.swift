@@ -71,9 +71,11 @@ extension Pins {
         .failure(
           .limited(LimitExceeded("at most \(opens.limit) PIN.OPEN an hour", retryAfter: wait))))
     }
-    if let jump = travel.move(account, longitude: longitude, latitude: latitude) {
+    let now = Date().timeIntervalSince1970
+    if let jump = travel.move(account, longitude: longitude, latitude: latitude, now: now) {
       return done(.failure(.implausibleMove(metres: jump.metres, seconds: jump.seconds)))
     }
+    share(.opened(account: account, longitude: longitude, latitude: latitude, at: now))
     if let metres = Self.outside(pin, longitude: longitude, latitude: latitude) {
       return done(.failure(.notInRange(metres)))
     }
@@ -92,12 +94,12 @@ extension Pins {
     for photo in photos { if let photo { media.remove(photo.name) } }
   }
 
-  /// Removes the files no pin names (written before a row that never committed, or left by a
-  /// deletion that committed just before a crash); returns how many.
-  func sweepPhotos() -> Int {
+  /// Removes the photos no pin names (written before a row that never committed, or left by a
+  /// deletion that committed just before a crash).
+  func sweepPhotos() {
     let named = state.withLock { s in
       Set(s.byOwner.values.joined().compactMap { s.pins[$0]?.photo?.name })
     }
-    return media.sweep(keeping: named)
+    media.removeUnnamed(keeping: named)
   }
 }

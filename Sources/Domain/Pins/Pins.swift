@@ -40,19 +40,20 @@ public final class Pins: Sendable {
 
   let storage: any PinStorage
   let accounts: Accounts
-  /// The photos' files.
-  let media: MediaFiles
+  /// The photos' bytes.
+  let media: any MediaStore
   public let configuration: Configuration
   let state: Mutex<State>
   let map: PinMap
   let travel: OpenerTravel
   let opens: KeyedLimit
   let adds: KeyedLimit
+  let newsShare = Mutex<(@Sendable (PinsNews) -> Void)?>(nil)
   public typealias Done<T> = @Sendable (Result<T, PinError>) -> Void
 
   /// Loads the pins and votes, then removes the photo files no pin names.
   public init(
-    storage: any PinStorage, accounts: Accounts, media: MediaFiles,
+    storage: any PinStorage, accounts: Accounts, media: any MediaStore,
     configuration: Configuration = .init()
   ) throws {
     self.storage = storage
@@ -73,7 +74,7 @@ public final class Pins: Sendable {
     }
     map = PinMap(placed: placed)
     state = Mutex(s)
-    _ = sweepPhotos()
+    sweepPhotos()
     accounts.addObserver(Observer(pins: self))
   }
 
@@ -152,15 +153,25 @@ public final class Pins: Sendable {
         .failure(.limited(LimitExceeded("at most \(adds.limit) pins an hour", retryAfter: wait))))
     }
     let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    share(.added(account: owner))
     state.withLock { s in
-      guard s.nextPin <= Int64(ItemID.max) else {
+      let id: Int64
+      if let ids = storage.pinIDs {
+        guard let next = ids.next() else {
+          return done(.failure(.tryAgain("this node is waiting for new pin ids")))
+        }
+        id = next
+      } else {
+        id = s.nextPin
+      }
+      guard id <= Int64(ItemID.max) else {
         return done(.failure(.invalid("pin", "no more pin ids")))
       }
       let pin = Pin(
-        id: s.nextPin, ownerId: owner, longitude: longitude, latitude: latitude,
+        id: id, ownerId: owner, longitude: longitude, latitude: latitude,
         radius: radius.rounded(), caption: fields.caption, takenAt: fields.takenAt,
         createdAt: now)
-      s.nextPin += 1
+      s.nextPin = id + 1
       Self.add(pin, to: &s)
       map.place(pin, summary: summary(pin))
       // Queued under the lock, so the store applies the pins' writes in the order memory did.
@@ -200,9 +211,16 @@ public final class Pins: Sendable {
 
   static let badPoint = PinError.invalid("location", "longitude -180..180, latitude -90..90")
 
+  /// Commits `writes`; a failure the store says wrote nothing is `tryAgain` (retryable).
   func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
     storage.commit(writes) { result in
-      done(result.mapError { .notPersisted("\($0)") })
+      done(
+        result.mapError { error in
+          guard let failure = error as? StoreFailure, failure.nothingWritten else {
+            return .notPersisted("\(error)")
+          }
+          return .tryAgain("write not persisted, nothing written: \(error)")
+        })
     }
   }
 
@@ -240,31 +258,34 @@ public final class Pins: Sendable {
     }
   }
 
+  /// Forgets the account's pins, its votes and its last opening position; its pins.
+  @discardableResult
+  func forget(_ account: Int64) -> [Pin] {
+    travel.forget(account)
+    return state.withLock { s -> [Pin] in
+      let owned = (s.byOwner[account] ?? []).compactMap { s.pins[$0] }
+      for pin in owned {
+        Self.remove(pin, from: &s)
+        map.remove(pin.id)
+      }
+      for pin in s.votedBy[account] ?? [] {
+        Self.setVote(0, of: account, on: pin, &s)
+        if let changed = s.pins[pin] { map.update(pin, summary: summary(changed)) }
+      }
+      return owned
+    }
+  }
+
   /// Told by the accounts of deletions: the account's pins go (their photos once that is
   /// durable), and its votes and its last opening position with them.
   private struct Observer: AccountObserver {
     let pins: Pins
 
     func accountDeleted(_ id: Int64) -> [any DurableWrite] {
-      pins.travel.forget(id)
-      let gone = pins.state.withLock { s -> [Pin] in
-        let owned = (s.byOwner[id] ?? []).compactMap { s.pins[$0] }
-        for pin in owned { Self.forget(pin, pins, &s) }
-        let voted = s.votedBy[id] ?? []
-        for pin in voted {
-          Pins.setVote(0, of: id, on: pin, &s)
-          if let changed = s.pins[pin] { pins.map.update(pin, summary: pins.summary(changed)) }
-        }
-        return owned
-      }
+      let gone = pins.forget(id)
       return [
         pins.storage.deletingAll(of: id), AfterCommit { pins.removePhotos(gone.map(\.photo)) },
       ]
-    }
-
-    private static func forget(_ pin: Pin, _ pins: Pins, _ s: inout State) {
-      Pins.remove(pin, from: &s)
-      pins.map.remove(pin.id)
     }
 
     func proChanged(_ account: Account) -> [any DurableWrite] { [] }

@@ -16,6 +16,7 @@ extension PinError {
     case .limited(let limit): limit.message
     case .badQuery(let why): "ERR \(why)"
     case .notPersisted(let why): "ERR write not persisted: \(why)"
+    case .tryAgain(let why): "TRYAGAIN \(why)"
     }
   }
 }

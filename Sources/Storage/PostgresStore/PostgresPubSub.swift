@@ -18,6 +18,8 @@ public final class PostgresPubSub: Sendable {
     case accounts = "a"
     /// People's presences (cells, never points) and the searches their limits counted.
     case people = "p"
+    /// Pins added and opened, for the other nodes' limits and the openers' travel.
+    case pins = "i"
   }
 
   static let channel = "cardatlas_pubsub"

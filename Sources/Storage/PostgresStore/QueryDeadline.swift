@@ -6,13 +6,13 @@ import Synchronization
 /// connection was seen never to answer (postgres-nio 1.33), which would stop a follower or the
 /// writer for good: past the deadline the connection is closed and the caller gets an error,
 /// whatever the query then does.
-enum QueryDeadline {
+public enum QueryDeadline {
   struct Expired: Error, CustomStringConvertible {
     let timeout: Duration
     var description: String { "no answer from PostgreSQL within \(timeout)" }
   }
 
-  static func within<T: Sendable>(
+  public static func within<T: Sendable>(
     _ timeout: Duration, closing connection: PostgresConnection,
     _ operation: @escaping @Sendable () async throws -> T
   ) async throws -> T {
