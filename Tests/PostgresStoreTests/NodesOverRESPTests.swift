@@ -185,7 +185,7 @@ struct NodesOverRESPTests {
   }
 
   @Test(
-    "cardatlas migrate moves an embedded store killed with -9 (keys, accounts, cards, wallets, notice settings, views, exchanges) into PostgreSQL, checked by counts and checksums; a node there serves the same keys, the accounts sign in with their ids, usernames and sessions, the card is on the map under its share code, in the wallet, with its views; a second run into the full database exits 1"
+    "cardatlas migrate moves an embedded store killed with -9 (keys, accounts, cards, wallets, notice settings, views, exchanges, pins with photos and votes) into PostgreSQL, checked by counts and checksums; a node there serves the same keys, the accounts sign in with their ids, usernames and sessions, the card is on the map under its share code, in the wallet, with its views; a second run into the full database exits 1"
   )
   func migrateMovesTheKeyspace() async throws {
     try await Self.withDatabase { url, directory in
@@ -234,6 +234,12 @@ struct NodesOverRESPTests {
       _ = try bo.text("EXCHANGE.REQUEST", "\(ana["id"] as? Int ?? 0)")
       #expect(try anaCards.text("EXCHANGE.REQUEST", "\(boId)").contains("exchanged"))
       #expect(try eve.text("EXCHANGE.REQUEST", "\(ana["id"] as? Int ?? 0)").contains("pending"))
+      // A pin with its photo, voted up by bo.
+      let pin = try anaCards.object("PIN.ADD", "2.35", "48.85", "100", "m", #"{"caption":"Seine"}"#)
+      let pinId = try #require(pin["id"] as? Int)
+      let jpeg = TestPhoto.jpeg(Array("the river".utf8))
+      #expect(try PinsAcrossNodesTests.photo(anaCards, pinId, jpeg).contains("image/jpeg"))
+      _ = try bo.object("PIN.VOTE", "\(pinId)", "UP")
       try await embedded.crash(after: .zero)
       let (status, said) = try Self.run(["migrate", "--from", source, "--to", url])
       #expect(status == 0, "\(said)")
@@ -242,6 +248,7 @@ struct NodesOverRESPTests {
       #expect(
         said.contains("moved 3 cards (2 wallet entries, 1 notice settings, 1 views)"), "\(said)")
       #expect(said.contains("moved 1 exchanges (1 pending requests)"), "\(said)")
+      #expect(said.contains("moved 1 pins (1 votes, 1 photos)"), "\(said)")
       #expect(!said.contains("DIFFERENT") && !said.contains("not moved"), "\(said)")
       let node = try Self.node(url, directory + "/node")
       #expect(try Self.dump(node.port, keys) == before)
@@ -266,6 +273,9 @@ struct NodesOverRESPTests {
       #expect(try boOnNode.text("AUTH", "bo@x.org", "secret2") == "OK")
       #expect(
         try CardsAcrossNodesTests.texts(boOnNode, "WALLET.LIST").contains { $0.contains("Acme") })
+      // The pin, its vote and its photo, on the node.
+      #expect(try signedIn.object("PIN.GET", "\(pinId)")["ups"] as? Int == 1)
+      #expect(try PinsAcrossNodesTests.opened(signedIn, pinId, "2.35", "48.85") == jpeg)
       // The exchange and the request waiting, on the node.
       #expect(try PeopleAcrossNodesTests.exchanged(signedIn) == [boId])
       let waiting = try PeopleAcrossNodesTests.list(signedIn, "EXCHANGE.PENDING")

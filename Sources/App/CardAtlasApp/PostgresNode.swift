@@ -86,7 +86,7 @@ public enum PostgresNode {
         notifier: PubSubNotifier(hub: hub), configuration: peopleSettings)
       pins = try Pins(
         storage: pinStorage, accounts: accounts,
-        media: PostgresMedia(store: store, kind: "pin-photos", logger: logger),
+        media: PostgresMedia(store: store, kind: PostgresPins.photoKind, logger: logger),
         configuration: pinSettings)
       storage = try await PostgresKeyspace(
         store: store, keyspace: keyspace,

@@ -3,6 +3,7 @@ import Foundation
 import Keyspace
 import KeyspaceStore
 import Logging
+import MediaFiles
 import PostgresDomainStorage
 import PostgresKeyspaceStore
 import PostgresStore
@@ -10,8 +11,8 @@ import SQLiteDomainStorage
 import Store
 
 /// `cardatlas migrate --from DIR --to postgresql://…`: an embedded store's keyspace, accounts,
-/// cards (with their wallets, notice settings and views) and exchanges into an empty PostgreSQL
-/// database, checked by counts and checksums on both sides.
+/// cards (with their wallets, notice settings and views), exchanges and pins (with their votes
+/// and photos) into an empty PostgreSQL database, checked by counts and checksums on both sides.
 public enum StoreTransfer {
   public struct Report: Sendable {
     public let moved: KeyspaceSummary
@@ -22,12 +23,14 @@ public enum StoreTransfer {
     public let cardsArrived: CardsSummary
     public let exchangesMoved: ExchangesSummary
     public let exchangesArrived: ExchangesSummary
+    public let pinsMoved: PinsSummary
+    public let pinsArrived: PinsSummary
     /// The domain's tables with rows, which PostgreSQL does not hold yet: they stay behind.
     public let leftBehind: [(table: String, rows: Int)]
     public let seconds: Double
     public var verified: Bool {
       moved == arrived && accountsMoved == accountsArrived && cardsMoved == cardsArrived
-        && exchangesMoved == exchangesArrived
+        && exchangesMoved == exchangesArrived && pinsMoved == pinsArrived
     }
   }
 
@@ -38,7 +41,7 @@ public enum StoreTransfer {
 
   /// The domain's tables a store may hold rows in.
   static let domainTables = [
-    "pins", "pin_votes", "venues", "venue_visits", "venue_dependants", "venue_favorites",
+    "venues", "venue_visits", "venue_dependants", "venue_favorites",
     "exposure_notices", "documents", "assets", "geocode_cache",
   ]
 
@@ -64,6 +67,7 @@ public enum StoreTransfer {
     let exchangeStorage = SQLiteExchanges(source)
     let exchanges = ExchangesTransfer.Tables(
       requests: try exchangeStorage.load().requests, exchanges: try exchangeStorage.all())
+    let pins = try Self.pins(source)
     let target = try await PostgresStore(
       location: PostgresLocation(url: url), migrations: PostgresNode.migrations, logger: logger)
     do {
@@ -72,10 +76,12 @@ public enum StoreTransfer {
         target, with: accounts, usernamesKey: try accountStorage.usernamesKey(), logger: logger)
       try await CardsTransfer.fill(target, with: cards, logger: logger)
       try await ExchangesTransfer.fill(target, with: exchanges, logger: logger)
+      try await PinsTransfer.fill(target, with: pins, logger: logger)
       let arrived = try await KeyspaceTransfer.summary(of: target, logger: logger)
       let accountsArrived = try await AccountsTransfer.summary(of: target, logger: logger)
       let cardsArrived = try await CardsTransfer.summary(of: target, logger: logger)
       let exchangesArrived = try await ExchangesTransfer.summary(of: target, logger: logger)
+      let pinsArrived = try await PinsTransfer.summary(of: target, logger: logger)
       await target.close()
       let elapsed = (ContinuousClock.now - started).components
       return Report(
@@ -83,6 +89,7 @@ public enum StoreTransfer {
         accountsMoved: AccountsSummary(accounts), accountsArrived: accountsArrived,
         cardsMoved: CardsSummary(cards), cardsArrived: cardsArrived,
         exchangesMoved: ExchangesSummary(exchanges), exchangesArrived: exchangesArrived,
+        pinsMoved: PinsSummary(pins), pinsArrived: pinsArrived,
         leftBehind: leftBehind,
         seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
     } catch {
@@ -100,5 +107,14 @@ public enum StoreTransfer {
       cards: cards, stored: stored, codesKey: try storage.codesKey(),
       wallets: try SQLiteWallets(source).load(), notices: try SQLiteNoticeSettings(source).load(),
       views: try SQLiteCardViews(source).all())
+  }
+
+  /// The embedded store's pins and votes, and the bytes of every photo a pin names.
+  static func pins(_ source: Store) throws -> PinsTransfer.Tables {
+    let (pins, votes, nextId) = try SQLitePins(source).load()
+    let media = try MediaFiles(directory: source.directory + "/media/pins")
+    var photos: [String: [UInt8]] = [:]
+    for pin in pins { if let name = pin.photo?.name { photos[name] = try media.read(name) } }
+    return PinsTransfer.Tables(pins: pins, votes: votes, photos: photos, nextId: nextId)
   }
 }

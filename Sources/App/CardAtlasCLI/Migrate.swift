@@ -40,6 +40,10 @@ struct Migrate: AsyncParsableCommand {
     print(
       "read back \(report.exchangesArrived): "
         + (report.exchangesMoved == report.exchangesArrived ? "the same" : "DIFFERENT"))
+    print("moved \(report.pinsMoved)")
+    print(
+      "read back \(report.pinsArrived): "
+        + (report.pinsMoved == report.pinsArrived ? "the same" : "DIFFERENT"))
     for (table, rows) in report.leftBehind {
       print("not moved (not on PostgreSQL yet): \(table), \(rows) rows")
     }

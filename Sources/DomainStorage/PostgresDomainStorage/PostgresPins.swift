@@ -49,6 +49,8 @@ public final class PostgresPins: PinStorage, Sendable {
   static let blockSize: Int64 = 1_000
   /// The feed section's source for pin changes.
   static let source: UInt8 = 7
+  /// The photos' kind in `media_files` (`PostgresMedia`).
+  public static let photoKind = "pin-photos"
 
   let store: PostgresStore
   public let pinIDs: (any IDBlocks)?
