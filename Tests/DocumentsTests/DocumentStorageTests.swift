@@ -26,7 +26,7 @@ struct DocumentStorageTests {
 
     func loadAll() throws -> [Document] { rows.withLock { Array($0.values) } }
 
-    func inserting(_ document: Document) -> any DurableWrite {
+    func inserting(_ document: Document, limit: Int) -> any DurableWrite {
       Change { [self] in rows.withLock { $0[document.id] = document } }
     }
 

@@ -150,14 +150,23 @@ struct PeopleAcrossNodesTests {
         #expect(Self.status(try asker.text("EXCHANGE.REQUEST", "\(answererId)")) == "pending")
       }
       try await Self.synced(nodes[0].port, nodes[1].port)
-      let replies = Mutex<[[String]]>(Array(repeating: [], count: 6))
+      // Signed in beforehand on both nodes, then sent together: neither node has seen the
+      // other's exchange when it makes its own.
+      var connections: [[RESPConnection]] = []
+      for n in 0..<6 {
+        connections.append(try nodes.map { try Self.signIn($0.port, "answerer\(n)") })
+      }
+      let prepared = connections
       let askerIds = askers
-      let threads = nodes.map(\.port).map { port in
+      let replies = Mutex<[[String]]>(Array(repeating: [], count: 6))
+      let ready = Atomic<Int>(0)
+      let threads = (0..<2).map { side in
         Thread {
+          ready.add(1, ordering: .relaxed)
+          while ready.load(ordering: .relaxed) < 2 {}
           for n in 0..<6 {
             let reply =
-              (try? Self.signIn(port, "answerer\(n)").text("EXCHANGE.REQUEST", "\(askerIds[n])"))
-              ?? "no reply"
+              (try? prepared[n][side].text("EXCHANGE.REQUEST", "\(askerIds[n])")) ?? "no reply"
             replies.withLock { $0[n].append(Self.status(reply)) }
           }
         }

@@ -3,6 +3,8 @@ import Accounts
 import CardCommands
 import Cards
 import Commands
+import DocumentCommands
+import Documents
 import Foundation
 import GeocodeCommands
 import GeocoderClients
@@ -24,15 +26,16 @@ import WebPages
 /// `serve --store postgresql://…`: a node over a database other nodes share. It serves the GEO
 /// keyspace (Redis's commands), the accounts (AUTH, ACCOUNT.*, SESSION.*), the cards with
 /// their wallets, notices and views (CARD.*, WALLET.*, NOTIFY.*) and people nearby with their
-/// exchanges (PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*) and the photo pins (PIN.*), loaded from
-/// the database and following every node's writes; the venue, document and asset services are
-/// not on PostgreSQL yet (docs/STORE.md).
+/// exchanges (PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*), the photo pins (PIN.*) and the private
+/// documents (DOC.*), loaded from the database and following every node's writes; the venue
+/// and asset services are not on PostgreSQL yet (docs/STORE.md).
 public enum PostgresNode {
   /// Every table a node keeps in PostgreSQL, in the order they shipped: frozen.
   static let migrations =
     KeyspaceTables.migrations + PostgresAccounts.migrations + PostgresCards.migrations
     + PostgresCardTables.migrations + PostgresGeocodeCache.migrations
     + PostgresExchanges.migrations + PostgresMedia.migrations + PostgresPins.migrations
+    + PostgresDocuments.migrations
 
   /// Connects (migrating the tables), loads the keyspace and the accounts and builds the
   /// server; `start()` binds it. Mail the accounts cannot send goes to `outbox` (a directory).
@@ -41,6 +44,7 @@ public enum PostgresNode {
     retention: FeedRetention = FeedRetention(), accounts settings: Accounts.Configuration,
     cards cardSettings: Cards.Configuration, people peopleSettings: People.Configuration = .init(),
     pins pinSettings: Pins.Configuration = .init(),
+    documents documentSettings: Documents.Configuration = .init(),
     geocoder makeGeocoder: (@Sendable (GeocodeCache) throws -> any Geocoder)? = nil,
     outbox: String, readiness: NodeReadiness? = nil,
     logger: Logger
@@ -58,6 +62,7 @@ public enum PostgresNode {
     let notices: Notices
     let people: People
     let pins: Pins
+    let documents: Documents
     let geocoder: (any Geocoder)?
     do {
       // Its answers kept in the database: one node's look-up spares the others'.
@@ -72,6 +77,7 @@ public enum PostgresNode {
       // two snapshots comes by the feed from each module's own position.
       let exchanges = try await PostgresExchanges(store: store, logger: logger)
       let pinStorage = try await PostgresPins(store: store, logger: logger)
+      let documentStorage = try await PostgresDocuments(store: store, logger: logger)
       let cardTables = try await PostgresCardTables(store: store, logger: logger)
       let cardStorage = try await PostgresCards(store: store, logger: logger)
       let accountStorage = try await PostgresAccounts(store: store, logger: logger)
@@ -88,12 +94,17 @@ public enum PostgresNode {
         storage: pinStorage, accounts: accounts,
         media: PostgresMedia(store: store, kind: PostgresPins.photoKind, logger: logger),
         configuration: pinSettings)
+      documents = try Documents(
+        storage: documentStorage,
+        files: PostgresMedia(store: store, kind: PostgresDocuments.fileKind, logger: logger),
+        accounts: accounts, configuration: documentSettings)
       storage = try await PostgresKeyspace(
         store: store, keyspace: keyspace,
         alongside: [
           accountStorage.consumer(into: accounts), cardStorage.consumer(into: cards),
           cardTables.consumer(wallets: wallets, notices: notices, logger: logger),
           exchanges.consumer(into: people), pinStorage.consumer(into: pins),
+          documentStorage.consumer(into: documents),
         ],
         logger: logger, fellBehind: stale)
     } catch {
@@ -148,7 +159,7 @@ public enum PostgresNode {
     do {
       return try CardAtlasServer(
         configuration: configuration, keyspace: keyspace, storage: storage, hub: hub,
-        parts: [parts(accounts, cards, views, wallets, notices, people, pins, geocoder)],
+        parts: [parts(accounts, cards, views, wallets, notices, people, pins, documents, geocoder)],
         logger: logger)
     } catch {
       await storage.close()
@@ -161,7 +172,8 @@ extension PostgresNode {
   /// The commands of the services on PostgreSQL.
   static func parts(
     _ accounts: Accounts, _ cards: Cards, _ views: CardViews, _ wallets: Wallets,
-    _ notices: Notices, _ people: People, _ pins: Pins, _ geocoder: (any Geocoder)?
+    _ notices: Notices, _ people: People, _ pins: Pins, _ documents: Documents,
+    _ geocoder: (any Geocoder)?
   ) -> ServerExtension.Parts {
     var parts = AccountCommands.parts(accounts)
     parts.commands += CardCommands(cards: cards, views: views, wallets: wallets).all
@@ -169,6 +181,7 @@ extension PostgresNode {
     parts.commands += NoticeCommands(notices: notices, views: views, wallets: wallets).all
     parts.commands += PeopleCommands(people: people, cards: cards).all
     parts.commands += PinCommands(pins: pins).all
+    parts.commands += DocumentCommands(documents: documents).all
     if let geocoder { parts.commands += GeocodeCommands(geocoder).all }
     return parts
   }

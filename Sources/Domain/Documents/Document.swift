@@ -2,8 +2,8 @@ import Foundation
 import MediaFiles
 
 /// A private document: a vaccination record or a test result, as a PDF, JPEG or PNG file.
-public struct Document: Sendable, Equatable {
-  public enum Kind: String, Sendable, CaseIterable {
+public struct Document: Sendable, Equatable, Codable {
+  public enum Kind: String, Sendable, CaseIterable, Codable {
     case vaccination = "VACCINATION"
     case testPositive = "TEST-POSITIVE"
     case testNegative = "TEST-NEGATIVE"
@@ -63,4 +63,6 @@ public enum DocumentError: Error, Sendable, Equatable {
   case noPermission
   case notFound
   case notPersisted(String)
+  /// The store wrote nothing (unreachable, or this node waits for ids): send it again.
+  case tryAgain(String)
 }

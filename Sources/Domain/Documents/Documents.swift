@@ -6,10 +6,9 @@ import Synchronization
 
 /// Each account's private documents: vaccination records and test results as PDF, JPEG or PNG
 /// files (recognised by their bytes, bounded in size). Only their owner lists or reads them;
-/// they are in no search and no other account's reply. The bytes are files (`MediaFiles`: a
-/// file is durable before the row naming it commits, removed only after the row's deletion
-/// has), the rows in a store (`DocumentStorage`), and held in memory too. Knows nothing of RESP
-/// and no SQL.
+/// they are in no search and no other account's reply. The bytes are in a `MediaStore` (durable
+/// before the row naming them commits, removed only after the row's deletion has), the rows in
+/// a store (`DocumentStorage`), and held in memory too. Knows nothing of RESP and no SQL.
 public final class Documents: Sendable {
   public struct Configuration: Sendable {
     /// The largest file accepted, in bytes.
@@ -19,7 +18,7 @@ public final class Documents: Sendable {
     public init() {}
   }
 
-  private struct State {
+  struct State {
     var documents: [Int64: Document] = [:]
     var byOwner: [Int64: [Int64]] = [:]
     /// Puts under way per owner, counted against the limit before their files are written.
@@ -31,13 +30,13 @@ public final class Documents: Sendable {
   public typealias Done<T> = @Sendable (Result<T, DocumentError>) -> Void
 
   let storage: any DocumentStorage
-  let files: MediaFiles
+  let files: any MediaStore
   public let configuration: Configuration
-  private let state = Mutex(State())
+  let state = Mutex(State())
 
   /// Loads the rows, then removes the files none names (a crash between a file and its row).
   public init(
-    storage: any DocumentStorage, files: MediaFiles, accounts: Accounts,
+    storage: any DocumentStorage, files: any MediaStore, accounts: Accounts,
     configuration: Configuration = .init()
   ) throws {
     self.storage = storage
@@ -49,7 +48,7 @@ public final class Documents: Sendable {
       s.nextId = (loaded.map(\.id).max() ?? 0) + 1
     }
     // Files a crash left without their row.
-    files.sweep(keeping: Set(loaded.map(\.file)))
+    files.removeUnnamed(keeping: Set(loaded.map(\.file)))
     accounts.addObserver(Observer(documents: self))
   }
 
@@ -125,17 +124,28 @@ public final class Documents: Sendable {
       state.withLock { Self.release(owner, &$0) }
       return done(.failure(.notPersisted("\(error)")))
     }
-    let document = state.withLock { s -> Document in
+    let made = state.withLock { s -> Document? in
       Self.release(owner, &s)
+      let id: Int64
+      if let ids = storage.documentIDs {
+        guard let next = ids.next() else { return nil }
+        id = next
+      } else {
+        id = s.nextId
+      }
       let document = Document(
-        id: s.nextId, ownerId: owner, kind: kind, day: day, type: type, size: bytes.count,
+        id: id, ownerId: owner, kind: kind, day: day, type: type, size: bytes.count,
         createdAt: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded()),
         file: file)
-      s.nextId += 1
+      s.nextId = id + 1
       Self.add(document, &s)
       return document
     }
-    commit([storage.inserting(document)]) { [self] result in
+    guard let document = made else {
+      files.remove(file)
+      return done(.failure(.tryAgain("this node is waiting for new document ids")))
+    }
+    commit([storage.inserting(document, limit: limit)]) { [self] result in
       if case .failure = result {
         // No row names the file: it goes now (or, after a crash, at the next start).
         state.withLock { Self.remove(document, &$0) }
@@ -169,18 +179,28 @@ public final class Documents: Sendable {
     }
   }
 
+  /// Commits `writes`; a document another node's left no room for is the limit's error, a
+  /// failure the store says wrote nothing `tryAgain` (retryable).
   private func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
-    storage.commit(writes) { result in
-      done(result.mapError { .notPersisted("\($0)") })
+    storage.commit(writes) { [limit = configuration.maxPerAccount] result in
+      done(
+        result.mapError { error in
+          switch error {
+          case is DocumentsRaced: .limit(limit)
+          case let failure as StoreFailure where failure.nothingWritten:
+            .tryAgain("write not persisted, nothing written: \(error)")
+          default: .notPersisted("\(error)")
+          }
+        })
     }
   }
 
-  private static func add(_ document: Document, _ s: inout State) {
+  static func add(_ document: Document, _ s: inout State) {
     s.documents[document.id] = document
     s.byOwner[document.ownerId, default: []].append(document.id)
   }
 
-  private static func remove(_ document: Document, _ s: inout State) {
+  static func remove(_ document: Document, _ s: inout State) {
     s.documents[document.id] = nil
     s.byOwner[document.ownerId]?.removeAll { $0 == document.id }
     if s.byOwner[document.ownerId]?.isEmpty == true { s.byOwner[document.ownerId] = nil }

@@ -29,7 +29,8 @@ public struct SQLiteDocuments: DocumentStorage, StoreBacked {
     }
   }
 
-  public func inserting(_ document: Document) -> any DurableWrite {
+  /// The limit is the memory's to keep: one node holds every document.
+  public func inserting(_ document: Document, limit: Int) -> any DurableWrite {
     TransactionWrite { db in
       try db.execute(
         sql: """

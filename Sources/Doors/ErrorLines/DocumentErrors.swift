@@ -10,6 +10,7 @@ extension DocumentError {
     case .noPermission: "NOPERM the document is not yours"
     case .notFound: "NOTFOUND no such document"
     case .notPersisted(let why): "ERR write not persisted: \(why)"
+    case .tryAgain(let why): "TRYAGAIN \(why)"
     }
   }
 }
