@@ -1,5 +1,7 @@
 import AccountCommands
 import Accounts
+import AssetCommands
+import Assets
 import CardCommands
 import Cards
 import Commands
@@ -26,16 +28,16 @@ import WebPages
 /// `serve --store postgresql://…`: a node over a database other nodes share. It serves the GEO
 /// keyspace (Redis's commands), the accounts (AUTH, ACCOUNT.*, SESSION.*), the cards with
 /// their wallets, notices and views (CARD.*, WALLET.*, NOTIFY.*) and people nearby with their
-/// exchanges (PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*), the photo pins (PIN.*) and the private
-/// documents (DOC.*), loaded from the database and following every node's writes; the venue
-/// and asset services are not on PostgreSQL yet (docs/STORE.md).
+/// exchanges (PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*), the photo pins (PIN.*), the private
+/// documents (DOC.*) and the uploads (ASSET.*), loaded from the database and following every
+/// node's writes; the venues are not on PostgreSQL yet (docs/STORE.md).
 public enum PostgresNode {
   /// Every table a node keeps in PostgreSQL, in the order they shipped: frozen.
   static let migrations =
     KeyspaceTables.migrations + PostgresAccounts.migrations + PostgresCards.migrations
     + PostgresCardTables.migrations + PostgresGeocodeCache.migrations
     + PostgresExchanges.migrations + PostgresMedia.migrations + PostgresPins.migrations
-    + PostgresDocuments.migrations
+    + PostgresDocuments.migrations + PostgresAssets.migrations
 
   /// Connects (migrating the tables), loads the keyspace and the accounts and builds the
   /// server; `start()` binds it. Mail the accounts cannot send goes to `outbox` (a directory).
@@ -45,6 +47,7 @@ public enum PostgresNode {
     cards cardSettings: Cards.Configuration, people peopleSettings: People.Configuration = .init(),
     pins pinSettings: Pins.Configuration = .init(),
     documents documentSettings: Documents.Configuration = .init(),
+    assets assetSettings: Assets.Configuration = .init(),
     geocoder makeGeocoder: (@Sendable (GeocodeCache) throws -> any Geocoder)? = nil,
     outbox: String, readiness: NodeReadiness? = nil,
     logger: Logger
@@ -63,6 +66,7 @@ public enum PostgresNode {
     let people: People
     let pins: Pins
     let documents: Documents
+    let assets: Assets
     let geocoder: (any Geocoder)?
     do {
       // Its answers kept in the database: one node's look-up spares the others'.
@@ -80,6 +84,8 @@ public enum PostgresNode {
       let documentStorage = try await PostgresDocuments(store: store, logger: logger)
       let cardTables = try await PostgresCardTables(store: store, logger: logger)
       let cardStorage = try await PostgresCards(store: store, logger: logger)
+      // After the cards: an upload a card names committed before the card, so it is here.
+      let assetStorage = try await PostgresAssets(store: store, logger: logger)
       let accountStorage = try await PostgresAccounts(store: store, logger: logger)
       accounts = try Accounts(storage: accountStorage, outbox: outbox, configuration: settings)
       cards = try Cards(storage: cardStorage, accounts: accounts, configuration: cardSettings)
@@ -98,13 +104,19 @@ public enum PostgresNode {
         storage: documentStorage,
         files: PostgresMedia(store: store, kind: PostgresDocuments.fileKind, logger: logger),
         accounts: accounts, configuration: documentSettings)
+      var assetSettings = assetSettings
+      assetSettings.publicURL = cards.configuration.publicURL
+      assets = try Assets(
+        storage: assetStorage, accounts: accounts, cards: cards,
+        media: PostgresMedia(store: store, kind: PostgresAssets.fileKind, logger: logger),
+        configuration: assetSettings)
       storage = try await PostgresKeyspace(
         store: store, keyspace: keyspace,
         alongside: [
           accountStorage.consumer(into: accounts), cardStorage.consumer(into: cards),
           cardTables.consumer(wallets: wallets, notices: notices, logger: logger),
           exchanges.consumer(into: people), pinStorage.consumer(into: pins),
-          documentStorage.consumer(into: documents),
+          documentStorage.consumer(into: documents), assetStorage.consumer(into: assets),
         ],
         logger: logger, fellBehind: stale)
     } catch {
@@ -135,6 +147,10 @@ public enum PostgresNode {
         guard let news = try? JSONDecoder().decode(PinsNews.self, from: Data(message))
         else { return }
         pins.apply(followed: news)
+      case .assets:
+        guard let news = try? JSONDecoder().decode(AssetsNews.self, from: Data(message))
+        else { return }
+        assets.apply(followed: news)
       }
     }
     // Guesses, sign-ups and reset requests spread over nodes count on every node.
@@ -152,6 +168,10 @@ public enum PostgresNode {
       guard let message = try? JSONEncoder().encode(news) else { return }
       relay.publish(.pins, channel: [], message: Array(message))
     }
+    assets.shareNews { news in
+      guard let message = try? JSONEncoder().encode(news) else { return }
+      relay.publish(.assets, channel: [], message: Array(message))
+    }
     hub.relay(
       to: PubSubHub.Relay(maximumBytes: PostgresPubSub.maximumBytes) { channel, payload in
         relay.publish(channel: channel, message: Array(buffer: payload))
@@ -159,7 +179,10 @@ public enum PostgresNode {
     do {
       return try CardAtlasServer(
         configuration: configuration, keyspace: keyspace, storage: storage, hub: hub,
-        parts: [parts(accounts, cards, views, wallets, notices, people, pins, documents, geocoder)],
+        parts: [
+          parts(
+            accounts, cards, views, wallets, notices, people, pins, documents, assets, geocoder)
+        ],
         logger: logger)
     } catch {
       await storage.close()
@@ -173,7 +196,7 @@ extension PostgresNode {
   static func parts(
     _ accounts: Accounts, _ cards: Cards, _ views: CardViews, _ wallets: Wallets,
     _ notices: Notices, _ people: People, _ pins: Pins, _ documents: Documents,
-    _ geocoder: (any Geocoder)?
+    _ assets: Assets, _ geocoder: (any Geocoder)?
   ) -> ServerExtension.Parts {
     var parts = AccountCommands.parts(accounts)
     parts.commands += CardCommands(cards: cards, views: views, wallets: wallets).all
@@ -182,6 +205,7 @@ extension PostgresNode {
     parts.commands += PeopleCommands(people: people, cards: cards).all
     parts.commands += PinCommands(pins: pins).all
     parts.commands += DocumentCommands(documents: documents).all
+    parts.commands += AssetCommands(assets: assets).all
     if let geocoder { parts.commands += GeocodeCommands(geocoder).all }
     return parts
   }

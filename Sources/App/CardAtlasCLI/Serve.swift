@@ -1,5 +1,6 @@
 import Accounts
 import ArgumentParser
+import Assets
 import CardAtlasApp
 import Cards
 import Dispatch
@@ -229,6 +230,14 @@ struct Serve: AsyncParsableCommand {
     cards.codeReadsPerAddress = codeReadsPerAddress
     guard maxPhotoBytes >= 1 else { throw ValidationError("--max-photo-bytes must be at least 1") }
     guard pinOpenSpeed > 0 else { throw ValidationError("--pin-open-speed must be > 0") }
+    guard maxUploadBytes >= 1 else {
+      throw ValidationError("--max-upload-bytes must be at least 1")
+    }
+    guard uploadQuota >= 1 else { throw ValidationError("--upload-quota must be at least 1") }
+    var assets = Assets.Configuration()
+    assets.maxBytes = maxUploadBytes
+    assets.quotaBytes = uploadQuota
+    assets.uploadsPerHour = uploadsPerHour
     var pins = Pins.Configuration()
     pins.maxPhotoBytes = maxPhotoBytes
     pins.maximumOpenerSpeed = pinOpenSpeed
@@ -256,7 +265,7 @@ struct Serve: AsyncParsableCommand {
       do {
         server = try await PostgresNode.open(
           server: config, url: store, retention: retention,
-          accounts: try accountsConfiguration(logger), cards: cards, pins: pins,
+          accounts: try accountsConfiguration(logger), cards: cards, pins: pins, assets: assets,
           geocoder: try geocoding(),
           outbox: data + "/outbox",
           readiness: readiness, logger: logger)
@@ -281,13 +290,7 @@ struct Serve: AsyncParsableCommand {
     }
     domain.venues.checkInDistance = checkinDistance
     domain.venues.createsPerHour = venuesPerHour
-    guard maxUploadBytes >= 1 else {
-      throw ValidationError("--max-upload-bytes must be at least 1")
-    }
-    domain.assets.maxBytes = maxUploadBytes
-    guard uploadQuota >= 1 else { throw ValidationError("--upload-quota must be at least 1") }
-    domain.assets.quotaBytes = uploadQuota
-    domain.assets.uploadsPerHour = uploadsPerHour
+    domain.assets = assets
     domain.pins = pins
     let daemon = try Daemon(
       server: config, domain: domain, http: try http(), logger: logger)

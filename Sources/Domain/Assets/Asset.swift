@@ -3,7 +3,7 @@ import MediaFiles
 import RateLimits
 
 /// An uploaded file of an account: a profile image, a logo or a CV, served at `/a/<id>`.
-public struct Asset: Sendable, Equatable {
+public struct Asset: Sendable, Equatable, Codable {
   /// 32 random hex digits, independent of the content.
   public let id: String
   public let ownerId: Int64
@@ -49,7 +49,7 @@ public struct Asset: Sendable, Equatable {
 }
 
 /// What an upload is for, and so which files it may be.
-public enum AssetKind: String, Sendable, CaseIterable {
+public enum AssetKind: String, Sendable, CaseIterable, Codable {
   case image, logo, cv
 
   /// By a command's argument or a query parameter, in any case.
@@ -83,4 +83,6 @@ public enum AssetError: Error, Sendable, Equatable {
   case quota(used: Int, quota: Int)
   /// A limit per account was reached.
   case limited(LimitExceeded)
+  /// The store wrote nothing (unreachable): send it again.
+  case tryAgain(String)
 }

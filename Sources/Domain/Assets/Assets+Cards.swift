@@ -90,7 +90,11 @@ extension Assets {
 
   struct CardsObserver: CardObserver {
     let assets: Assets
-    func cardChanged(_ card: Card) -> [any DurableWrite] { [] }
+    /// Records what the card names: a card another node wrote is told here, unchecked there.
+    func cardChanged(_ card: Card) -> [any DurableWrite] {
+      _ = assets.claim(card: card.id, owner: card.ownerId, fields: card.fields)
+      return []
+    }
     func cardDeleted(_ card: Card) -> [any DurableWrite] { assets.cardDeleted(card.id) }
   }
 

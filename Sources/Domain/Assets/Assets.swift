@@ -10,7 +10,7 @@ import Synchronization
 /// Uploaded profile images, logos and CVs, and their rules: which files each kind takes, how
 /// large, which cards may name them (their owner's), and when they go (with the last card
 /// naming them, with their account, or a day after an upload no card names). Rows in the store,
-/// files through `MediaFiles`; knows nothing of RESP or HTTP.
+/// bytes in a `MediaStore`; knows nothing of RESP or HTTP.
 public final class Assets: Sendable {
   public struct Configuration: Sendable {
     /// The largest upload, in bytes (`--max-upload-bytes`).
@@ -42,18 +42,19 @@ public final class Assets: Sendable {
 
   let storage: any AssetStorage
   let accounts: Accounts
-  let media: MediaFiles
+  let media: any MediaStore
   public let configuration: Configuration
   /// Which URLs point into the assets (`claim` allows only their exact form).
   let assetPaths: AssetPaths
   let uploads: KeyedLimit
   let state = Mutex(State())
+  let newsShare = Mutex<(@Sendable (AssetsNews) -> Void)?>(nil)
   public typealias Done<T> = @Sendable (Result<T, AssetError>) -> Void
 
   /// Loads the rows, learns which cards name them, removes the files no row names, and sweeps
   /// what its account no longer holds or no card claimed in time.
   public init(
-    storage: any AssetStorage, accounts: Accounts, cards: Cards, media: MediaFiles,
+    storage: any AssetStorage, accounts: Accounts, cards: Cards, media: any MediaStore,
     configuration: Configuration = .init()
   ) throws {
     self.storage = storage
@@ -76,7 +77,7 @@ public final class Assets: Sendable {
         _ = claim(card: card.id, owner: owner, fields: card.fields)
       }
     }
-    media.sweep(keeping: state.withLock { Set($0.assets.values.map(\.file)) })
+    media.removeUnnamed(keeping: state.withLock { Set($0.assets.values.map(\.file)) })
     let swept = state.withLock { s in
       s.assets.values.filter { accounts.account($0.ownerId) == nil || unclaimed($0, s) }
         .map { Self.forget($0.id, &s)! }
@@ -135,6 +136,7 @@ public final class Assets: Sendable {
         .failure(
           .limited(LimitExceeded("at most \(uploads.limit) uploads an hour", retryAfter: wait))))
     }
+    share(.uploaded(account: owner))
     if let used = reserve(bytes.count, for: owner) {
       return done(.failure(.quota(used: used, quota: configuration.quotaBytes)))
     }
@@ -153,13 +155,20 @@ public final class Assets: Sendable {
         (s.byOwner[owner] ?? []).compactMap { s.assets[$0] }.filter { unclaimed($0, s) }
           .map { Self.forget($0.id, &s)! }
       }
-      storage.commit([storage.inserting(asset)] + (swept.isEmpty ? [] : deletion(swept))) {
-        [self] result in
+      let quota = configuration.quotaBytes
+      storage.commit(
+        [storage.inserting(asset, quota: quota)] + (swept.isEmpty ? [] : deletion(swept))
+      ) { [self] result in
         switch result {
         case .failure(let error):
           media.remove(name)
           release(bytes.count, for: owner)
-          done(.failure(.notPersisted("\(error)")))
+          switch error {
+          case is AssetsRaced: done(.failure(.quota(used: quota, quota: quota)))
+          case let failure as StoreFailure where failure.nothingWritten:
+            done(.failure(.tryAgain("write not persisted, nothing written: \(error)")))
+          default: done(.failure(.notPersisted("\(error)")))
+          }
         case .success:
           // Known (and claimable) only once durable.
           state.withLock { s in

@@ -30,7 +30,8 @@ public struct SQLiteAssets: AssetStorage, StoreBacked {
     }
   }
 
-  public func inserting(_ asset: Asset) -> any DurableWrite {
+  /// The quota is the memory's to keep: one node holds every upload.
+  public func inserting(_ asset: Asset, quota: Int) -> any DurableWrite {
     TransactionWrite { db in
       try db.execute(
         sql: """

@@ -16,6 +16,7 @@ extension AssetError {
     case .quota(let used, let quota):
       "QUOTA your uploads use \(used) of your \(quota) bytes"
     case .limited(let limit): limit.message
+    case .tryAgain(let why): "TRYAGAIN \(why)"
     }
   }
 }

@@ -95,6 +95,7 @@ struct AssetRoutes: Sendable {
       case .notPersisted: .internalServerError
       case .quota: .contentTooLarge
       case .limited: .tooManyRequests
+      case .tryAgain: .serviceUnavailable
       }
     return APIError(status, error.message)
   }

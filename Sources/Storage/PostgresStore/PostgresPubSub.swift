@@ -20,6 +20,8 @@ public final class PostgresPubSub: Sendable {
     case people = "p"
     /// Pins added and opened, for the other nodes' limits and the openers' travel.
     case pins = "i"
+    /// Uploads counted, for the other nodes' limit.
+    case assets = "u"
   }
 
   static let channel = "cardatlas_pubsub"
