@@ -141,7 +141,7 @@ let package = Package(
       name: "PostgresDomainStorage",
       dependencies: [
         "PostgresStore", "Durability", "Accounts", "Cards", "People", "Pins", "MediaFiles",
-        "Documents", "Assets", "GeocoderClients",
+        "Documents", "Assets", "Venues", "GeocoderClients",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),

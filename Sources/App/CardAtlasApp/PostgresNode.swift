@@ -23,21 +23,24 @@ import PostgresKeyspaceStore
 import PostgresStore
 import Server
 import Synchronization
+import VenueCommands
+import Venues
 import WebPages
 
 /// `serve --store postgresql://…`: a node over a database other nodes share. It serves the GEO
 /// keyspace (Redis's commands), the accounts (AUTH, ACCOUNT.*, SESSION.*), the cards with
 /// their wallets, notices and views (CARD.*, WALLET.*, NOTIFY.*) and people nearby with their
 /// exchanges (PRESENCE.*, PEOPLE.NEARBY, EXCHANGE.*), the photo pins (PIN.*), the private
-/// documents (DOC.*) and the uploads (ASSET.*), loaded from the database and following every
-/// node's writes; the venues are not on PostgreSQL yet (docs/STORE.md).
+/// documents (DOC.*), the uploads (ASSET.*) and the venues with their check-ins and exposure
+/// (VENUE.*, CHECKIN, …), loaded from the database and following every node's writes; its
+/// HTTP port serves only the probes (docs/STORE.md).
 public enum PostgresNode {
   /// Every table a node keeps in PostgreSQL, in the order they shipped: frozen.
   static let migrations =
     KeyspaceTables.migrations + PostgresAccounts.migrations + PostgresCards.migrations
     + PostgresCardTables.migrations + PostgresGeocodeCache.migrations
     + PostgresExchanges.migrations + PostgresMedia.migrations + PostgresPins.migrations
-    + PostgresDocuments.migrations + PostgresAssets.migrations
+    + PostgresDocuments.migrations + PostgresAssets.migrations + PostgresVenues.migrations
 
   /// Connects (migrating the tables), loads the keyspace and the accounts and builds the
   /// server; `start()` binds it. Mail the accounts cannot send goes to `outbox` (a directory).
@@ -48,6 +51,7 @@ public enum PostgresNode {
     pins pinSettings: Pins.Configuration = .init(),
     documents documentSettings: Documents.Configuration = .init(),
     assets assetSettings: Assets.Configuration = .init(),
+    venues venueSettings: Venues.Configuration = .init(),
     geocoder makeGeocoder: (@Sendable (GeocodeCache) throws -> any Geocoder)? = nil,
     outbox: String, readiness: NodeReadiness? = nil,
     logger: Logger
@@ -67,6 +71,7 @@ public enum PostgresNode {
     let pins: Pins
     let documents: Documents
     let assets: Assets
+    let venues: Venues
     let geocoder: (any Geocoder)?
     do {
       // Its answers kept in the database: one node's look-up spares the others'.
@@ -82,6 +87,7 @@ public enum PostgresNode {
       let exchanges = try await PostgresExchanges(store: store, logger: logger)
       let pinStorage = try await PostgresPins(store: store, logger: logger)
       let documentStorage = try await PostgresDocuments(store: store, logger: logger)
+      let venueStorage = try await PostgresVenues(store: store, logger: logger)
       let cardTables = try await PostgresCardTables(store: store, logger: logger)
       let cardStorage = try await PostgresCards(store: store, logger: logger)
       // After the cards: an upload a card names committed before the card, so it is here.
@@ -104,6 +110,15 @@ public enum PostgresNode {
         storage: documentStorage,
         files: PostgresMedia(store: store, kind: PostgresDocuments.fileKind, logger: logger),
         accounts: accounts, configuration: documentSettings)
+      var venueSettings = venueSettings
+      if venueSettings.geocoder == nil { venueSettings.geocoder = geocoder }
+      if venueSettings.positiveTest == nil {
+        // EXPOSURE.REPORT asks for the reporter's latest positive test on file.
+        venueSettings.positiveTest = { [documents] in documents.positiveTest(of: $0) }
+      }
+      venues = try Venues(
+        storage: venueStorage, accounts: accounts, notifier: PubSubNotifier(hub: hub),
+        configuration: venueSettings)
       var assetSettings = assetSettings
       assetSettings.publicURL = cards.configuration.publicURL
       assets = try Assets(
@@ -117,6 +132,7 @@ public enum PostgresNode {
           cardTables.consumer(wallets: wallets, notices: notices, logger: logger),
           exchanges.consumer(into: people), pinStorage.consumer(into: pins),
           documentStorage.consumer(into: documents), assetStorage.consumer(into: assets),
+          venueStorage.consumer(into: venues),
         ],
         logger: logger, fellBehind: stale)
     } catch {
@@ -151,6 +167,10 @@ public enum PostgresNode {
         guard let news = try? JSONDecoder().decode(AssetsNews.self, from: Data(message))
         else { return }
         assets.apply(followed: news)
+      case .venues:
+        guard let news = try? JSONDecoder().decode(VenuesNews.self, from: Data(message))
+        else { return }
+        venues.apply(followed: news)
       }
     }
     // Guesses, sign-ups and reset requests spread over nodes count on every node.
@@ -172,6 +192,10 @@ public enum PostgresNode {
       guard let message = try? JSONEncoder().encode(news) else { return }
       relay.publish(.assets, channel: [], message: Array(message))
     }
+    venues.shareNews { news in
+      guard let message = try? JSONEncoder().encode(news) else { return }
+      relay.publish(.venues, channel: [], message: Array(message))
+    }
     hub.relay(
       to: PubSubHub.Relay(maximumBytes: PostgresPubSub.maximumBytes) { channel, payload in
         relay.publish(channel: channel, message: Array(buffer: payload))
@@ -181,7 +205,8 @@ public enum PostgresNode {
         configuration: configuration, keyspace: keyspace, storage: storage, hub: hub,
         parts: [
           parts(
-            accounts, cards, views, wallets, notices, people, pins, documents, assets, geocoder)
+            accounts, cards, views, wallets, notices, people, pins, documents, assets, venues,
+            geocoder)
         ],
         logger: logger)
     } catch {
@@ -196,7 +221,7 @@ extension PostgresNode {
   static func parts(
     _ accounts: Accounts, _ cards: Cards, _ views: CardViews, _ wallets: Wallets,
     _ notices: Notices, _ people: People, _ pins: Pins, _ documents: Documents,
-    _ assets: Assets, _ geocoder: (any Geocoder)?
+    _ assets: Assets, _ venues: Venues, _ geocoder: (any Geocoder)?
   ) -> ServerExtension.Parts {
     var parts = AccountCommands.parts(accounts)
     parts.commands += CardCommands(cards: cards, views: views, wallets: wallets).all
@@ -206,6 +231,8 @@ extension PostgresNode {
     parts.commands += PinCommands(pins: pins).all
     parts.commands += DocumentCommands(documents: documents).all
     parts.commands += AssetCommands(assets: assets).all
+    parts.commands += VenueCommands(venues: venues, accounts: accounts).all
+    parts.commands += ExposureCommands(venues: venues, accounts: accounts).all
     if let geocoder { parts.commands += GeocodeCommands(geocoder).all }
     return parts
   }

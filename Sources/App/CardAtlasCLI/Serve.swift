@@ -12,6 +12,7 @@ import PostgresStore
 import RESP
 import Server
 import Store
+import Venues
 import WebPages
 
 struct Serve: AsyncParsableCommand {
@@ -60,9 +61,9 @@ struct Serve: AsyncParsableCommand {
       A PostgreSQL + PostGIS database that many nodes share, \
       postgresql://user[:password]@host[:port][,host2[:port]]/db[?sslmode=disable|prefer|require], \
       in place of the embedded store under --data. For now it holds the GEO keyspace, the \
-      accounts, the cards with their wallets, people nearby with their exchanges, and the \
-      photo pins: the venue, document and asset services (and --http-port's pages) need the \
-      embedded store; mail the accounts cannot send goes to --data's outbox.
+      accounts, the cards with their wallets, people nearby with their exchanges, the photo \
+      pins, the documents, the uploads and the venues: --http-port's pages need the embedded \
+      store; mail the accounts cannot send goes to --data's outbox.
       """)
   var store: String?
   @Option(
@@ -238,6 +239,12 @@ struct Serve: AsyncParsableCommand {
     assets.maxBytes = maxUploadBytes
     assets.quotaBytes = uploadQuota
     assets.uploadsPerHour = uploadsPerHour
+    guard checkinDistance > 0, checkinDistance.isFinite else {
+      throw ValidationError("--checkin-distance must be a positive number of metres")
+    }
+    var venues = Venues.Configuration()
+    venues.checkInDistance = checkinDistance
+    venues.createsPerHour = venuesPerHour
     var pins = Pins.Configuration()
     pins.maxPhotoBytes = maxPhotoBytes
     pins.maximumOpenerSpeed = pinOpenSpeed
@@ -266,6 +273,7 @@ struct Serve: AsyncParsableCommand {
         server = try await PostgresNode.open(
           server: config, url: store, retention: retention,
           accounts: try accountsConfiguration(logger), cards: cards, pins: pins, assets: assets,
+          venues: venues,
           geocoder: try geocoding(),
           outbox: data + "/outbox",
           readiness: readiness, logger: logger)
@@ -285,11 +293,7 @@ struct Serve: AsyncParsableCommand {
     domain.accounts = try accountsConfiguration(logger)
     domain.cards = cards
     domain.geocoder = try geocoding()
-    guard checkinDistance > 0, checkinDistance.isFinite else {
-      throw ValidationError("--checkin-distance must be a positive number of metres")
-    }
-    domain.venues.checkInDistance = checkinDistance
-    domain.venues.createsPerHour = venuesPerHour
+    domain.venues = venues
     domain.assets = assets
     domain.pins = pins
     let daemon = try Daemon(

@@ -3,7 +3,9 @@ import Durability
 /// What the venues need from a store: everything read back at start (`StoredVenues`), and the
 /// writes that keep it, made durable in the group commit with the rest of their command
 /// (`commit`). An account's rows go with the account's own (the store cascades its deletion).
-/// The embedded store's is `SQLiteDomainStorage.SQLiteVenues`.
+/// The embedded store's is `SQLiteDomainStorage.SQLiteVenues`; a store many nodes share hands
+/// out ids in blocks (`ids`) and carries each write's `VenueChange` to every node
+/// (`Venues.apply(followed:own:)`).
 public protocol VenueStorage: WriteCommitter {
   func load() throws -> StoredVenues
   func inserting(_ venue: Venue) -> any DurableWrite
@@ -23,6 +25,26 @@ public protocol VenueStorage: WriteCommitter {
   ) -> any DurableWrite
   /// Notices of exposure; one already stored is kept as it was.
   func inserting(_ notices: [ExposureNotice]) -> any DurableWrite
+  /// Where new venues', dependants' and visits' ids come from when nodes share the store (nil:
+  /// one after the highest, counted in memory).
+  var ids: VenueIDs? { get }
+}
+
+extension VenueStorage {
+  public var ids: VenueIDs? { nil }
+}
+
+/// The blocks of ids of a store many nodes share.
+public struct VenueIDs: Sendable {
+  public let venues: any IDBlocks
+  public let dependants: any IDBlocks
+  public let visits: any IDBlocks
+
+  public init(venues: any IDBlocks, dependants: any IDBlocks, visits: any IDBlocks) {
+    self.venues = venues
+    self.dependants = dependants
+    self.visits = visits
+  }
 }
 
 /// Everything the venues' store holds, as the writes left it.

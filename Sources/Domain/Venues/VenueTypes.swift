@@ -1,7 +1,7 @@
 import Foundation
 
 /// A place people check in to; its owner alone sees its code and its visitors.
-public struct Venue: Sendable, Equatable {
+public struct Venue: Sendable, Equatable, Codable {
   public let id: Int64
   public let ownerId: Int64
   public let name: String
@@ -29,7 +29,7 @@ public struct Venue: Sendable, Equatable {
 }
 
 /// A family member without a login, checked in with its account.
-public struct Dependant: Sendable, Equatable {
+public struct Dependant: Sendable, Equatable, Codable {
   public let id: Int64
   public let accountId: Int64
   public let name: String
@@ -89,7 +89,7 @@ public struct Exposure: Sendable, Equatable {
 }
 
 /// What a visitor is told of an exposure: the venue and a window, never who.
-public struct ExposureNotice: Sendable, Equatable, Hashable {
+public struct ExposureNotice: Sendable, Equatable, Hashable, Codable {
   public let accountId: Int64
   /// 0: the account itself, else its dependant that was there.
   public let dependantId: Int64
@@ -123,4 +123,6 @@ public enum VenueError: Error, Sendable, Equatable {
   case limit(String)
   case geocoding(String)
   case notPersisted(String)
+  /// The store wrote nothing (unreachable, or this node waits for ids): send it again.
+  case tryAgain(String)
 }

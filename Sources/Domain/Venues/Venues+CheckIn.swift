@@ -47,7 +47,15 @@ extension Venues {
       }
       var changed: [Int64] = []
       var visits: [Visit] = []
-      for dependant in [0] + dependantIds {
+      // From the store's blocks, every id the check-in may need, before anything changes.
+      var taken: [Int64] = []
+      if let blocks = storage.ids?.visits {
+        for _ in 0...dependantIds.count {
+          guard let id = blocks.next() else { return .failure(Self.waitingForIds) }
+          taken.append(id)
+        }
+      }
+      for (i, dependant) in ([0] + dependantIds).enumerated() {
         let person = Person(account: account, dependant: dependant)
         if let open = s.open[person] {
           if s.visits.at(open).venueId == venueId {
@@ -57,9 +65,11 @@ extension Venues {
           Self.close(open, at: now, in: &s)
           changed.append(open)
         }
+        // Else the next slot of the visits' table.
+        let id = taken.isEmpty ? Int64(s.visits.slots.count + 1) : taken[i]
         let visit = Visit(
-          id: Int64(s.visits.slots.count + 1), venueId: venueId, accountId: account,
-          dependantId: dependant, start: now, end: .infinity)
+          id: id, venueId: venueId, accountId: account, dependantId: dependant, start: now,
+          end: .infinity)
         Self.add(visit, to: &s)
         changed.append(visit.id)
         visits.append(visit)

@@ -154,7 +154,7 @@ extension Venues {
 
     func proChanged(_ account: Account) -> [any DurableWrite] { [] }
 
-    private static func forget(_ id: Int64, in s: inout State) {
+    static func forget(_ id: Int64, in s: inout State) {
       guard let visit = s.visits[id] else { return }
       if visit.isOpen {
         s.open[Person(account: visit.accountId, dependant: visit.dependantId)] = nil

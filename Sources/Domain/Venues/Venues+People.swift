@@ -59,9 +59,11 @@ extension Venues {
       guard current.count < Self.maxDependants else {
         return .failure(.limit("an account has at most \(Self.maxDependants) dependants"))
       }
+      guard let id = Self.newId(storage.ids?.dependants, &s.nextDependant) else {
+        return .failure(Self.waitingForIds)
+      }
       let dependant = Dependant(
-        id: s.nextDependant, accountId: account, name: name, removed: false, createdAt: created)
-      s.nextDependant += 1
+        id: id, accountId: account, name: name, removed: false, createdAt: created)
       s.dependants[dependant.id] = dependant
       s.dependantsOf[account, default: []].append(dependant.id)
       return .success(dependant)

@@ -115,6 +115,7 @@ extension Venues {
       return done(
         .failure(.limit("at most \(creates.limit) venues an hour, retry after \(wait) s")))
     }
+    share(.created(account: owner))
     if let lon = parsed.longitude, let lat = parsed.latitude {
       return insert(owner, parsed, lon, lat, done)
     }
@@ -140,15 +141,17 @@ extension Venues {
     _ owner: Int64, _ parsed: NewVenue, _ lon: Double, _ lat: Double, _ done: @escaping Done<Venue>
   ) {
     let created = Date(timeIntervalSince1970: now.rounded(.down))
-    let venue = state.withLock { s in
+    let made = state.withLock { s -> Venue? in
+      guard let id = Self.newId(storage.ids?.venues, &s.nextVenue) else { return nil }
       var code = Self.code()
       while s.byCode[code] != nil { code = Self.code() }
       let venue = Venue(
-        id: s.nextVenue, ownerId: owner, name: parsed.name, longitude: lon, latitude: lat,
+        id: id, ownerId: owner, name: parsed.name, longitude: lon, latitude: lat,
         address: parsed.address, code: code, createdAt: created)
       Self.add(venue, to: &s)
       return venue
     }
+    guard let venue = made else { return done(.failure(Self.waitingForIds)) }
     commit([storage.inserting(venue)], answer: venue, done)
   }
 

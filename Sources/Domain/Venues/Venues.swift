@@ -71,6 +71,7 @@ public final class Venues: Sendable {
   public let configuration: Configuration
   let creates: KeyedLimit
   let state = Mutex(State())
+  let newsShare = Mutex<(@Sendable (VenuesNews) -> Void)?>(nil)
   public typealias Done<T> = @Sendable (Result<T, VenueError>) -> Void
 
   public init(
@@ -91,11 +92,29 @@ public final class Venues: Sendable {
 
   // MARK: Helpers shared by the parts
 
+  /// Commits `writes`; a failure the store says wrote nothing is `tryAgain` (retryable).
   func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
     storage.commit(writes) { result in
-      done(result.mapError { .notPersisted("\($0)") })
+      done(
+        result.mapError { error in
+          guard let failure = error as? StoreFailure, failure.nothingWritten else {
+            return .notPersisted("\(error)")
+          }
+          return .tryAgain("write not persisted, nothing written: \(error)")
+        })
     }
   }
+
+  /// A new id from `blocks` when the store gives them, else `next` (then counted on).
+  static func newId(_ blocks: (any IDBlocks)?, _ next: inout Int64) -> Int64? {
+    guard let blocks else {
+      defer { next += 1 }
+      return next
+    }
+    return blocks.next()
+  }
+
+  static let waitingForIds = VenueError.tryAgain("this node is waiting for new ids")
 
   /// Answers `value` once `writes` are durable.
   func commit<T: Sendable>(_ writes: [any DurableWrite], answer value: T, _ done: @escaping Done<T>)

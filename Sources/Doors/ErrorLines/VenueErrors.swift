@@ -11,6 +11,7 @@ extension VenueError {
     case .limit(let why): "LIMIT \(why)"
     case .geocoding(let why): "ERR geocoding failed: \(why)"
     case .notPersisted(let why): "ERR write not persisted: \(why)"
+    case .tryAgain(let why): "TRYAGAIN \(why)"
     }
   }
 }

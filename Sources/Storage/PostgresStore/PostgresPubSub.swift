@@ -22,6 +22,8 @@ public final class PostgresPubSub: Sendable {
     case pins = "i"
     /// Uploads counted, for the other nodes' limit.
     case assets = "u"
+    /// Venues created, for the other nodes' limit.
+    case venues = "v"
   }
 
   static let channel = "cardatlas_pubsub"
