@@ -185,7 +185,7 @@ struct NodesOverRESPTests {
   }
 
   @Test(
-    "cardatlas migrate moves an embedded store killed with -9 (keys, accounts, cards, wallets, notice settings, views, exchanges, pins with photos and votes) into PostgreSQL, checked by counts and checksums; a node there serves the same keys, the accounts sign in with their ids, usernames and sessions, the card is on the map under its share code, in the wallet, with its views; a second run into the full database exits 1"
+    "cardatlas migrate moves an embedded store killed with -9 (keys, accounts, cards, wallets, notice settings, views, exchanges, pins with photos and votes, documents, uploads, venues with visits) into PostgreSQL, checked by counts and checksums; a node there serves the same keys, the accounts sign in with their ids, usernames and sessions, the card is on the map under its share code, in the wallet, with its views; a second run into the full database exits 1"
   )
   func migrateMovesTheKeyspace() async throws {
     try await Self.withDatabase { url, directory in
@@ -240,6 +240,22 @@ struct NodesOverRESPTests {
       let jpeg = TestPhoto.jpeg(Array("the river".utf8))
       #expect(try PinsAcrossNodesTests.photo(anaCards, pinId, jpeg).contains("image/jpeg"))
       _ = try bo.object("PIN.VOTE", "\(pinId)", "UP")
+      // A document, an upload, and a venue eve visits with her child.
+      let pdf = try MediaFixtures.bytes("result.pdf")
+      let document = try anaCards.command(bytes: [
+        Array("DOC.PUT".utf8), Array("VACCINATION".utf8), Array("2026-01-05".utf8), pdf,
+      ]).text
+      #expect(document.contains("VACCINATION"), "\(document)")
+      let png = try MediaFixtures.bytes("python.png")
+      let upload = try anaCards.command(bytes: [Array("ASSET.PUT".utf8), Array("LOGO".utf8), png])
+        .text
+      #expect(upload.contains("/a/"), "\(upload)")
+      let venue = try anaCards.object("VENUE.CREATE", #"{"name":"Café","lon":2.35,"lat":48.85}"#)
+      let venueId = try #require(venue["id"] as? Int)
+      let venueCode = try anaCards.text("VENUE.CODE", "\(venueId)")
+      let child = try #require(try eve.object("DEPENDANT.ADD", "Kid")["id"] as? Int)
+      _ = try eve.object("CHECKIN", venueCode, "WITH", "\(child)")
+      _ = try eve.text("FAVORITE.ADD", "\(venueId)")
       try await embedded.crash(after: .zero)
       let (status, said) = try Self.run(["migrate", "--from", source, "--to", url])
       #expect(status == 0, "\(said)")
@@ -249,6 +265,10 @@ struct NodesOverRESPTests {
         said.contains("moved 3 cards (2 wallet entries, 1 notice settings, 1 views)"), "\(said)")
       #expect(said.contains("moved 1 exchanges (1 pending requests)"), "\(said)")
       #expect(said.contains("moved 1 pins (1 votes, 1 photos)"), "\(said)")
+      #expect(said.contains("moved 1 documents and 1 uploads (2 files)"), "\(said)")
+      #expect(
+        said.contains("moved 1 venues (2 visits, 1 dependants, 1 favorites, 0 exposure notices)"),
+        "\(said)")
       #expect(!said.contains("DIFFERENT") && !said.contains("not moved"), "\(said)")
       let node = try Self.node(url, directory + "/node")
       #expect(try Self.dump(node.port, keys) == before)
@@ -276,6 +296,14 @@ struct NodesOverRESPTests {
       // The pin, its vote and its photo, on the node.
       #expect(try signedIn.object("PIN.GET", "\(pinId)")["ups"] as? Int == 1)
       #expect(try PinsAcrossNodesTests.opened(signedIn, pinId, "2.35", "48.85") == jpeg)
+      // The document with its bytes, the venue's code and visits, on the node.
+      guard case .array(let got) = try signedIn.command("DOC.LIST").value, got.count == 1 else {
+        Issue.record("DOC.LIST on the node")
+        return
+      }
+      #expect(try signedIn.text("VENUE.CODE", "\(venueId)") == venueCode)
+      let visitors = try PeopleAcrossNodesTests.list(signedIn, "VENUE.VISITORS", "\(venueId)")
+      #expect(visitors.count == 2, "\(visitors)")
       // The exchange and the request waiting, on the node.
       #expect(try PeopleAcrossNodesTests.exchanged(signedIn) == [boId])
       let waiting = try PeopleAcrossNodesTests.list(signedIn, "EXCHANGE.PENDING")

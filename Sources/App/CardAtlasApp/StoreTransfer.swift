@@ -11,8 +11,10 @@ import SQLiteDomainStorage
 import Store
 
 /// `cardatlas migrate --from DIR --to postgresql://…`: an embedded store's keyspace, accounts,
-/// cards (with their wallets, notice settings and views), exchanges and pins (with their votes
-/// and photos) into an empty PostgreSQL database, checked by counts and checksums on both sides.
+/// cards (with their wallets, notice settings and views), exchanges, pins (with their votes and
+/// photos), documents, uploads and venues (with their visits, dependants, favourites and
+/// exposure notices) into an empty PostgreSQL database, checked by counts and checksums on both
+/// sides. The geocode cache is not moved.
 public enum StoreTransfer {
   public struct Report: Sendable {
     public let moved: KeyspaceSummary
@@ -25,12 +27,17 @@ public enum StoreTransfer {
     public let exchangesArrived: ExchangesSummary
     public let pinsMoved: PinsSummary
     public let pinsArrived: PinsSummary
-    /// The domain's tables with rows, which PostgreSQL does not hold yet: they stay behind.
-    public let leftBehind: [(table: String, rows: Int)]
+    public let uploadsMoved: UploadsSummary
+    public let uploadsArrived: UploadsSummary
+    public let venuesMoved: VenuesSummary
+    public let venuesArrived: VenuesSummary
+    /// The geocode cache's entries, not moved: a cache, filled again as addresses are asked.
+    public let cacheLeft: Int
     public let seconds: Double
     public var verified: Bool {
       moved == arrived && accountsMoved == accountsArrived && cardsMoved == cardsArrived
         && exchangesMoved == exchangesArrived && pinsMoved == pinsArrived
+        && uploadsMoved == uploadsArrived && venuesMoved == venuesArrived
     }
   }
 
@@ -38,12 +45,6 @@ public enum StoreTransfer {
     let path: String
     public var description: String { "no CardAtlas store at \(path)" }
   }
-
-  /// The domain's tables a store may hold rows in.
-  static let domainTables = [
-    "venues", "venue_visits", "venue_dependants", "venue_favorites",
-    "exposure_notices", "documents", "assets", "geocode_cache",
-  ]
 
   public static func move(
     from directory: String, to url: String, logger: Logger
@@ -57,10 +58,7 @@ public enum StoreTransfer {
     try KeyspaceJournal(store: source, fsync: .always, logger: logger).close()
     var changes: [Change] = []
     try source.load { changes.append($0) }
-    let leftBehind = try domainTables.compactMap { table -> (String, Int)? in
-      guard let rows = try source.rowCount(of: table), rows > 0 else { return nil }
-      return (table, rows)
-    }
+    let cacheLeft = try source.rowCount(of: "geocode_cache") ?? 0
     let accountStorage = SQLiteAccounts(source)
     let accounts = try accountStorage.load()
     let cards = try Self.cards(source)
@@ -68,6 +66,8 @@ public enum StoreTransfer {
     let exchanges = ExchangesTransfer.Tables(
       requests: try exchangeStorage.load().requests, exchanges: try exchangeStorage.all())
     let pins = try Self.pins(source)
+    let uploads = try Self.uploads(source)
+    let venues = try SQLiteVenues(source).load()
     let target = try await PostgresStore(
       location: PostgresLocation(url: url), migrations: PostgresNode.migrations, logger: logger)
     do {
@@ -77,11 +77,15 @@ public enum StoreTransfer {
       try await CardsTransfer.fill(target, with: cards, logger: logger)
       try await ExchangesTransfer.fill(target, with: exchanges, logger: logger)
       try await PinsTransfer.fill(target, with: pins, logger: logger)
+      try await UploadsTransfer.fill(target, with: uploads, logger: logger)
+      try await VenuesTransfer.fill(target, with: venues, logger: logger)
       let arrived = try await KeyspaceTransfer.summary(of: target, logger: logger)
       let accountsArrived = try await AccountsTransfer.summary(of: target, logger: logger)
       let cardsArrived = try await CardsTransfer.summary(of: target, logger: logger)
       let exchangesArrived = try await ExchangesTransfer.summary(of: target, logger: logger)
       let pinsArrived = try await PinsTransfer.summary(of: target, logger: logger)
+      let uploadsArrived = try await UploadsTransfer.summary(of: target, logger: logger)
+      let venuesArrived = try await VenuesTransfer.summary(of: target, logger: logger)
       await target.close()
       let elapsed = (ContinuousClock.now - started).components
       return Report(
@@ -90,7 +94,8 @@ public enum StoreTransfer {
         cardsMoved: CardsSummary(cards), cardsArrived: cardsArrived,
         exchangesMoved: ExchangesSummary(exchanges), exchangesArrived: exchangesArrived,
         pinsMoved: PinsSummary(pins), pinsArrived: pinsArrived,
-        leftBehind: leftBehind,
+        uploadsMoved: UploadsSummary(uploads), uploadsArrived: uploadsArrived,
+        venuesMoved: VenuesSummary(venues), venuesArrived: venuesArrived, cacheLeft: cacheLeft,
         seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
     } catch {
       await target.close()
@@ -107,6 +112,21 @@ public enum StoreTransfer {
       cards: cards, stored: stored, codesKey: try storage.codesKey(),
       wallets: try SQLiteWallets(source).load(), notices: try SQLiteNoticeSettings(source).load(),
       views: try SQLiteCardViews(source).all())
+  }
+
+  /// The embedded store's documents and uploads, with the bytes of every file their rows name.
+  static func uploads(_ source: Store) throws -> UploadsTransfer.Tables {
+    let documents = try SQLiteDocuments(source).loadAll()
+    let assets = try SQLiteAssets(source).loadAll()
+    let documentFiles = try MediaFiles(directory: source.directory + "/media/documents")
+    let assetFiles = try MediaFiles(directory: source.directory + "/media/assets")
+    return UploadsTransfer.Tables(
+      documents: documents,
+      documentFiles: try Dictionary(
+        uniqueKeysWithValues: documents.map { ($0.file, try documentFiles.read($0.file)) }),
+      assets: assets,
+      assetFiles: try Dictionary(
+        uniqueKeysWithValues: assets.map { ($0.file, try assetFiles.read($0.file)) }))
   }
 
   /// The embedded store's pins and votes, and the bytes of every photo a pin names.

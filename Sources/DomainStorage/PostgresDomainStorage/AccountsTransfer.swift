@@ -78,14 +78,9 @@ public struct AccountsSummary: Equatable, Sendable, CustomStringConvertible {
     sessions = stored.sessions.count
     resets = stored.resets.count
     identities = stored.identities.count
-    var sum: UInt64 = 0
-    func add(_ fields: (inout TransferChecksum) -> Void) {
-      var hash = TransferChecksum()
-      fields(&hash)
-      sum &+= hash.value
-    }
+    var sum = TransferChecksumSum()
     for a in stored.accounts {
-      add {
+      sum.add {
         $0.add("account")
         $0.add(a.id)
         $0.add(a.email)
@@ -97,7 +92,7 @@ public struct AccountsSummary: Equatable, Sendable, CustomStringConvertible {
       }
     }
     for s in stored.sessions {
-      add {
+      sum.add {
         $0.add("session")
         $0.add(s.id)
         $0.add(s.accountId)
@@ -106,7 +101,7 @@ public struct AccountsSummary: Equatable, Sendable, CustomStringConvertible {
       }
     }
     for r in stored.resets {
-      add {
+      sum.add {
         $0.add("reset")
         $0.add(r.tokenHash)
         $0.add(r.accountId)
@@ -114,14 +109,14 @@ public struct AccountsSummary: Equatable, Sendable, CustomStringConvertible {
       }
     }
     for (identity, account) in stored.identities {
-      add {
+      sum.add {
         $0.add("identity")
         $0.add(identity.provider)
         $0.add(identity.subject)
         $0.add(account)
       }
     }
-    checksum = sum
+    checksum = sum.value
   }
 
   public var description: String {

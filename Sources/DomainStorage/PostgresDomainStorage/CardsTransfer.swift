@@ -178,14 +178,9 @@ public struct CardsSummary: Equatable, Sendable, CustomStringConvertible {
     walletEntries = tables.wallets.count
     settings = tables.notices.count
     views = tables.views.views.count + tables.views.visits.count
-    var sum: UInt64 = 0
-    func add(_ fields: (inout TransferChecksum) -> Void) {
-      var hash = TransferChecksum()
-      fields(&hash)
-      sum &+= hash.value
-    }
+    var sum = TransferChecksumSum()
     for (card, externalId) in tables.cards {
-      add {
+      sum.add {
         $0.add("card")
         $0.add(card.id)
         $0.add(card.ownerId)
@@ -200,13 +195,13 @@ public struct CardsSummary: Equatable, Sendable, CustomStringConvertible {
       }
     }
     for account in tables.stored.reserved {
-      add {
+      sum.add {
         $0.add("reserved")
         $0.add(account)
       }
     }
     for entry in tables.wallets {
-      add {
+      sum.add {
         $0.add("wallet")
         $0.add(entry.holder)
         $0.add(entry.card)
@@ -214,14 +209,14 @@ public struct CardsSummary: Equatable, Sendable, CustomStringConvertible {
       }
     }
     for (account, settings) in tables.notices {
-      add {
+      sum.add {
         $0.add("notices")
         $0.add(account)
         $0.add((settings.views ? 1 : 0) + (settings.walletAdds ? 2 : 0))
       }
     }
     for view in tables.views.views {
-      add {
+      sum.add {
         $0.add("view")
         $0.add(view.card)
         $0.add(Int64(view.day))
@@ -229,25 +224,18 @@ public struct CardsSummary: Equatable, Sendable, CustomStringConvertible {
       }
     }
     for visit in tables.views.visits {
-      add {
+      sum.add {
         $0.add("visit")
         $0.add(visit.card)
         $0.add(Int64(visit.day))
         $0.add(visit.visitor.base64EncodedString())
       }
     }
-    checksum = sum
+    checksum = sum.value
   }
 
   public var description: String {
     "\(cards) cards (\(walletEntries) wallet entries, \(settings) notice settings, "
       + "\(views) views), checksum " + String(checksum, radix: 16)
-  }
-}
-
-extension Array {
-  /// The array in consecutive slices of at most `size`.
-  fileprivate func chunks(_ size: Int) -> [ArraySlice<Element>] {
-    stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
   }
 }

@@ -25,16 +25,14 @@ public enum ExchangesTransfer {
   ) async throws {
     let connection = try await store.connector.primary()
     defer { connection.discard() }
-    for start in stride(from: 0, to: tables.requests.count, by: chunk) {
-      let part = tables.requests[start..<min(start + chunk, tables.requests.count)]
+    for part in tables.requests.chunks(chunk) {
       try await connection.query(
         """
         INSERT INTO exchange_requests (from_account, to_account, requested_at)
         SELECT * FROM unnest(\(part.map(\.from)), \(part.map(\.to)), \(part.map(\.requestedAt)))
         """, logger: logger)
     }
-    for start in stride(from: 0, to: tables.exchanges.count, by: chunk) {
-      let part = tables.exchanges[start..<min(start + chunk, tables.exchanges.count)]
+    for part in tables.exchanges.chunks(chunk) {
       // Arrays hold no NULL here: NaN and '' stand for none.
       try await connection.query(
         """
@@ -94,15 +92,10 @@ public struct ExchangesSummary: Equatable, Sendable, CustomStringConvertible {
   public init(_ tables: ExchangesTransfer.Tables) {
     requests = tables.requests.count
     exchanges = tables.exchanges.count
-    var sum: UInt64 = 0
-    func add(_ fields: (inout TransferChecksum) -> Void) {
-      var hash = TransferChecksum()
-      fields(&hash)
-      sum &+= hash.value
-    }
+    var sum = TransferChecksumSum()
     func millis(_ seconds: Double) -> Int64 { Int64((seconds * 1_000).rounded()) }
     for request in tables.requests {
-      add {
+      sum.add {
         $0.add("request")
         $0.add(request.from)
         $0.add(request.to)
@@ -110,7 +103,7 @@ public struct ExchangesSummary: Equatable, Sendable, CustomStringConvertible {
       }
     }
     for e in tables.exchanges {
-      add {
+      sum.add {
         $0.add("exchange")
         $0.add(e.id)
         $0.add(e.accountA)
@@ -123,7 +116,7 @@ public struct ExchangesSummary: Equatable, Sendable, CustomStringConvertible {
         $0.add(e.place ?? "-")
       }
     }
-    checksum = sum
+    checksum = sum.value
   }
 
   public var description: String {

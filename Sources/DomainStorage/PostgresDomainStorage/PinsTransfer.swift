@@ -31,15 +31,9 @@ public enum PinsTransfer {
   ) async throws {
     let connection = try await store.connector.primary()
     defer { connection.discard() }
-    for (name, bytes) in tables.photos {
-      try await connection.query(
-        """
-        INSERT INTO media_files (name, kind, bytes)
-        VALUES (\(name), \(PostgresPins.photoKind), \(ByteBuffer(bytes: bytes)))
-        """, logger: logger)
-    }
-    for start in stride(from: 0, to: tables.pins.count, by: chunk) {
-      let part = tables.pins[start..<min(start + chunk, tables.pins.count)]
+    try await MediaTransfer.insert(
+      tables.photos, kind: PostgresPins.photoKind, on: connection, logger: logger)
+    for part in tables.pins.chunks(chunk) {
       // Arrays hold no NULL here: '', NaN and -1 stand for none.
       try await connection.query(
         """
@@ -63,8 +57,7 @@ public enum PinsTransfer {
             height, size)
         """, logger: logger)
     }
-    for start in stride(from: 0, to: tables.votes.count, by: chunk) {
-      let part = tables.votes[start..<min(start + chunk, tables.votes.count)]
+    for part in tables.votes.chunks(chunk) {
       try await connection.query(
         """
         INSERT INTO pin_votes (pin_id, account_id, vote)
@@ -82,13 +75,8 @@ public enum PinsTransfer {
   {
     try await store.snapshot { connection, _ in
       let (pins, votes) = try await PostgresPins.read(on: connection, logger: logger)
-      var photos: [String: [UInt8]] = [:]
-      for try await (name, bytes) in try await connection.query(
-        "SELECT name, bytes FROM media_files WHERE kind = \(PostgresPins.photoKind)",
-        logger: logger
-      ).decode((String, ByteBuffer).self) {
-        photos[name] = Array(buffer: bytes)
-      }
+      let photos = try await MediaTransfer.read(
+        kind: PostgresPins.photoKind, on: connection, logger: logger)
       return PinsSummary(Tables(pins: pins, votes: votes, photos: photos, nextId: 0))
     }
   }
@@ -106,14 +94,9 @@ public struct PinsSummary: Equatable, Sendable, CustomStringConvertible {
     pins = tables.pins.count
     votes = tables.votes.count
     photos = tables.photos.count
-    var sum: UInt64 = 0
-    func add(_ fields: (inout TransferChecksum) -> Void) {
-      var hash = TransferChecksum()
-      fields(&hash)
-      sum &+= hash.value
-    }
+    var sum = TransferChecksumSum()
     for pin in tables.pins {
-      add {
+      sum.add {
         $0.add("pin")
         $0.add(pin.id)
         $0.add(pin.ownerId)
@@ -128,21 +111,15 @@ public struct PinsSummary: Equatable, Sendable, CustomStringConvertible {
       }
     }
     for vote in tables.votes {
-      add {
+      sum.add {
         $0.add("vote")
         $0.add(vote.pin)
         $0.add(vote.account)
         $0.add(Int64(vote.vote))
       }
     }
-    for (name, bytes) in tables.photos {
-      add {
-        $0.add("photo")
-        $0.add(name)
-        $0.add(bytes)
-      }
-    }
-    checksum = sum
+    MediaTransfer.add(tables.photos, to: &sum)
+    checksum = sum.value
   }
 
   public var description: String {

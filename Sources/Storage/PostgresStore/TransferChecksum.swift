@@ -21,3 +21,17 @@ public struct TransferChecksum: Sendable {
     }
   }
 }
+
+/// The order-free sum of records' checksums: each record hashed alone (`add`), the hashes
+/// added with wrapping.
+public struct TransferChecksumSum: Sendable {
+  public private(set) var value: UInt64 = 0
+
+  public init() {}
+
+  public mutating func add(_ fields: (inout TransferChecksum) -> Void) {
+    var hash = TransferChecksum()
+    fields(&hash)
+    value &+= hash.value
+  }
+}
