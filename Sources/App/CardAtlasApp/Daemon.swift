@@ -35,17 +35,23 @@ public final class Daemon: Sendable {
       self.domain = domain
       resp = try CardAtlasServer(
         configuration: server, foundation: foundation, parts: [domain.commands], logger: logger)
-      web = try http.map { http in
-        try WebServer(
-          accounts: domain.accounts, cards: domain.cards, views: domain.views,
-          venues: domain.venues, assets: domain.assets, wallets: domain.wallets,
-          host: http.host, port: http.port, logger: logger, map: http.map, limits: http.limits,
-          executor: http.executor)
-      }
+      web = try http.map { try Self.webServer(domain, $0, logger: logger) }
     } catch {
       foundation.store.close()
       throw error
     }
+  }
+
+  /// The HTTP door over `domain`; `readiness` answers `GET /readyz`.
+  public static func webServer(
+    _ domain: Domain, _ http: HTTP, logger: Logger,
+    readiness: @escaping @Sendable () -> Readiness = { .ready }
+  ) throws -> WebServer {
+    try WebServer(
+      accounts: domain.accounts, cards: domain.cards, views: domain.views,
+      venues: domain.venues, assets: domain.assets, wallets: domain.wallets,
+      host: http.host, port: http.port, logger: logger, map: http.map, limits: http.limits,
+      executor: http.executor, readiness: readiness)
   }
 
   /// Binds both doors; returns their ports (`port` 0 picks one). If HTTP cannot bind, RESP

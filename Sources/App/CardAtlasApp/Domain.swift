@@ -53,30 +53,66 @@ public struct Domain: Sendable {
     + SQLiteDocuments.migrations
     + SQLiteAssets.migrations + SQLiteGeocodeCache.migrations
 
-  /// Loads every service's state from `store` (opened with `migrations`). What they publish
-  /// goes to `notifier`; uploaded files live in the store's directory.
+  /// Where every service keeps its records: the embedded store's tables and files
+  /// (`embedded(_:)`), or the tables of a database many nodes share (`PostgresNode`).
+  public struct Storage: Sendable {
+    public var accounts: any AccountStorage
+    /// Where mail the accounts cannot send goes (a directory).
+    public var outbox: String
+    public var cards: any CardStorage
+    public var notices: any NoticeStorage
+    public var views: any CardViewStorage
+    public var wallets: any WalletStorage
+    public var pins: any PinStorage
+    public var pinPhotos: any MediaStore
+    public var exchanges: any ExchangeStorage
+    public var documents: any DocumentStorage
+    public var documentFiles: any MediaStore
+    public var venues: any VenueStorage
+    public var assets: any AssetStorage
+    public var assetFiles: any MediaStore
+    public var geocodeCache: any GeocodeCacheStorage
+
+    /// The embedded store's: its tables, and uploaded files under its directory.
+    public static func embedded(_ store: Store) throws -> Storage {
+      Storage(
+        accounts: SQLiteAccounts(store), outbox: store.directory + "/outbox",
+        cards: SQLiteCards(store), notices: SQLiteNoticeSettings(store),
+        views: SQLiteCardViews(store), wallets: SQLiteWallets(store), pins: SQLitePins(store),
+        pinPhotos: try MediaFiles(directory: store.directory + "/media/pins"),
+        exchanges: SQLiteExchanges(store), documents: SQLiteDocuments(store),
+        documentFiles: try MediaFiles(directory: store.directory + "/media/documents"),
+        venues: SQLiteVenues(store), assets: SQLiteAssets(store),
+        assetFiles: try MediaFiles(directory: store.directory + "/media/assets"),
+        geocodeCache: SQLiteGeocodeCache(store))
+    }
+  }
+
+  /// Loads every service's state from `store` (opened with `migrations`).
   public init(store: Store, notifier: any Notifier, configuration: Configuration) throws {
-    geocoder = try configuration.geocoder?(GeocodeCache(SQLiteGeocodeCache(store)))
+    try self.init(storage: .embedded(store), notifier: notifier, configuration: configuration)
+  }
+
+  /// Loads every service's state from `storage`, in dependency order. What they publish goes
+  /// to `notifier`.
+  public init(storage: Storage, notifier: any Notifier, configuration: Configuration) throws {
+    geocoder = try configuration.geocoder?(GeocodeCache(storage.geocodeCache))
     accounts = try Accounts(
-      storage: SQLiteAccounts(store), outbox: store.directory + "/outbox",
-      configuration: configuration.accounts)
+      storage: storage.accounts, outbox: storage.outbox, configuration: configuration.accounts)
     var cardSettings = configuration.cards
     if cardSettings.geocoder == nil { cardSettings.geocoder = geocoder }
-    cards = try Cards(storage: SQLiteCards(store), accounts: accounts, configuration: cardSettings)
-    notices = try Notices(storage: SQLiteNoticeSettings(store), cards: cards, notifier: notifier)
-    views = CardViews(storage: SQLiteCardViews(store), cards: cards, notices: notices)
-    wallets = try Wallets(storage: SQLiteWallets(store), cards: cards, notices: notices)
+    cards = try Cards(storage: storage.cards, accounts: accounts, configuration: cardSettings)
+    notices = try Notices(storage: storage.notices, cards: cards, notifier: notifier)
+    views = CardViews(storage: storage.views, cards: cards, notices: notices)
+    wallets = try Wallets(storage: storage.wallets, cards: cards, notices: notices)
     pins = try Pins(
-      storage: SQLitePins(store), accounts: accounts,
-      media: try MediaFiles(directory: store.directory + "/media/pins"),
+      storage: storage.pins, accounts: accounts, media: storage.pinPhotos,
       configuration: configuration.pins)
     people = try People(
-      storage: SQLiteExchanges(store), accounts: accounts, cards: cards, wallets: wallets,
-      notifier: notifier,
-      configuration: configuration.people)
+      storage: storage.exchanges, accounts: accounts, cards: cards, wallets: wallets,
+      notifier: notifier, configuration: configuration.people)
     documents = try Documents(
-      storage: SQLiteDocuments(store),
-      files: try MediaFiles(directory: store.directory + "/media/documents"), accounts: accounts,
+      storage: storage.documents, files: storage.documentFiles, accounts: accounts,
       configuration: configuration.documents)
     var venueSettings = configuration.venues
     if venueSettings.geocoder == nil { venueSettings.geocoder = cards.configuration.geocoder }
@@ -85,13 +121,12 @@ public struct Domain: Sendable {
       venueSettings.positiveTest = { [documents] in documents.positiveTest(of: $0) }
     }
     venues = try Venues(
-      storage: SQLiteVenues(store), accounts: accounts, notifier: notifier,
+      storage: storage.venues, accounts: accounts, notifier: notifier,
       configuration: venueSettings)
     var assetSettings = configuration.assets
     assetSettings.publicURL = cards.configuration.publicURL
     assets = try Assets(
-      storage: SQLiteAssets(store), accounts: accounts, cards: cards,
-      media: try MediaFiles(directory: store.directory + "/media/assets"),
+      storage: storage.assets, accounts: accounts, cards: cards, media: storage.assetFiles,
       configuration: assetSettings)
   }
 }

@@ -60,10 +60,8 @@ struct Serve: AsyncParsableCommand {
     help: """
       A PostgreSQL + PostGIS database that many nodes share, \
       postgresql://user[:password]@host[:port][,host2[:port]]/db[?sslmode=disable|prefer|require], \
-      in place of the embedded store under --data. For now it holds the GEO keyspace, the \
-      accounts, the cards with their wallets, people nearby with their exchanges, the photo \
-      pins, the documents, the uploads and the venues: --http-port's pages need the embedded \
-      store; mail the accounts cannot send goes to --data's outbox.
+      in place of the embedded store under --data: every record is there, and every node \
+      serves every command and page; mail the accounts cannot send goes to --data's outbox.
       """)
   var store: String?
   @Option(
@@ -250,6 +248,13 @@ struct Serve: AsyncParsableCommand {
     pins.maximumOpenerSpeed = pinOpenSpeed
     pins.opensPerHour = pinOpensPerHour
     pins.addsPerHour = pinsPerHour
+    var domain = Domain.Configuration()
+    domain.accounts = try accountsConfiguration(logger)
+    domain.cards = cards
+    domain.geocoder = try geocoding()
+    domain.venues = venues
+    domain.assets = assets
+    domain.pins = pins
     if let store {
       guard nodeTimeout >= 1, feedMinimumAge >= 0, readyLag > 0 else {
         throw ValidationError(
@@ -268,34 +273,32 @@ struct Serve: AsyncParsableCommand {
       try await health?.start()
       // Meanwhile RESP clients are told LOADING, as Redis tells them, rather than refused.
       let loading = try await LoadingListener.bind(host: host, port: port, maxClients: maxClients)
-      let server: CardAtlasServer
+      let node: (server: CardAtlasServer, domain: Domain)
       do {
-        server = try await PostgresNode.open(
-          server: config, url: store, retention: retention,
-          accounts: try accountsConfiguration(logger), cards: cards, pins: pins, assets: assets,
-          venues: venues,
-          geocoder: try geocoding(),
-          outbox: data + "/outbox",
-          readiness: readiness, logger: logger)
+        node = try await PostgresNode.open(
+          server: config, url: store, retention: retention, domain: domain,
+          outbox: data + "/outbox", readiness: readiness, logger: logger)
       } catch {
         await loading.close()
         throw error
       }
       await loading.close()
-      try await server.start()
+      try await node.server.start()
+      // Loaded: the pages and the API take the HTTP port over from the probes alone.
+      let web = try http().map {
+        try Daemon.webServer(node.domain, $0, logger: logger, readiness: readiness.current)
+      }
+      if let web {
+        await health?.stop()
+        try await web.start()
+      }
       readiness.serve()
       await Self.waitForSignal()
-      await server.stop()
+      await web?.stop()
+      await node.server.stop()
       await health?.stop()
       return
     }
-    var domain = Domain.Configuration()
-    domain.accounts = try accountsConfiguration(logger)
-    domain.cards = cards
-    domain.geocoder = try geocoding()
-    domain.venues = venues
-    domain.assets = assets
-    domain.pins = pins
     let daemon = try Daemon(
       server: config, domain: domain, http: try http(), logger: logger)
     try await daemon.start()
