@@ -102,23 +102,10 @@ struct AssetsAcrossNodesTests {
           })
       }
       let prepared = connections
-      let replies = Mutex<[[String]]>(Array(repeating: [], count: accounts))
-      let ready = Atomic<Int>(0)
-      let threads = (0..<2).map { side in
-        Thread {
-          ready.add(1, ordering: .relaxed)
-          while ready.load(ordering: .relaxed) < 2 {}
-          for n in 0..<accounts {
-            let reply = (try? Self.upload(prepared[n][side])) ?? "no reply"
-            replies.withLock { $0[n].append(reply) }
-          }
-        }
+      let replies = try await RacingClients.race(accounts) { n, side in
+        (try? Self.upload(prepared[n][side])) ?? "no reply"
       }
-      for thread in threads { thread.start() }
-      while replies.withLock({ $0.contains { $0.count < 2 } }) {
-        try await Task.sleep(for: .milliseconds(20))
-      }
-      for (n, pair) in replies.withLock({ $0 }).enumerated() {
+      for (n, pair) in replies.enumerated() {
         #expect(pair.filter { $0.hasPrefix("http") }.count == 1, "racer\(n): \(pair)")
         #expect(pair.filter { $0.hasPrefix("QUOTA") }.count == 1, "racer\(n): \(pair)")
       }

@@ -99,25 +99,10 @@ struct DocumentsAcrossNodesTests {
           })
       }
       let prepared = connections
-      let replies = Mutex<[[String]]>(Array(repeating: [], count: accounts))
-      let ready = Atomic<Int>(0)
-      let threads = (0..<2).map { side in
-        Thread {
-          ready.add(1, ordering: .relaxed)
-          while ready.load(ordering: .relaxed) < 2 {}
-          for n in 0..<accounts {
-            let reply =
-              (try? Self.put(prepared[n][side], TestPhoto.png(Array("last \(side)".utf8))))
-              ?? "no reply"
-            replies.withLock { $0[n].append(reply) }
-          }
-        }
+      let replies = try await RacingClients.race(accounts) { n, side in
+        (try? Self.put(prepared[n][side], TestPhoto.png(Array("last \(side)".utf8)))) ?? "no reply"
       }
-      for thread in threads { thread.start() }
-      while replies.withLock({ $0.contains { $0.count < 2 } }) {
-        try await Task.sleep(for: .milliseconds(20))
-      }
-      for (n, pair) in replies.withLock({ $0 }).enumerated() {
+      for (n, pair) in replies.enumerated() {
         #expect(pair.filter { Self.id($0) != nil }.count == 1, "racer\(n): \(pair)")
         #expect(
           pair.filter { $0.contains("LIMIT at most 100 documents") }.count == 1,

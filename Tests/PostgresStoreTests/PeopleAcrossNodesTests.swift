@@ -158,24 +158,11 @@ struct PeopleAcrossNodesTests {
       }
       let prepared = connections
       let askerIds = askers
-      let replies = Mutex<[[String]]>(Array(repeating: [], count: 6))
-      let ready = Atomic<Int>(0)
-      let threads = (0..<2).map { side in
-        Thread {
-          ready.add(1, ordering: .relaxed)
-          while ready.load(ordering: .relaxed) < 2 {}
-          for n in 0..<6 {
-            let reply =
-              (try? prepared[n][side].text("EXCHANGE.REQUEST", "\(askerIds[n])")) ?? "no reply"
-            replies.withLock { $0[n].append(Self.status(reply)) }
-          }
-        }
+      let replies = try await RacingClients.race(6) { n, side in
+        Self.status(
+          (try? prepared[n][side].text("EXCHANGE.REQUEST", "\(askerIds[n])")) ?? "no reply")
       }
-      for thread in threads { thread.start() }
-      while replies.withLock({ $0.contains { $0.count < 2 } }) {
-        try await Task.sleep(for: .milliseconds(20))
-      }
-      for (n, pair) in replies.withLock({ $0 }).enumerated() {
+      for (n, pair) in replies.enumerated() {
         #expect(
           pair.sorted() == ["ERR already exchanged with this account", "exchanged"],
           "answerer\(n): \(pair)")

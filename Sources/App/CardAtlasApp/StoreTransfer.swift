@@ -34,11 +34,21 @@ public enum StoreTransfer {
     /// The geocode cache's entries, not moved: a cache, filled again as addresses are asked.
     public let cacheLeft: Int
     public let seconds: Double
-    public var verified: Bool {
-      moved == arrived && accountsMoved == accountsArrived && cardsMoved == cardsArrived
-        && exchangesMoved == exchangesArrived && pinsMoved == pinsArrived
-        && uploadsMoved == uploadsArrived && venuesMoved == venuesArrived
+    /// Each part as moved and as read back, and whether they are the same.
+    public var checks: [(moved: String, arrived: String, same: Bool)] {
+      func check<Summary: Equatable & CustomStringConvertible>(_ moved: Summary, _ arrived: Summary)
+        -> (moved: String, arrived: String, same: Bool)
+      {
+        ("\(moved)", "\(arrived)", moved == arrived)
+      }
+      return [
+        check(accountsMoved, accountsArrived), check(cardsMoved, cardsArrived),
+        check(exchangesMoved, exchangesArrived), check(pinsMoved, pinsArrived),
+        check(uploadsMoved, uploadsArrived), check(venuesMoved, venuesArrived),
+      ]
     }
+
+    public var verified: Bool { moved == arrived && checks.allSatisfy(\.same) }
   }
 
   public struct NoStore: Error, CustomStringConvertible {

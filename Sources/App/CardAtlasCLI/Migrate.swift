@@ -28,30 +28,10 @@ struct Migrate: AsyncParsableCommand {
     print("moved \(report.moved) in \(String(format: "%.1f", report.seconds)) s")
     print(
       "read back \(report.arrived): \(report.moved == report.arrived ? "the same" : "DIFFERENT")")
-    print("moved \(report.accountsMoved)")
-    print(
-      "read back \(report.accountsArrived): "
-        + (report.accountsMoved == report.accountsArrived ? "the same" : "DIFFERENT"))
-    print("moved \(report.cardsMoved)")
-    print(
-      "read back \(report.cardsArrived): "
-        + (report.cardsMoved == report.cardsArrived ? "the same" : "DIFFERENT"))
-    print("moved \(report.exchangesMoved)")
-    print(
-      "read back \(report.exchangesArrived): "
-        + (report.exchangesMoved == report.exchangesArrived ? "the same" : "DIFFERENT"))
-    print("moved \(report.pinsMoved)")
-    print(
-      "read back \(report.pinsArrived): "
-        + (report.pinsMoved == report.pinsArrived ? "the same" : "DIFFERENT"))
-    print("moved \(report.uploadsMoved)")
-    print(
-      "read back \(report.uploadsArrived): "
-        + (report.uploadsMoved == report.uploadsArrived ? "the same" : "DIFFERENT"))
-    print("moved \(report.venuesMoved)")
-    print(
-      "read back \(report.venuesArrived): "
-        + (report.venuesMoved == report.venuesArrived ? "the same" : "DIFFERENT"))
+    for check in report.checks {
+      print("moved \(check.moved)")
+      print("read back \(check.arrived): \(check.same ? "the same" : "DIFFERENT")")
+    }
     if report.cacheLeft > 0 {
       print("not moved: the geocode cache's \(report.cacheLeft) entries (filled again as asked)")
     }

@@ -54,7 +54,7 @@ public final class PostgresAssets: AssetStorage, Sendable {
   public static let fileKind = "assets"
 
   let store: PostgresStore
-  private let loaded: Mutex<[Asset]?>
+  private let loaded: LoadedOnce<[Asset]>
   private let position: Int64
   private let logger: Logger
 
@@ -65,32 +65,20 @@ public final class PostgresAssets: AssetStorage, Sendable {
     let (assets, position) = try await store.snapshot { connection, position in
       (try await Self.read(on: connection, logger: logger), position)
     }
-    loaded = Mutex(assets)
+    loaded = LoadedOnce(assets)
     self.position = position
   }
 
   /// Hands on what was read at start, once.
   public func loadAll() throws -> [Asset] {
-    loaded.withLock { loaded in
-      defer { loaded = nil }
-      return loaded ?? []
-    }
+    loaded.take() ?? []
   }
 
   /// Applies every other node's upload changes to `assets`, from where the load read.
   public func consumer(into assets: Assets) -> FeedConsumer {
-    FeedConsumer(position: position) { [store, logger] entry in
-      for section in entry.sections where section.source == Self.source {
-        guard
-          let change = try? JSONDecoder().decode(AssetChange.self, from: Data(section.bytes))
-        else {
-          logger.error(
-            "change feed: upload section unreadable", metadata: ["id": "\(entry.position)"])
-          continue
-        }
-        assets.apply(followed: change, own: entry.node == store.node)
-      }
-    }
+    .changes(
+      AssetChange.self, source: Self.source, after: position, store: store, logger: logger
+    ) { change, own in assets.apply(followed: change, own: own) }
   }
 
   public func commit(

@@ -129,17 +129,9 @@ public final class PostgresCards: CardStorage, Sendable {
   /// Applies every committed card change to `cards` (loaded from this storage), from where the
   /// load read: this node's own too, which memory has already (`Cards.apply(followed:own:)`).
   public func consumer(into cards: Cards) -> FeedConsumer {
-    FeedConsumer(position: position) { [store, logger] entry in
-      for section in entry.sections where section.source == Self.source {
-        guard let change = try? JSONDecoder().decode(CardChange.self, from: Data(section.bytes))
-        else {
-          logger.error(
-            "change feed: card section unreadable", metadata: ["id": "\(entry.position)"])
-          continue
-        }
-        cards.apply(followed: change, own: entry.node == store.node)
-      }
-    }
+    .changes(
+      CardChange.self, source: Self.source, after: position, store: store, logger: logger
+    ) { change, own in cards.apply(followed: change, own: own) }
   }
 
   public func commit(

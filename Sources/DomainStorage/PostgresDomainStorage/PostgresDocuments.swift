@@ -56,7 +56,7 @@ public final class PostgresDocuments: DocumentStorage, Sendable {
 
   let store: PostgresStore
   public let documentIDs: (any IDBlocks)?
-  private let loaded: Mutex<[Document]?>
+  private let loaded: LoadedOnce<[Document]>
   private let position: Int64
   private let logger: Logger
 
@@ -67,7 +67,7 @@ public final class PostgresDocuments: DocumentStorage, Sendable {
     let (documents, position) = try await store.snapshot { connection, position in
       (try await Self.read(on: connection, logger: logger), position)
     }
-    loaded = Mutex(documents)
+    loaded = LoadedOnce(documents)
     self.position = position
     documentIDs = try await PostgresIDBlocks(
       sequence: "document_id_blocks", blockSize: Self.blockSize, connector: store.connector,
@@ -76,26 +76,14 @@ public final class PostgresDocuments: DocumentStorage, Sendable {
 
   /// Hands on what was read at start, once.
   public func loadAll() throws -> [Document] {
-    loaded.withLock { loaded in
-      defer { loaded = nil }
-      return loaded ?? []
-    }
+    loaded.take() ?? []
   }
 
   /// Applies every other node's document changes to `documents`, from where the load read.
   public func consumer(into documents: Documents) -> FeedConsumer {
-    FeedConsumer(position: position) { [store, logger] entry in
-      for section in entry.sections where section.source == Self.source {
-        guard
-          let change = try? JSONDecoder().decode(DocumentChange.self, from: Data(section.bytes))
-        else {
-          logger.error(
-            "change feed: document section unreadable", metadata: ["id": "\(entry.position)"])
-          continue
-        }
-        documents.apply(followed: change, own: entry.node == store.node)
-      }
-    }
+    .changes(
+      DocumentChange.self, source: Self.source, after: position, store: store, logger: logger
+    ) { change, own in documents.apply(followed: change, own: own) }
   }
 
   public func commit(

@@ -53,7 +53,7 @@ public final class PostgresExchanges: ExchangeStorage, Sendable {
 
   let store: PostgresStore
   public let exchangeIDs: (any IDBlocks)?
-  private let loaded: Mutex<(requests: [StoredExchangeRequest], pairs: [(Int64, Int64)])?>
+  private let loaded: LoadedOnce<(requests: [StoredExchangeRequest], pairs: [(Int64, Int64)])>
   private let position: Int64
   private let logger: Logger
 
@@ -77,7 +77,7 @@ public final class PostgresExchanges: ExchangeStorage, Sendable {
       }
       return (requests, pairs, position)
     }
-    loaded = Mutex((requests, pairs))
+    loaded = LoadedOnce((requests, pairs))
     self.position = position
     exchangeIDs = try await PostgresIDBlocks(
       sequence: "exchange_id_blocks", blockSize: Self.blockSize, connector: store.connector,
@@ -88,28 +88,16 @@ public final class PostgresExchanges: ExchangeStorage, Sendable {
   public func load() throws -> (
     requests: [StoredExchangeRequest], pairs: [(Int64, Int64)], nextId: Int64
   ) {
-    let read = loaded.withLock { loaded in
-      defer { loaded = nil }
-      return loaded
-    }
+    let read = loaded.take()
     return (read?.requests ?? [], read?.pairs ?? [], 1)
   }
 
   /// Applies every committed exchange change to `people`, this node's own included (each
   /// carries what its transaction wrote: `People.apply(followed:)`), from where the load read.
   public func consumer(into people: People) -> FeedConsumer {
-    FeedConsumer(position: position) { [logger] entry in
-      for section in entry.sections where section.source == Self.source {
-        guard
-          let change = try? JSONDecoder().decode(ExchangeChange.self, from: Data(section.bytes))
-        else {
-          logger.error(
-            "change feed: exchange section unreadable", metadata: ["id": "\(entry.position)"])
-          continue
-        }
-        people.apply(followed: change)
-      }
-    }
+    .changes(
+      ExchangeChange.self, source: Self.source, after: position, store: store, logger: logger
+    ) { change, own in people.apply(followed: change) }
   }
 
   public func commit(

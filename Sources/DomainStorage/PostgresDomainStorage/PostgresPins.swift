@@ -54,7 +54,7 @@ public final class PostgresPins: PinStorage, Sendable {
 
   let store: PostgresStore
   public let pinIDs: (any IDBlocks)?
-  private let loaded: Mutex<(pins: [Pin], votes: [PinVote])?>
+  private let loaded: LoadedOnce<(pins: [Pin], votes: [PinVote])>
   private let position: Int64
   private let logger: Logger
 
@@ -66,7 +66,7 @@ public final class PostgresPins: PinStorage, Sendable {
       let (pins, votes) = try await Self.read(on: connection, logger: logger)
       return (pins, votes, position)
     }
-    loaded = Mutex((pins, votes))
+    loaded = LoadedOnce((pins, votes))
     self.position = position
     pinIDs = try await PostgresIDBlocks(
       sequence: "pin_id_blocks", blockSize: Self.blockSize, connector: store.connector,
@@ -75,26 +75,15 @@ public final class PostgresPins: PinStorage, Sendable {
 
   /// Hands on what was read at start, once. The next id is the blocks'.
   public func load() throws -> (pins: [Pin], votes: [PinVote], nextId: Int64) {
-    let read = loaded.withLock { loaded in
-      defer { loaded = nil }
-      return loaded
-    }
+    let read = loaded.take()
     return (read?.pins ?? [], read?.votes ?? [], 1)
   }
 
   /// Applies every other node's pin changes to `pins`, from where the load read.
   public func consumer(into pins: Pins) -> FeedConsumer {
-    FeedConsumer(position: position) { [store, logger] entry in
-      for section in entry.sections where section.source == Self.source {
-        guard let change = try? JSONDecoder().decode(PinChange.self, from: Data(section.bytes))
-        else {
-          logger.error(
-            "change feed: pin section unreadable", metadata: ["id": "\(entry.position)"])
-          continue
-        }
-        pins.apply(followed: change, own: entry.node == store.node)
-      }
-    }
+    .changes(
+      PinChange.self, source: Self.source, after: position, store: store, logger: logger
+    ) { change, own in pins.apply(followed: change, own: own) }
   }
 
   public func commit(

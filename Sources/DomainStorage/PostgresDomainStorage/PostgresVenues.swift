@@ -81,7 +81,7 @@ public final class PostgresVenues: VenueStorage, Sendable {
 
   let store: PostgresStore
   public let ids: VenueIDs?
-  private let loaded: Mutex<StoredVenues?>
+  private let loaded: LoadedOnce<StoredVenues>
   private let position: Int64
   private let logger: Logger
 
@@ -92,7 +92,7 @@ public final class PostgresVenues: VenueStorage, Sendable {
     let (stored, position) = try await store.snapshot { connection, position in
       (try await Self.read(on: connection, logger: logger), position)
     }
-    loaded = Mutex(stored)
+    loaded = LoadedOnce(stored)
     self.position = position
     func blocks(_ sequence: String) async throws -> PostgresIDBlocks {
       try await PostgresIDBlocks(
@@ -106,26 +106,14 @@ public final class PostgresVenues: VenueStorage, Sendable {
 
   /// Hands on what was read at start, once.
   public func load() throws -> StoredVenues {
-    loaded.withLock { loaded in
-      defer { loaded = nil }
-      return loaded ?? StoredVenues()
-    }
+    loaded.take() ?? StoredVenues()
   }
 
   /// Applies every other node's venue changes to `venues`, from where the load read.
   public func consumer(into venues: Venues) -> FeedConsumer {
-    FeedConsumer(position: position) { [store, logger] entry in
-      for section in entry.sections where section.source == Self.source {
-        guard
-          let change = try? JSONDecoder().decode(VenueChange.self, from: Data(section.bytes))
-        else {
-          logger.error(
-            "change feed: venue section unreadable", metadata: ["id": "\(entry.position)"])
-          continue
-        }
-        venues.apply(followed: change, own: entry.node == store.node)
-      }
-    }
+    .changes(
+      VenueChange.self, source: Self.source, after: position, store: store, logger: logger
+    ) { change, own in venues.apply(followed: change, own: own) }
   }
 
   public func commit(
