@@ -68,12 +68,7 @@ struct AssetsAcrossNodesTests {
       #expect(try onB.text("CARD.DEL", "\(cardId)") == "1")
       try await Self.synced(b.port, a.port)
       #expect(try onA.text("CARD.CREATE", Self.cardNaming(first)).contains("no such asset"))
-      var rows = -1
-      for _ in 0..<100 {
-        rows = try await PinsAcrossNodesTests.mediaRows(url)
-        if rows == 2 { break }
-        try await Task.sleep(for: .milliseconds(50))
-      }
+      let rows = try await PinsAcrossNodesTests.mediaRows(url, reaching: 2)
       #expect(rows == 2, "the first upload's bytes went with the card; the others stay")
     }
   }

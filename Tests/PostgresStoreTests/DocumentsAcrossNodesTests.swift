@@ -59,12 +59,7 @@ struct DocumentsAcrossNodesTests {
       #expect(try onB.text("DOC.DEL", "\(id)") == "1")
       try await Self.synced(b.port, a.port)
       #expect(try Self.listed(onA).isEmpty)
-      var rows = -1
-      for _ in 0..<100 {
-        rows = try await PinsAcrossNodesTests.mediaRows(url)
-        if rows == 0 { break }
-        try await Task.sleep(for: .milliseconds(50))
-      }
+      let rows = try await PinsAcrossNodesTests.mediaRows(url, reaching: 0)
       #expect(rows == 0, "the bytes went with the row")
     }
   }
