@@ -18,9 +18,11 @@ else
 fi
 pids=()
 for port in "${ports[@]}"; do
-  .build/release/cardatlas serve --port "$port" --data "var/node-$port" --store "$url" &
+  # Each node's pages and API 200 ports up: 8078, 8079, 8080.
+  .build/release/cardatlas serve --port "$port" --http-port $((port + 200)) \
+    --data "var/node-$port" --store "$url" &
   pids+=($!)
 done
 trap 'kill -TERM "${pids[@]}" 2>/dev/null || true' INT TERM
-echo "nodes on ports ${ports[*]} over $url; Ctrl-C stops them"
+echo "nodes on ports ${ports[*]} (HTTP 8078-8080) over $url; Ctrl-C stops them"
 wait "${pids[@]}" || true
