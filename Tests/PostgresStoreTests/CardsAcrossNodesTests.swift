@@ -220,4 +220,31 @@ struct CardsAcrossNodesTests {
       }
     }
   }
+
+  @Test(
+    "look-ups by share code are counted on every node: with two an hour, one on A and one on B leave none, and the third on A is refused"
+  )
+  func codeReadsAcrossNodes() async throws {
+    try await NodesOverRESPTests.withDatabase { url, directory in
+      let limit = ["--code-reads-per-account", "2"]
+      let a = try CardAtlasProcess(
+        directory: directory + "/a", arguments: ["--store", url] + limit)
+      let b = try CardAtlasProcess(
+        directory: directory + "/b", arguments: ["--store", url] + limit)
+      let ana = try RESPConnection(port: a.port)
+      _ = try ana.signUp("ana@x.org")
+      let code = try #require(
+        try ana.object("CARD.CREATE", #"{"firstName":"Ana"}"#)["code"] as? String)
+      let bob = try RESPConnection(port: a.port)
+      _ = try bob.signUp("bob@x.org")
+      try await Self.synced(a.port, b.port)
+      let bobOnB = try RESPConnection(port: b.port)
+      #expect(try bobOnB.text("AUTH", "bob@x.org", "secret1") == "OK")
+      #expect(try bob.object("CARD.GET", code)["firstName"] as? String == "Ana")
+      #expect(try bobOnB.object("CARD.GET", code)["firstName"] as? String == "Ana")
+      try PeopleAcrossNodesTests.newsSynced(from: b.port, to: a.port)
+      let refused = try bob.text("CARD.GET", code)
+      #expect(refused.hasPrefix("LIMIT at most 2 cards by code an hour"), "\(refused)")
+    }
+  }
 }

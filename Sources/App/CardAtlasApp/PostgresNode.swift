@@ -1,5 +1,6 @@
 import Accounts
 import Assets
+import Cards
 import Commands
 import Foundation
 import Keyspace
@@ -116,6 +117,7 @@ public enum PostgresNode {
     }
     let appliers: [PostgresPubSub.Topic: @Sendable ([UInt8]) -> Void] = [
       .accounts: applying { (news: AccountsNews) in domain.accounts.apply(followed: news) },
+      .cards: applying { (news: CardsNews) in domain.cards.apply(followed: news) },
       .people: applying { (news: PeopleNews) in domain.people.apply(followed: news) },
       .pins: applying { (news: PinsNews) in domain.pins.apply(followed: news) },
       .assets: applying { (news: AssetsNews) in domain.assets.apply(followed: news) },
@@ -134,9 +136,10 @@ public enum PostgresNode {
         relay.publish(topic, channel: [], message: Array(message))
       }
     }
-    // Guesses, sign-ups, searches, opens, uploads and venues spread over nodes meet the same
-    // limits as on one; a presence set here is found there.
+    // Guesses, sign-ups, look-ups by code, searches, opens, uploads and venues spread over
+    // nodes meet the same limits as on one; a presence set here is found there.
     domain.accounts.shareNews(sending(.accounts))
+    domain.cards.shareNews(sending(.cards))
     domain.people.shareNews(sending(.people))
     domain.pins.shareNews(sending(.pins))
     domain.assets.shareNews(sending(.assets))

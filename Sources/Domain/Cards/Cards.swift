@@ -74,6 +74,7 @@ public final class Cards: Sendable {
   let map: CardMap
   let codeReads: KeyedLimit
   let codeReadsByAddress: KeyedLimit
+  let newsShare = Mutex<(@Sendable (CardsNews) -> Void)?>(nil)
   private let observers = Mutex<[any CardObserver]>([])
   private let guards = Mutex<[any CardFieldsGuard]>([])
   public typealias Done<T> = @Sendable (Result<T, CardError>) -> Void
@@ -146,7 +147,10 @@ public final class Cards: Sendable {
       return .limited(
         LimitExceeded("at most \(codeReads.limit) cards by code an hour", retryAfter: wait))
     }
-    guard let wait = codeReadsByAddress.take(["address:" + client]) else { return nil }
+    guard let wait = codeReadsByAddress.take(["address:" + client]) else {
+      newsShare.withLock { $0 }?(.codeRead(viewer: viewer, address: client))
+      return nil
+    }
     return .limited(
       LimitExceeded(
         "at most \(codeReadsByAddress.limit) cards by code an hour from your address",

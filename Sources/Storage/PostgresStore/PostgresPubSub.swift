@@ -18,6 +18,8 @@ public final class PostgresPubSub: Sendable {
     case accounts = "a"
     /// People's presences (cells, never points) and the searches their limits counted.
     case people = "p"
+    /// Look-ups of cards by share code, for the other nodes' limits.
+    case cards = "k"
     /// Pins added and opened, for the other nodes' limits and the openers' travel.
     case pins = "i"
     /// Uploads counted, for the other nodes' limit.
