@@ -85,13 +85,8 @@ public final class PostgresAssets: AssetStorage, Sendable {
     _ writes: [any DurableWrite],
     completion: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
-    store.commit(writes) { result in
-      completion(
-        result.mapError { error in
-          (error as? PSQLError)?.serverInfo?[.sqlState] == Self.overQuotaState
-            ? AssetsRaced() : error
-        })
-    }
+    store.commit(
+      writes, refusing: Self.overQuotaState, as: { AssetsRaced() }, completion: completion)
   }
 
   public func inserting(_ asset: Asset, quota: Int) -> any DurableWrite {

@@ -90,13 +90,8 @@ public final class PostgresDocuments: DocumentStorage, Sendable {
     _ writes: [any DurableWrite],
     completion: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
-    store.commit(writes) { result in
-      completion(
-        result.mapError { error in
-          (error as? PSQLError)?.serverInfo?[.sqlState] == Self.overLimitState
-            ? DocumentsRaced() : error
-        })
-    }
+    store.commit(
+      writes, refusing: Self.overLimitState, as: { DocumentsRaced() }, completion: completion)
   }
 
   public func inserting(_ document: Document, limit: Int) -> any DurableWrite {

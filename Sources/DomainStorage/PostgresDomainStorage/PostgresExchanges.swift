@@ -104,12 +104,7 @@ public final class PostgresExchanges: ExchangeStorage, Sendable {
     _ writes: [any DurableWrite],
     completion: @escaping @Sendable (Result<Void, any Error>) -> Void
   ) {
-    store.commit(writes) { result in
-      completion(
-        result.mapError { error in
-          (error as? PSQLError)?.serverInfo?[.sqlState] == "23505" ? ExchangeRaced() : error
-        })
-    }
+    store.commit(writes, refusing: "23505", as: { ExchangeRaced() }, completion: completion)
   }
 
   public func exchanges(
