@@ -53,8 +53,9 @@ test: unit-test fuzz-check sanitize
 # searches, a rate against a restarted server's, RSS, a sign-in's wait, known and unknown emails'
 # times, a geocoder's request spacing as its server sees it): they run after the rest, one at a
 # time, on an otherwise idle machine, since the parallel suite's own servers would be that load.
-# The database restart too, whose two clusters, two nodes and four writers are such a load.
-TIMED_SUITES ?= BulkLoadIndexTests|LargeSearchTests|ClientMemoryTests|SortedSetOrderTests|sustainedWritesKeepTheWalBounded|SignInAttackTests|EmailEnumerationTests|concurrentCallsAndRetriesKeepTheRate|retriesAreRateLimitedToo|DatabaseRestartTests
+# The database restart and the failover too, whose two clusters, two nodes and four writers are
+# such a load.
+TIMED_SUITES ?= BulkLoadIndexTests|LargeSearchTests|ClientMemoryTests|SortedSetOrderTests|sustainedWritesKeepTheWalBounded|SignInAttackTests|EmailEnumerationTests|concurrentCallsAndRetriesKeepTheRate|retriesAreRateLimitedToo|DatabaseRestartTests|FailoverTests
 
 ## unit-test: build and run every test (the timed suites alone, after the rest), then print the
 ## summary

@@ -52,10 +52,12 @@ CONF
   # From now on a commit waits for the standby (set only now: CREATE DATABASE would have).
   psql_ -p "$primary" -d postgres -c "ALTER SYSTEM SET synchronous_standby_names = '*'"
   psql_ -p "$primary" -d postgres -Atc 'SELECT pg_reload_conf()' >/dev/null
-  # Ready when the primary sees its standby streaming.
+  # Ready when the primary sees its standby streaming as its synchronous one (the reload takes
+  # effect in the checkpointer a moment later: until then commits would not wait for it).
   for ((i = 0; i < 100; i++)); do
-    state=$(psql_ -p "$primary" -d postgres -Atc "SELECT state FROM pg_stat_replication")
-    [[ $state == streaming ]] && break
+    state=$(psql_ -p "$primary" -d postgres -Atc \
+      "SELECT state || ' ' || sync_state FROM pg_stat_replication")
+    [[ $state == 'streaming sync' ]] && break
     sleep 0.1
   done
   echo "postgresql://postgres@127.0.0.1:$primary,127.0.0.1:$standby/cardatlas?sslmode=disable"

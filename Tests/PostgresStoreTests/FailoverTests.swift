@@ -41,9 +41,6 @@ struct FailoverTests {
 
   @Test(
     "the primary killed and its standby promoted while two nodes take GEOADDs: every acknowledged write is on the new primary and on both nodes, which reconnect by the two-host URL (a node that exited is restarted, as a supervisor would); writes during the switch answer TRYAGAIN",
-    .disabled(
-      "known bug (docs/STORE.md, Failover): on a loaded machine both nodes may end holding one member the new primary does not"
-    )
   )
   func standbyPromoted() async throws {
     _ = try #require(TestDatabase.server, "CARDATLAS_POSTGRES_URL is not set")

@@ -15,10 +15,19 @@ public final class CardAtlasProcess {
     self.directory = directory
     self.port = try port ?? RedisProcess.freeLoopbackPort()
     process.executableURL = try CardAtlasExecutable.url()
+    // CARDATLAS_TEST_LOGS=DIR keeps each server's log (at CARDATLAS_TEST_LOG_LEVEL) in DIR, to
+    // read after a failure.
+    let environment = ProcessInfo.processInfo.environment
     process.arguments =
-      ["serve", "--port", "\(self.port)", "--data", directory, "--log-level", "warning"] + arguments
+      ["serve", "--port", "\(self.port)", "--data", directory]
+      + ["--log-level", environment["CARDATLAS_TEST_LOG_LEVEL"] ?? "warning"] + arguments
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
+    if let logs = environment["CARDATLAS_TEST_LOGS"] {
+      let path = "\(logs)/node-\(self.port)-\(UUID().uuidString.prefix(8)).log"
+      FileManager.default.createFile(atPath: path, contents: nil)
+      process.standardError = FileHandle(forWritingAtPath: path) ?? FileHandle.nullDevice
+    }
     try process.run()
     // Up to 60 s: a start is quick alone, but a loaded machine running the whole suite in
     // parallel has taken more than 10 s to schedule it. The HTTP port, when asked for, is bound

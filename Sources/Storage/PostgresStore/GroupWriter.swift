@@ -111,6 +111,9 @@ final class GroupWriter: Sendable {
         }
       } catch {
         // Given up on: whether its COMMIT went through is asked by its feed row.
+        logger.warning(
+          "group commit: transaction given up on; asking whether it committed",
+          metadata: ["batch": "\(batch)", "error": "\(String(reflecting: error))"])
         await drop(connection)
         switch await ask(batch: batch, hadFeedRow: true) {
         case true? where !requests.contains(where: \.mayFailAlone):

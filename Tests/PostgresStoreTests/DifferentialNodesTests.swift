@@ -1,0 +1,200 @@
+import Foundation
+import NIOCore
+import RESP
+import RedisTestSupport
+import Testing
+
+/// Three nodes on one PostgreSQL given the same random workload as one embedded (SQLite) node:
+/// every reply, and every query once quiet, must be the embedded node's, and the map queries
+/// brute force's.
+@Suite("Three nodes against one embedded node", .serialized)
+struct DifferentialNodesTests {
+  @Test(
+    "a seeded random workload of GEO and string writes, accounts and plans, cards (made, located, changed, deleted), wallets, pins and votes, venues and favorites, spread over three nodes, answers as one embedded node does, command by command and in every query after; GEOSEARCH and CARD.SEARCH also as brute force"
+  )
+  func threeNodesAnswerAsOne() async throws {
+    try await NodesOverRESPTests.withDatabase { url, directory in
+      let nodes = try (0..<3).map { try NodesOverRESPTests.node(url, directory + "/\($0)") }
+      let embedded = try CardAtlasProcess(directory: directory + "/embedded")
+      let twins = try await Twins(nodes: nodes.map(\.port), embedded: embedded.port, accounts: 6)
+      var workload = Workload(twins: twins, seed: 20_261_128)
+      for _ in 0..<700 { try await workload.step() }
+      try await workload.compareQueries()
+      let mismatches = twins.mismatches
+      #expect(twins.compared > 1_000, "\(twins.compared) replies compared")
+      #expect(workload.bruteHits > 200, "brute force expected \(workload.bruteHits) hits")
+      #expect(
+        mismatches.isEmpty,
+        "\(mismatches.count) replies differ; the first: \(mismatches.prefix(8).joined(separator: "\n"))"
+      )
+      print(
+        "differential: \(twins.compared) replies compared, \(workload.brute) brute-force checks "
+          + "(\(workload.bruteHits) hits); "
+          + "commands (replies, errors): \(twins.mix.sorted { $0.key < $1.key })")
+    }
+  }
+}
+
+/// The accounts' connections on both sides: one per node, and one to the embedded node; and the
+/// admin's. Every command goes to one node and to the embedded node, and their replies are
+/// compared, less what differs by design (ids, codes, usernames, times).
+final class Twins {
+  let ports: [UInt16]
+  /// `[account][node]`, and the admin's at index `accounts`.
+  private let cluster: [[RESPConnection]]
+  private let single: [RESPConnection]
+  private var lastWriter: Int?
+  private(set) var mismatches: [String] = []
+  private(set) var compared = 0
+  /// Replies per command, and how many of them were errors: the workload's mix.
+  private(set) var mix: [String: (replies: Int, errors: Int)] = [:]
+  let accounts: Int
+  /// Each account's id on the cluster and on the embedded node.
+  private(set) var accountIDs: [(cluster: String, embedded: String)] = []
+
+  init(nodes: [UInt16], embedded: UInt16, accounts: Int) async throws {
+    ports = nodes
+    self.accounts = accounts
+    cluster = try (0...accounts).map { _ in try nodes.map { try RESPConnection(port: $0) } }
+    single = try (0...accounts).map { _ in try RESPConnection(port: embedded) }
+    for a in 0..<accounts {
+      let email = "a\(a)@x.org"
+      let made = try await both(nil, node: a % nodes.count, ["ACCOUNT.CREATE", email, "secret1"])
+      accountIDs.append((Self.id(made.cluster), Self.id(made.embedded)))
+      try await sync(to: nil)
+      for n in nodes.indices {
+        #expect(try cluster[a][n].text("AUTH", email, "secret1") == "OK")
+      }
+      #expect(try single[a].text("AUTH", email, "secret1") == "OK")
+    }
+  }
+
+  /// A JSON reply's `id`, as text ("" when there is none).
+  static func id(_ reply: RESPValue) -> String {
+    guard case .bulkString(let b) = reply,
+      let object = try? JSONSerialization.jsonObject(with: Data(String(buffer: b).utf8))
+        as? [String: Any]
+    else { return "" }
+    return (object["id"] as? Int).map(String.init) ?? ""
+  }
+
+  /// Waits until `node` (every node when nil) has applied every write made so far.
+  func sync(to node: Int?) async throws {
+    guard let writer = lastWriter else { return }
+    for n in node.map({ [$0] }) ?? Array(ports.indices) where n != writer {
+      try await AccountsAcrossNodesTests.synced(from: ports[writer], to: ports[n])
+    }
+  }
+
+  /// Runs a command as `account` (the admin when nil) on `node` and on the embedded node, after
+  /// `node` has caught up; records a mismatch. Both replies.
+  @discardableResult
+  func both(
+    _ account: Int?, node: Int, _ arguments: [String], embedded: [String]? = nil,
+    unordered: Bool = false
+  ) async throws -> (cluster: RESPValue, embedded: RESPValue) {
+    try await sync(to: node)
+    let a = account ?? accounts
+    let onCluster = try cluster[a][node].command(arguments).value
+    let onEmbedded = try single[a].command(embedded ?? arguments).value
+    lastWriter = node
+    let errored = if case .error = onEmbedded { 1 } else { 0 }
+    mix[arguments[0], default: (0, 0)].replies += 1
+    mix[arguments[0], default: (0, 0)].errors += errored
+    compare(
+      onCluster, onEmbedded, "\(arguments.joined(separator: " ")) on node \(node)", unordered)
+    return (onCluster, onEmbedded)
+  }
+
+  /// Asks every node and the embedded node once quiet; compares each node's reply with the
+  /// embedded node's. The embedded node's reply.
+  @discardableResult
+  func everywhere(
+    _ account: Int?, _ arguments: [String], embedded: [String]? = nil, unordered: Bool = false
+  ) async throws -> RESPValue {
+    try await sync(to: nil)
+    let a = account ?? accounts
+    let expected = try single[a].command(embedded ?? arguments).value
+    for n in ports.indices {
+      let reply = try cluster[a][n].command(arguments).value
+      compare(
+        reply, expected, "\(arguments.joined(separator: " ")) on node \(n), once quiet", unordered)
+    }
+    return expected
+  }
+
+  private func compare(
+    _ cluster: RESPValue, _ embedded: RESPValue, _ what: String, _ unordered: Bool
+  ) {
+    compared += 1
+    let (c, e) = (
+      Self.canonical(cluster, unordered: unordered), Self.canonical(embedded, unordered: unordered)
+    )
+    if c != e { mismatches.append("\(what): \(c) against the embedded node's \(e)") }
+  }
+
+  /// Fields whose values differ between stores by design: ids and what is made from them
+  /// (usernames, share codes and URLs), and times.
+  static let volatile: Set<String> = [
+    "id", "ownerId", "cardId", "venueId", "accountId", "code", "url", "shareUrl", "username",
+    "owner", "slug", "createdAt", "updatedAt", "addedAt", "locatedAt", "lastSeenAt", "qrUrl",
+    "vcardUrl",
+  ]
+
+  /// A reply as comparable text: JSON parsed, less its volatile fields; a hit's leading id
+  /// dropped. `unordered`: lists of objects sorted, for replies the server orders by id or by
+  /// time (ids differ in order between stores, and two writes may share a millisecond).
+  static func canonical(_ value: RESPValue, unordered: Bool = false) -> String {
+    var object = plain(value)
+    if unordered { object = sorted(object) }
+    let data = try? JSONSerialization.data(
+      withJSONObject: ["v": object], options: [.sortedKeys, .fragmentsAllowed])
+    return data.map { String(decoding: $0, as: UTF8.self) } ?? "\(object)"
+  }
+
+  private static func plain(_ value: RESPValue) -> Any {
+    switch value {
+    case .simpleString(let s): return "+" + s
+    case .error(let e): return "-" + e
+    case .integer(let i): return i
+    case .null, .nullArray: return NSNull()
+    case .double(let d): return d
+    case .formattedDouble(let s): return s
+    case .boolean(let b): return b
+    case .bulkString(let b):
+      let text = String(buffer: b)
+      guard text.first == "{" || text.first == "[",
+        let json = try? JSONSerialization.jsonObject(with: Data(text.utf8))
+      else { return text }
+      return stripped(json)
+    case .array(let items), .set(let items):
+      var list = items.map(plain)
+      // `[id, …, object]` hits: the id is the store's own.
+      if list.count >= 2, list.first is Int, list.last is [String: Any] { list.removeFirst() }
+      return list
+    case .map(let pairs):
+      return pairs.map { [plain($0.key), plain($0.value)] }
+    default:
+      return "\(value)"
+    }
+  }
+
+  private static func sorted(_ value: Any) -> Any {
+    guard let list = value as? [Any] else { return value }
+    let items = list.map(sorted)
+    guard items.allSatisfy({ $0 is [String: Any] }) else { return items }
+    func key(_ item: Any) -> String {
+      let data = try? JSONSerialization.data(withJSONObject: item, options: .sortedKeys)
+      return data.map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+    return items.sorted { key($0) < key($1) }
+  }
+
+  private static func stripped(_ json: Any) -> Any {
+    if let object = json as? [String: Any] {
+      return object.filter { !volatile.contains($0.key) }.mapValues(stripped)
+    }
+    if let list = json as? [Any] { return list.map(stripped) }
+    return json
+  }
+}

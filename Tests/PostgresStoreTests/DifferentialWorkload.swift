@@ -1,0 +1,238 @@
+import Foundation
+import NIOCore
+import RESP
+import Testing
+
+/// A seeded random workload of every command family, sent to `Twins` (a random node and the
+/// embedded node), with what it wrote kept as a model for the brute-force checks.
+struct Workload {
+  /// What two stores name differently: the cluster's name, the embedded node's.
+  struct Pair {
+    var cluster: String
+    var embedded: String
+  }
+
+  struct Card {
+    let owner: Int
+    let name: String
+    let id: Pair
+    let code: Pair
+    var company: String
+    var location: (lon: Double, lat: Double)?
+    var alive = true
+  }
+
+  struct Thing {
+    let owner: Int
+    let id: Pair
+    /// A pin's name (its caption) and centre.
+    var name = ""
+    var at = (lon: 0.0, lat: 0.0)
+    var alive = true
+  }
+
+  let twins: Twins
+  private var seed: UInt64
+  var geo: [String: [String: (lon: Double, lat: Double)]] = [:]
+  var cards: [Card] = []
+  var pins: [Thing] = []
+  var venues: [Thing] = []
+  var pro: Set<Int> = []
+  /// Brute-force comparisons made.
+  var brute = 0
+  /// Hits brute force expected, over all its checks.
+  var bruteHits = 0
+
+  static let keys = ["k0", "k1", "k2"]
+  static let companies = ["Acme", "Globex", "Initech"]
+  /// Where points gather: Paris, Tokyo, either side of the antimeridian, near the pole.
+  static let centres: [(Double, Double)] = [
+    (2.35, 48.85), (139.7, 35.7), (179.8, -16.5),
+    (
+      -179.9, -16.6
+    ), (20, 84),
+  ]
+
+  init(twins: Twins, seed: UInt64) {
+    self.twins = twins
+    self.seed = seed
+  }
+
+  mutating func next(_ bound: Int) -> Int {
+    seed &+= 0x9E37_79B9_7F4A_7C15
+    var z = seed
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return Int((z ^ (z >> 31)) % UInt64(bound))
+  }
+
+  /// A point near one of the centres, within about two degrees, on the map.
+  mutating func point() -> (lon: Double, lat: Double) {
+    let (lon, lat) = Self.centres[next(Self.centres.count)]
+    var x = lon + Double(next(4_000) - 2_000) / 1_000
+    if x > 180 { x -= 360 }
+    if x < -180 { x += 360 }
+    let y = min(85, max(-85, lat + Double(next(4_000) - 2_000) / 1_000))
+    return (x, y)
+  }
+
+  static func text(_ d: Double) -> String { String(format: "%.6f", d) }
+
+  static func field(_ reply: RESPValue, _ name: String) -> String {
+    guard case .bulkString(let b) = reply,
+      let object = try? JSONSerialization.jsonObject(with: Data(String(buffer: b).utf8))
+        as? [String: Any]
+    else { return "" }
+    return object[name].map { "\($0)" } ?? ""
+  }
+
+  static func succeeded(_ reply: RESPValue) -> Bool {
+    if case .error = reply { return false }
+    return true
+  }
+
+  mutating func anyAccount() -> Int { next(twins.accounts) }
+  private mutating func node() -> Int { next(twins.ports.count) }
+
+  /// One random command.
+  mutating func step() async throws {
+    let n = node()
+    switch next(100) {
+    case 0..<14:
+      let (key, member, p) = (Self.keys[next(3)], "m\(next(40))", point())
+      let reply = try await twins.both(
+        nil, node: n, ["GEOADD", key, Self.text(p.lon), Self.text(p.lat), member])
+      if Self.succeeded(reply.embedded) { geo[key, default: [:]][member] = p }
+    case 14..<19:
+      let (key, member) = (Self.keys[next(3)], "m\(next(40))")
+      try await twins.both(nil, node: n, ["ZREM", key, member])
+      geo[key]?[member] = nil
+    case 19:
+      let key = Self.keys[next(3)]
+      try await twins.both(nil, node: n, ["DEL", key])
+      geo[key] = nil
+    case 20..<23:
+      try await twins.both(nil, node: n, ["SET", "s\(next(3))", "v\(next(1000))"])
+    case 23..<33: try await createCard(on: n)
+    case 33..<41:
+      guard let c = pick(cards.indices.filter { cards[$0].alive }) else { return }
+      let p = point()
+      let id = cards[c].id
+      let reply = try await twins.both(
+        cards[c].owner, node: n, ["CARD.LOCATE", id.cluster, Self.text(p.lon), Self.text(p.lat)],
+        embedded: ["CARD.LOCATE", id.embedded, Self.text(p.lon), Self.text(p.lat)])
+      if Self.succeeded(reply.embedded) { cards[c].location = p }
+    case 41..<45:
+      guard let c = pick(cards.indices.filter { cards[$0].alive }) else { return }
+      // Sometimes not the owner: refused alike, and nothing changes.
+      let caller = next(4) == 0 ? anyAccount() : cards[c].owner
+      let company = Self.companies[next(3)]
+      let patch = #"{"company":"\#(company)","jobTitle":"t\#(next(5))"}"#
+      let reply = try await twins.both(
+        caller, node: n, ["CARD.UPDATE", cards[c].id.cluster, patch],
+        embedded: ["CARD.UPDATE", cards[c].id.embedded, patch])
+      if Self.succeeded(reply.embedded) { cards[c].company = company }
+    case 45..<48:
+      guard let c = pick(cards.indices.filter { cards[$0].alive }) else { return }
+      let caller = next(4) == 0 ? anyAccount() : cards[c].owner
+      let reply = try await twins.both(
+        caller, node: n, ["CARD.DEL", cards[c].id.cluster],
+        embedded: ["CARD.DEL", cards[c].id.embedded])
+      if Self.succeeded(reply.embedded) { cards[c].alive = false }
+    case 48..<55:
+      guard let c = pick(Array(cards.indices)) else { return }
+      try await twins.both(
+        anyAccount(), node: n, ["WALLET.ADD", cards[c].code.cluster],
+        embedded: ["WALLET.ADD", cards[c].code.embedded])
+    case 55..<57:
+      guard let c = pick(Array(cards.indices)) else { return }
+      try await twins.both(
+        anyAccount(), node: n, ["WALLET.DEL", cards[c].id.cluster],
+        embedded: ["WALLET.DEL", cards[c].id.embedded])
+    case 57..<64:
+      let (p, radius) = (point(), 50 + next(2_000))
+      let name = "p\(pins.count)"
+      let caption = #"{"caption":"\#(name)"}"#
+      let owner = anyAccount()
+      let reply = try await twins.both(
+        owner, node: n, ["PIN.ADD", Self.text(p.lon), Self.text(p.lat), "\(radius)", "m", caption])
+      if Self.succeeded(reply.embedded) {
+        let id = Pair(cluster: Twins.id(reply.cluster), embedded: Twins.id(reply.embedded))
+        pins.append(Thing(owner: owner, id: id, name: name, at: p))
+      }
+    case 64..<69:
+      guard let p = pick(Array(pins.indices)) else { return }
+      let vote = ["UP", "DOWN", "NONE"][next(3)]
+      try await twins.both(
+        anyAccount(), node: n, ["PIN.VOTE", pins[p].id.cluster, vote],
+        embedded: ["PIN.VOTE", pins[p].id.embedded, vote])
+    case 69..<71:
+      guard let p = pick(pins.indices.filter { pins[$0].alive }) else { return }
+      let caller = next(4) == 0 ? anyAccount() : pins[p].owner
+      let reply = try await twins.both(
+        caller, node: n, ["PIN.DEL", pins[p].id.cluster],
+        embedded: ["PIN.DEL", pins[p].id.embedded])
+      if Self.succeeded(reply.embedded) { pins[p].alive = false }
+    case 71..<76:
+      let p = point()
+      let owner = anyAccount()
+      let json =
+        #"{"name":"v\#(venues.count)","lon":\#(Self.text(p.lon)),"lat":\#(Self.text(p.lat))}"#
+      let reply = try await twins.both(owner, node: n, ["VENUE.CREATE", json])
+      if Self.succeeded(reply.embedded) {
+        venues.append(
+          Thing(
+            owner: owner,
+            id: Pair(cluster: Twins.id(reply.cluster), embedded: Twins.id(reply.embedded))))
+      }
+    case 76..<80:
+      guard let v = pick(Array(venues.indices)) else { return }
+      let command = next(3) == 0 ? "FAVORITE.DEL" : "FAVORITE.ADD"
+      try await twins.both(
+        anyAccount(), node: n, [command, venues[v].id.cluster],
+        embedded: [command, venues[v].id.embedded])
+    case 80..<83:
+      let a = anyAccount()
+      let flag = pro.contains(a) ? "0" : "1"
+      let ids = twins.accountIDs[a]
+      let reply = try await twins.both(
+        nil, node: n, ["ACCOUNT.PRO", ids.cluster, flag],
+        embedded: ["ACCOUNT.PRO", ids.embedded, flag])
+      if Self.succeeded(reply.embedded) {
+        if flag == "1" { pro.insert(a) } else { pro.remove(a) }
+      }
+    default:
+      // Reads mid-way, on the node that took the last write or another.
+      if let c = pick(Array(cards.indices)) {
+        try await twins.both(
+          anyAccount(), node: n, ["CARD.GET", cards[c].id.cluster],
+          embedded: ["CARD.GET", cards[c].id.embedded])
+      }
+      if let p = pick(Array(pins.indices)) {
+        try await twins.both(
+          anyAccount(), node: n, ["PIN.GET", pins[p].id.cluster],
+          embedded: ["PIN.GET", pins[p].id.embedded])
+      }
+    }
+  }
+
+  private mutating func pick(_ indices: [Int]) -> Int? {
+    indices.isEmpty ? nil : indices[next(indices.count)]
+  }
+
+  private mutating func createCard(on n: Int) async throws {
+    let owner = anyAccount()
+    let name = "c\(cards.count)"
+    let company = Self.companies[next(3)]
+    let json = #"{"firstName":"\#(name)","company":"\#(company)","showOnMap":true}"#
+    let reply = try await twins.both(owner, node: n, ["CARD.CREATE", json])
+    guard Self.succeeded(reply.embedded), Self.succeeded(reply.cluster) else { return }
+    cards.append(
+      Card(
+        owner: owner, name: name,
+        id: Pair(cluster: Twins.id(reply.cluster), embedded: Twins.id(reply.embedded)),
+        code: Pair(
+          cluster: Self.field(reply.cluster, "code"), embedded: Self.field(reply.embedded, "code")),
+        company: company))
+  }
+}
