@@ -90,12 +90,14 @@ extension Cards {
     _ done: @escaping Done<(card: Card, outcome: ImportOutcome)>
   ) {
     let key = ExternalKey(owner: owner.id, externalId: externalId)
+    var before: Card?
     let made = state.withLock { s -> Result<(Card, ImportOutcome, Bool), CardError> in
       if let id = s.byExternalId[key], let held = s.cards[id] {
         guard let card = Self.reimported(held, with: fields) else {
           return .success((held, .unchanged, false))
         }
         if let refused = claim(card) { return .failure(refused) }
+        before = held
         s.save(card)
         return .success((card, .updated, false))
       }
@@ -109,7 +111,7 @@ extension Cards {
     case .failure(let error): done(.failure(error))
     case .success((let card, .unchanged, _)): done(.success((card, .unchanged)))
     case .success((let card, .updated, _)):
-      finish(.success(card)) { done($0.map { ($0, .updated) }) }
+      finish(.success((before ?? card, card))) { done($0.map { ($0, .updated) }) }
     case .success((let card, _, let wasReserved)):
       place(card)
       let plan = configuration.plan(isPro: owner.isPro)

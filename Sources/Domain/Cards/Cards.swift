@@ -305,7 +305,7 @@ public final class Cards: Sendable {
   /// Applies an RFC 7396 merge patch to the owner's card.
   public func update(owner: Int64, id: Int64, patch: String, _ done: @escaping Done<Card>) {
     let isPro = accounts.account(owner)?.isPro ?? false
-    let updated = state.withLock { s -> Result<Card, CardError> in
+    let updated = state.withLock { s -> Result<Change, CardError> in
       guard var card = s.cards[id] else { return .failure(.notFound) }
       guard card.ownerId == owner else { return .failure(.noPermission) }
       do throws(CardFieldError) {
@@ -315,8 +315,9 @@ public final class Cards: Sendable {
       }
       if let refused = claim(card) { return .failure(refused) }
       card.updatedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
+      let before = s.cards[id]!
       s.save(card)
-      return .success(card)
+      return .success((before, card))
     }
     finish(updated, done)
   }
@@ -334,13 +335,14 @@ public final class Cards: Sendable {
           .invalid(
             CardFieldError(field: "location", reason: "longitude or latitude out of range"))))
     }
-    let updated = state.withLock { s -> Result<Card, CardError> in
-      guard var card = s.cards[id] else { return .failure(.notFound) }
-      guard card.ownerId == owner else { return .failure(.noPermission) }
+    let updated = state.withLock { s -> Result<Change, CardError> in
+      guard let before = s.cards[id] else { return .failure(.notFound) }
+      guard before.ownerId == owner else { return .failure(.noPermission) }
+      var card = before
       card.fields.location = CardLocation(longitude: longitude, latitude: latitude, source: source)
       card.updatedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
       s.save(card)
-      return .success(card)
+      return .success((before, card))
     }
     finish(updated, done)
   }
@@ -404,14 +406,34 @@ public final class Cards: Sendable {
 
   // MARK: Helpers
 
-  func finish(_ updated: Result<Card, CardError>, _ done: @escaping Done<Card>) {
+  /// A change of one card in memory: the card before it and after.
+  typealias Change = (before: Card, after: Card)
+
+  func finish(_ updated: Result<Change, CardError>, _ done: @escaping Done<Card>) {
     switch updated {
     case .failure(let error): done(.failure(error))
-    case .success(let card):
+    case .success(let (before, card)):
       place(card)
       let told = tell { $0.cardChanged(card) }
-      commit([storage.saving(card)] + told, saving: [card.id]) { done($0.map { card }) }
+      commit([storage.saving(card)] + told, saving: [card.id]) { [self] result in
+        if case .failure(.tryAgain) = result { restore(before, over: card) }
+        done(result.map { card })
+      }
     }
+  }
+
+  /// A change the store refused with nothing written: memory takes the card back as it was
+  /// (the map, the wallets' text, the uploads it names), unless a later change came since.
+  func restore(_ before: Card, over after: Card) {
+    let restored = state.withLock { s -> Bool in
+      guard s.cards[after.id] == after else { return false }
+      s.cards[after.id] = before
+      return true
+    }
+    guard restored else { return }
+    place(before)
+    // The observers' writes (notices of the change) are dropped: nothing changed.
+    _ = tell { $0.cardChanged(before) }
   }
 
   /// Commits `writes`, which save the cards `saving` (this node's writes of them, counted until

@@ -196,10 +196,24 @@ public final class Pins: Sendable {
     state.withLock { s in
       guard let voted = s.pins[id] else { return done(.failure(.notFound)) }
       guard voted.ownerId != account else { return done(.failure(.ownVote)) }
+      let before = s.votes[id]?[account] ?? 0
       Self.setVote(vote, of: account, on: id, &s)
       let pin = s.pins[id]!
       map.update(id, summary: summary(pin))
-      commit([storage.voting(vote, by: account, on: id)]) { done($0.map { pin }) }
+      commit([storage.voting(vote, by: account, on: id)]) { [self] result in
+        if case .failure(.tryAgain) = result { unvote(vote, back: before, of: account, on: id) }
+        done(result.map { pin })
+      }
+    }
+  }
+
+  /// A vote the store refused with nothing written: the account's vote goes back to what it
+  /// was, unless it voted again since.
+  private func unvote(_ vote: Int8, back before: Int8, of account: Int64, on id: Int64) {
+    state.withLock { s in
+      guard s.pins[id] != nil, (s.votes[id]?[account] ?? 0) == vote else { return }
+      Self.setVote(before, of: account, on: id, &s)
+      map.update(id, summary: summary(s.pins[id]!))
     }
   }
 

@@ -1,0 +1,97 @@
+import Foundation
+import PostgresNIO
+import PostgresStore
+import RedisTestSupport
+import Testing
+
+/// Writes the database never took (`TRYAGAIN`: the node could not reach it) leave nothing in
+/// the node's memory either.
+@Suite("Refused writes over PostgreSQL", .serialized)
+struct RefusedWritesTests {
+  /// Runs `body` while the database refuses every connection (its open ones ended), then lets
+  /// connections in again and waits until `port`'s node writes.
+  static func cutOff(_ url: String, node port: UInt16, _ body: () async throws -> Void)
+    async throws
+  {
+    let database = TestDatabase(location: try PostgresLocation(url: url))
+    let name = database.location.database
+    try await database.connectBeside { connection in
+      try await connection.query(
+        PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) ALLOW_CONNECTIONS false"),
+        logger: TestDatabase.logger)
+      try await connection.query(
+        """
+        SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE datname = \(name) AND pid <> pg_backend_pid()
+        """, logger: TestDatabase.logger)
+      do {
+        try await body()
+      } catch {
+        _ = try? await connection.query(
+          PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) ALLOW_CONNECTIONS true"),
+          logger: TestDatabase.logger)
+        throw error
+      }
+      try await connection.query(
+        PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) ALLOW_CONNECTIONS true"),
+        logger: TestDatabase.logger)
+    }
+    let admin = try RESPConnection(port: port, timeoutSeconds: 60)
+    for _ in 0..<200 {
+      if try admin.text("SET", "back", "1") == "OK" { return }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    Issue.record("the node never wrote again")
+  }
+
+  @Test(
+    "a card's change, its new location and a pin vote that answered TRYAGAIN leave the node as before: the card as it was, on the map where it was and not under its refused company, the pin's score unchanged; and the same changes go through once the database is back"
+  )
+  func refusedChangesLeaveNothing() async throws {
+    try await NodesOverRESPTests.withDatabase { url, directory in
+      let node = try NodesOverRESPTests.node(url, directory + "/a")
+      let ana = try RESPConnection(port: node.port, timeoutSeconds: 60)
+      let bob = try RESPConnection(port: node.port, timeoutSeconds: 60)
+      _ = try ana.signUp("ana@x.org")
+      _ = try bob.signUp("bob@x.org")
+      let card = try ana.object(
+        "CARD.CREATE", #"{"firstName":"Ana","company":"Acme","showOnMap":true}"#)
+      let id = try #require(card["id"] as? Int)
+      _ = try ana.object("CARD.LOCATE", "\(id)", "2.3522", "48.8566")
+      let pin = try ana.object("PIN.ADD", "2.35", "48.85", "100", "m", #"{"caption":"Seine"}"#)
+      let pinId = "\(try #require(pin["id"] as? Int))"
+      let (cardBefore, pinBefore) = (
+        try ana.text("CARD.GET", "\(id)"), try bob.text("PIN.GET", pinId)
+      )
+      let near = { (lon: String, lat: String, filter: [String]) throws -> String in
+        try bob.command(
+          ["CARD.SEARCH", "FROMLONLAT", lon, lat, "BYRADIUS", "5", "km"] + filter
+        ).text
+      }
+      let (parisBefore, tokyoBefore) = (
+        try near("2.35", "48.85", []), try near("139.69", "35.68", [])
+      )
+
+      try await Self.cutOff(url, node: node.port) {
+        let refused = [
+          try ana.text("CARD.UPDATE", "\(id)", #"{"company":"Globex"}"#),
+          try ana.text("CARD.LOCATE", "\(id)", "139.69", "35.68"),
+          try bob.text("PIN.VOTE", pinId, "UP"),
+        ]
+        #expect(refused.allSatisfy { $0.hasPrefix("TRYAGAIN") }, "\(refused)")
+        #expect(try ana.text("CARD.GET", "\(id)") == cardBefore)
+        #expect(try bob.text("PIN.GET", pinId) == pinBefore)
+        #expect(try near("2.35", "48.85", []) == parisBefore)
+        #expect(try near("2.35", "48.85", ["FILTER", "company", "Globex"]) == "*0\r\n")
+        #expect(try near("139.69", "35.68", []) == tokyoBefore)
+      }
+      #expect(parisBefore.contains("Ana") && tokyoBefore == "*0\r\n")
+      // Back: the same changes are made, and seen.
+      #expect(
+        try ana.object("CARD.UPDATE", "\(id)", #"{"company":"Globex"}"#)["company"] as? String
+          == "Globex")
+      #expect(try bob.object("PIN.VOTE", pinId, "UP")["ups"] as? Int == 1)
+      #expect(try near("2.35", "48.85", ["FILTER", "company", "Globex"]).contains("Ana"))
+    }
+  }
+}
