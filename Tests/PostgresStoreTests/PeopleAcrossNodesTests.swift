@@ -128,6 +128,33 @@ struct PeopleAcrossNodesTests {
   }
 
   @Test(
+    "a node started after presences were set finds them: the nodes tell a node that joins the presences set through them (not one cleared before)"
+  )
+  func laterNodeHearsPresences() async throws {
+    try await NodesOverRESPTests.withDatabase { url, directory in
+      let a = try NodesOverRESPTests.node(url, directory + "/a")
+      let (ana, anaId) = try Self.person(a.port, "ana")
+      let (eve, _) = try Self.person(a.port, "eve")
+      _ = try ana.object("PRESENCE.SET", "9.5200", "47.1400")
+      _ = try eve.object("PRESENCE.SET", "9.5205", "47.1402")
+      #expect(try eve.text("PRESENCE.CLEAR") == "1")
+      let b = try NodesOverRESPTests.node(url, directory + "/b")
+      try await Self.synced(a.port, b.port)
+      let (dan, _) = try Self.person(b.port, "dan")
+      _ = try dan.object("PRESENCE.SET", "9.5210", "47.1405")
+      // B's hello went before its marker, and A's answer before A's marker.
+      try Self.newsSynced(from: b.port, to: a.port)
+      try Self.newsSynced(from: a.port, to: b.port)
+      #expect(
+        try Self.nearby(dan) == [anaId],
+        "B finds ana's presence, set on A before B started, and not eve's")
+      // And A hears dan's, set on B, as always.
+      try Self.newsSynced(from: b.port, to: a.port)
+      #expect(try Self.nearby(ana).count == 1)
+    }
+  }
+
+  @Test(
     "six people each answer a pending request on two nodes at once: the database keeps one exchange per pair, one reply is the exchange and the other 'already exchanged', and both nodes list the same one"
   )
   func racingExchanges() async throws {

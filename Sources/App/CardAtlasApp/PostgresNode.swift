@@ -123,7 +123,11 @@ public enum PostgresNode {
       .assets: applying { (news: AssetsNews) in domain.assets.apply(followed: news) },
       .venues: applying { (news: VenuesNews) in domain.venues.apply(followed: news) },
     ]
-    let relay = store.pubsub { topic, channel, message in
+    // Listening anew, a node asks the others for the presences set through them, which it
+    // could not have heard (it started later, or its connection was lost).
+    let hello = (try? JSONEncoder().encode(PeopleNews.hello)).map { Array($0) } ?? []
+    let relay = store.pubsub(listening: { $0.publish(.people, channel: [], message: hello) }) {
+      topic, channel, message in
       if topic == .clients {
         hub.deliver(ByteBuffer(bytes: message), to: channel)
       } else {

@@ -111,7 +111,8 @@ public final class People: Sendable {
     let now = clock()
     let cell = grid.snap(longitude: longitude, latitude: latitude)
     let presence = Presences.Presence(
-      longitude: cell.longitude, latitude: cell.latitude, findable: findable, expires: now + ttl)
+      longitude: cell.longitude, latitude: cell.latitude, findable: findable, expires: now + ttl,
+      setHere: true)
     guard presences.set(account, presence, now: now) else {
       return .failure(.invalid(field: "account", reason: "cannot be placed"))
     }

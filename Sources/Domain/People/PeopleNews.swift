@@ -15,6 +15,10 @@ public enum PeopleNews: Sendable, Equatable, Codable {
   case searched(account: Int64)
   /// A cell searched from, counted on the account's and the address's keys.
   case searchCell(String, keys: [String], byAddress: Bool)
+  /// A node listening anew: each node answers with the live presences set through it.
+  case hello
+  /// Several news in one message (a node's answer to `hello`).
+  case batch([PeopleNews])
 }
 
 extension People {
@@ -37,7 +41,8 @@ extension People {
       _ = presences.set(
         account,
         Presences.Presence(
-          longitude: longitude, latitude: latitude, findable: findable, expires: expires),
+          longitude: longitude, latitude: latitude, findable: findable, expires: expires,
+          setHere: false),
         now: now)
     case .cleared(let account):
       presences.clear(account, now: now)
@@ -45,6 +50,21 @@ extension People {
       searches.record(["\(account)"], now: now)
     case .searchCell(let cell, let keys, let byAddress):
       (byAddress ? searchCellsByAddress : searchCells).record(cell, on: keys, now: now)
+    case .hello:
+      let told = presences.setHere(now: now).map { account, presence in
+        PeopleNews.presence(
+          account: account, longitude: presence.longitude, latitude: presence.latitude,
+          findable: presence.findable, expires: presence.expires)
+      }
+      // 30 to a message: well under what one message carries (`PostgresPubSub.maximumBytes`).
+      for start in stride(from: 0, to: told.count, by: 30) {
+        share(.batch(Array(told[start..<min(start + 30, told.count)])))
+      }
+    case .batch(let news):
+      // Only presences come batched; nothing in a batch asks for more.
+      for item in news {
+        if case .presence = item { apply(followed: item) }
+      }
     }
   }
 }

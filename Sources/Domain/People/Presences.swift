@@ -14,6 +14,9 @@ final class Presences: Sendable {
     var findable: Bool
     /// Seconds since 1970.
     var expires: Double
+    /// Set through this node (not heard from another): this node tells it to a node that
+    /// joins.
+    var setHere: Bool
   }
 
   private struct State {
@@ -60,6 +63,14 @@ final class Presences: Sendable {
     state.withLock { s in
       sweep(now, &s)
       return remove(account, &s).map { $0.expires > now } ?? false
+    }
+  }
+
+  /// The live presences set through this node.
+  func setHere(now: Double) -> [(Int64, Presence)] {
+    state.withLock { s in
+      sweep(now, &s)
+      return s.live.filter { $0.value.setHere && $0.value.expires > now }.map { ($0.key, $0.value) }
     }
   }
 

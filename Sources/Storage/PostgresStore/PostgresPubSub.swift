@@ -39,18 +39,23 @@ public final class PostgresPubSub: Sendable {
   private let node: String
   private let logger: Logger
   private let deliver: @Sendable (Topic, _ channel: [UInt8], _ message: [UInt8]) -> Void
+  private let onListening: @Sendable (PostgresPubSub) -> Void
   private let outbox = Mutex<[String]>([])
   private let dropped = Atomic<Int>(0)
   private let wakeup = Wakeup()
   private let task = Mutex<Task<Void, Never>?>(nil)
 
+  /// `listening` runs each time the node listens again (first, and after a lost connection):
+  /// what the other nodes sent meanwhile never reached it.
   init(
     connector: PostgresConnector, node: String, logger: Logger,
+    listening: @escaping @Sendable (PostgresPubSub) -> Void,
     deliver: @escaping @Sendable (Topic, _ channel: [UInt8], _ message: [UInt8]) -> Void
   ) {
     self.connector = connector
     self.node = node
     self.logger = logger
+    onListening = listening
     self.deliver = deliver
     let task = Task { [self] in await run() }
     self.task.withLock { $0 = task }
@@ -115,6 +120,7 @@ public final class PostgresPubSub: Sendable {
     try await QueryDeadline.within(.seconds(5), closing: connection) { [logger] in
       try await connection.query("LISTEN \(unescaped: Self.channel)", logger: logger)
     }
+    onListening(self)
     while !Task.isCancelled {
       guard !connection.isClosed else { throw FeedError(description: "the connection closed") }
       let payloads = outbox.withLock { outbox in

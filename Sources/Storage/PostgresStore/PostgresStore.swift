@@ -107,6 +107,7 @@ public final class PostgresStore: WriteCommitter, Sendable {
 
   /// Pub/sub with the other nodes (started once): `deliver` gets what they publish.
   public func pubsub(
+    listening: @escaping @Sendable (PostgresPubSub) -> Void = { _ in },
     deliver:
       @escaping @Sendable (PostgresPubSub.Topic, _ channel: [UInt8], _ message: [UInt8])
       -> Void
@@ -114,7 +115,8 @@ public final class PostgresStore: WriteCommitter, Sendable {
     relay.withLock { relay in
       if let relay { return relay }
       let started = PostgresPubSub(
-        connector: connector, node: node, logger: logger, deliver: deliver)
+        connector: connector, node: node, logger: logger, listening: listening,
+        deliver: deliver)
       relay = started
       return started
     }
