@@ -126,14 +126,15 @@ public enum PostgresNode {
     // Listening anew, a node asks the others for the presences set through them, which it
     // could not have heard (it started later, or its connection was lost).
     let hello = (try? JSONEncoder().encode(PeopleNews.hello)).map { Array($0) } ?? []
-    let relay = store.pubsub(listening: { $0.publish(.people, channel: [], message: hello) }) {
-      topic, channel, message in
-      if topic == .clients {
-        hub.deliver(ByteBuffer(bytes: message), to: channel)
-      } else {
-        appliers[topic]?(message)
-      }
-    }
+    let relay = store.pubsub(
+      listening: { $0.publish(.people, channel: [], message: hello) },
+      deliver: { topic, channel, message in
+        if topic == .clients {
+          hub.deliver(ByteBuffer(bytes: message), to: channel)
+        } else {
+          appliers[topic]?(message)
+        }
+      })
     func sending<News: Encodable>(_ topic: PostgresPubSub.Topic) -> @Sendable (News) -> Void {
       { news in
         guard let message = try? JSONEncoder().encode(news) else { return }
