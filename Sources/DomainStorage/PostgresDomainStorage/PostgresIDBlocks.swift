@@ -6,15 +6,20 @@ import Synchronization
 
 /// Ids in blocks from a PostgreSQL sequence that counts by `blockSize`: each node gives the ids
 /// of the blocks it took, so no two nodes give the same id, and none waits on the database per
-/// id. The next block is fetched once half of the current one is given. A block a node did not
-/// finish (it stopped) is never given again: ids may have gaps, never repeats.
+/// id. More blocks are fetched once less than half of what one fetch brings is left. A node
+/// that ran dry (ids given faster than a fetch came back: a bulk load) fetches twice as many
+/// blocks at a time from then on, up to `maximumBatch`. A block a node did not finish (it stopped) is never given
+/// again: ids may have gaps, never repeats.
 public final class PostgresIDBlocks: IDBlocks {
   private struct State {
     /// The next id to give, and the end of its block (excluded).
     var next: Int64
     var end: Int64
-    var spare: Int64?
+    /// Blocks fetched and not yet begun, by their first id.
+    var spares: [Int64] = []
     var fetching = false
+    /// Blocks one fetch takes.
+    var batch = 1
   }
 
   public let sequence: String
@@ -22,6 +27,7 @@ public final class PostgresIDBlocks: IDBlocks {
   private let connector: PostgresConnector
   private let logger: Logger
   private let state: Mutex<State>
+  static let maximumBatch = 64
 
   /// Takes the first block.
   public init(
@@ -31,59 +37,64 @@ public final class PostgresIDBlocks: IDBlocks {
     self.blockSize = blockSize
     self.connector = connector
     self.logger = logger
-    let first = try await Self.take(sequence, connector: connector, logger: logger)
+    let first = try await Self.take(1, of: sequence, connector: connector, logger: logger)[0]
     state = Mutex(State(next: first, end: first + blockSize))
   }
 
   public func next() -> Int64? {
-    let (id, fetch) = state.withLock { s -> (Int64?, Bool) in
-      if s.next == s.end, let spare = s.spare {
-        (s.next, s.end, s.spare) = (spare, spare + blockSize, nil)
+    let (id, fetch) = state.withLock { s -> (Int64?, Int?) in
+      if s.next == s.end, !s.spares.isEmpty {
+        let spare = s.spares.removeFirst()
+        (s.next, s.end) = (spare, spare + blockSize)
       }
-      guard s.next < s.end else { return (nil, Self.startFetch(&s)) }
+      guard s.next < s.end else {
+        s.batch = min(2 * s.batch, Self.maximumBatch)
+        return (nil, Self.startFetch(&s))
+      }
       defer { s.next += 1 }
-      return (s.next, s.end - s.next <= blockSize / 2 && Self.startFetch(&s))
+      let left = s.end - s.next + Int64(s.spares.count) * blockSize
+      return (s.next, left <= Int64(s.batch) * blockSize / 2 ? Self.startFetch(&s) : nil)
     }
-    if fetch { Task { await fetchSpare() } }
+    if let fetch { Task { await fetchSpares(fetch) } }
     return id
   }
 
-  private static func startFetch(_ s: inout State) -> Bool {
-    guard s.spare == nil, !s.fetching else { return false }
+  /// How many blocks to fetch, unless a fetch is under way.
+  private static func startFetch(_ s: inout State) -> Int? {
+    guard !s.fetching else { return nil }
     s.fetching = true
-    return true
+    return s.batch
   }
 
-  private func fetchSpare() async {
-    let block: Int64?
+  private func fetchSpares(_ count: Int) async {
+    var blocks: [Int64] = []
     do {
-      block = try await Self.take(sequence, connector: connector, logger: logger)
+      blocks = try await Self.take(count, of: sequence, connector: connector, logger: logger)
     } catch {
       logger.warning(
         "could not take a block of ids", metadata: ["sequence": "\(sequence)", "error": "\(error)"])
-      block = nil
     }
     state.withLock { s in
       s.fetching = false
-      s.spare = block
+      s.spares += blocks
     }
   }
 
+  /// The first ids of `count` new blocks.
   private static func take(
-    _ sequence: String, connector: PostgresConnector, logger: Logger
-  ) async throws -> Int64 {
+    _ count: Int, of sequence: String, connector: PostgresConnector, logger: Logger
+  ) async throws -> [Int64] {
     let connection = try await connector.primary()
     defer { connection.discard() }
     let rows = try await connection.query(
-      "SELECT nextval(\(sequence)::regclass)", logger: logger
+      "SELECT nextval(\(sequence)::regclass) FROM generate_series(1, \(count))", logger: logger
     ).collect()
-    guard let first = try rows.first?.decode(Int64.self) else {
-      throw PostgresIDBlocksError()
-    }
-    return first
+    let firsts = try rows.map { try $0.decode(Int64.self) }
+    guard firsts.count == count else { throw PostgresIDBlocksError() }
+    return firsts
   }
 }
 
 struct PostgresIDBlocksError: Error, CustomStringConvertible {
-  var description: String { "nextval returned no row" }
+  var description: String { "nextval returned fewer rows than asked" }
 }

@@ -110,6 +110,11 @@ struct BenchLoad: AsyncParsableCommand {
   @Option(help: "box: width in km.") var boxWidth = 2.0
   @Option(help: "box: height in km.") var boxHeight = 2.0
   @Option(help: "cards: cards per account made before timing.") var cardsPerAccount = 1000
+  @Option(
+    help:
+      "cards: FILTER company <company> on every search (the cards' companies are Acme, Globex, Initech, Umbrella, Hooli, Stark, Wayne and Tyrell, in turn)."
+  )
+  var company: String?
   @Option(help: "checkin: venues made before timing.") var venues = 1000
 
   @Flag(help: "Print one JSON object on the last line of stdout.") var json = false
@@ -134,7 +139,7 @@ struct BenchLoad: AsyncParsableCommand {
       requests: requests, duration: duration, points: points, seed: seed,
       parameters: WorkloadParameters(
         workload: workload, key: key, radiusKm: radius, k: k, knnRadiusKm: knnRadius,
-        boxWidthKm: boxWidth, boxHeightKm: boxHeight, center: center),
+        boxWidthKm: boxWidth, boxHeightKm: boxHeight, center: center, company: company),
       stallTimeout: timeout, progressInterval: quiet ? nil : 1, threads: threads,
       baseline: baseline, rounds: rounds, cardsPerAccount: cardsPerAccount)
     configuration.venues = venues

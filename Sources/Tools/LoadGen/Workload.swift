@@ -99,11 +99,16 @@ public struct WorkloadParameters: Sendable, Equatable {
   public var boxHeightKm: Double
   /// A fixed query centre; nil draws centres from the realistic distribution.
   public var center: LonLat?
+  /// `cards`: `FILTER company <company>` on every search.
+  public var company: String?
 
   public init(
     workload: Workload, key: String = "bench:points", radiusKm: Double = 1, k: Int = 10,
-    knnRadiusKm: Double = 50, boxWidthKm: Double = 2, boxHeightKm: Double = 2, center: LonLat? = nil
+    knnRadiusKm: Double = 50, boxWidthKm: Double = 2, boxHeightKm: Double = 2,
+    center: LonLat? = nil,
+    company: String? = nil
   ) {
+    self.company = company
     self.workload = workload
     self.key = key
     self.radiusKm = radiusKm
@@ -139,7 +144,7 @@ public struct WorkloadParameters: Sendable, Equatable {
       return [
         "CARD.SEARCH", "FROMLONLAT", longitude, latitude, "BYRADIUS",
         CommandEncoding.number(radiusKm, decimals: 6), "km", "COUNT", "10",
-      ]
+      ] + (company.map { ["FILTER", "company", $0] } ?? [])
     }
     var command = ["GEOSEARCH", key, "FROMLONLAT", longitude, latitude]
     switch workload {
