@@ -156,8 +156,9 @@ struct AccountsAcrossNodesTests {
       for _ in 0..<7 {
         #expect(try guesser.text("AUTH", "ana@x.org", "guess").hasPrefix("WRONGPASS"))
       }
-      // The reports travel by NOTIFY: a moment, not a feed row.
-      try await Task.sleep(for: .milliseconds(500))
+      // The reports travel by NOTIFY, not a feed row: a marker published on A after them
+      // reaches B after them.
+      try PeopleAcrossNodesTests.newsSynced(from: a.port, to: b.port)
       let onB = try RESPConnection(port: b.port, timeoutSeconds: 60)
       let started = ContinuousClock.now
       #expect(try onB.text("AUTH", "ana@x.org", "guess").hasPrefix("WRONGPASS"))

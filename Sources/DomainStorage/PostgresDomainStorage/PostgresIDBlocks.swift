@@ -6,9 +6,10 @@ import Synchronization
 
 /// Ids in blocks from a PostgreSQL sequence that counts by `blockSize`: each node gives the ids
 /// of the blocks it took, so no two nodes give the same id, and none waits on the database per
-/// id. More blocks are fetched once less than half of what one fetch brings is left. A node
-/// that ran dry (ids given faster than a fetch came back: a bulk load) fetches twice as many
-/// blocks at a time from then on, up to `maximumBatch`. A block a node did not finish (it stopped) is never given
+/// id. More blocks are fetched once less than one fetch's worth is left (two blocks at first),
+/// so that a second of a stalled database does not leave a busy node without ids. A node that
+/// ran dry all the same (ids given faster than a fetch came back: a bulk load) fetches twice as
+/// many blocks at a time from then on, up to `maximumBatch`. A block a node did not finish (it stopped) is never given
 /// again: ids may have gaps, never repeats.
 public final class PostgresIDBlocks: IDBlocks {
   private struct State {
@@ -19,7 +20,7 @@ public final class PostgresIDBlocks: IDBlocks {
     var spares: [Int64] = []
     var fetching = false
     /// Blocks one fetch takes.
-    var batch = 1
+    var batch = 2
   }
 
   public let sequence: String
@@ -53,7 +54,7 @@ public final class PostgresIDBlocks: IDBlocks {
       }
       defer { s.next += 1 }
       let left = s.end - s.next + Int64(s.spares.count) * blockSize
-      return (s.next, left <= Int64(s.batch) * blockSize / 2 ? Self.startFetch(&s) : nil)
+      return (s.next, left <= Int64(s.batch) * blockSize ? Self.startFetch(&s) : nil)
     }
     if let fetch { Task { await fetchSpares(fetch) } }
     return id
