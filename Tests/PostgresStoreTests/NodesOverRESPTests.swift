@@ -508,16 +508,7 @@ struct NodesOverRESPTests {
       // Ready means serving: RESP answers with the whole keyspace.
       #expect(try RESPConnection(port: resp).command("ZCARD", "big").text == ":200000\r\n")
       // The database refuses the node: its follower's connection is down, and /readyz says so.
-      try await database.connectBeside { connection in
-        let name = database.location.database
-        try await connection.query(
-          PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) ALLOW_CONNECTIONS false"),
-          logger: TestDatabase.logger)
-        try await connection.query(
-          """
-          SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-          WHERE datname = \(name) AND pid <> pg_backend_pid()
-          """, logger: TestDatabase.logger)
+      try await RefusedWritesTests.cutOff(url, node: resp) {
         var down: (Int, String)?
         for _ in 0..<200 where down?.0 != 503 {
           try await Task.sleep(for: .milliseconds(50))
@@ -529,9 +520,6 @@ struct NodesOverRESPTests {
         let refused = try RESPConnection(port: resp, timeoutSeconds: 60)
           .command("GEOADD", "big", "1", "1", "during").text
         #expect(refused.hasPrefix("-TRYAGAIN write not persisted, nothing written"), "\(refused)")
-        try await connection.query(
-          PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) ALLOW_CONNECTIONS true"),
-          logger: TestDatabase.logger)
       }
       var back: (Int, String)?
       for _ in 0..<400 where back?.0 != 200 {
