@@ -45,21 +45,28 @@ struct RefusedWritesTests {
   }
 
   @Test(
-    "a card's change, its new location and a pin vote that answered TRYAGAIN leave the node as before: the card as it was, on the map where it was and not under its refused company, the pin's score unchanged; and the same changes go through once the database is back"
+    "a card's change, its new location, another card made primary and a pin vote that answered TRYAGAIN leave the node as before: the cards as they were, on the map where they were and not under the refused company, the share URL on the same card, the pin's score unchanged; and the same changes go through once the database is back"
   )
   func refusedChangesLeaveNothing() async throws {
     try await NodesOverRESPTests.withDatabase { url, directory in
       let node = try NodesOverRESPTests.node(url, directory + "/a")
       let ana = try RESPConnection(port: node.port, timeoutSeconds: 60)
       let bob = try RESPConnection(port: node.port, timeoutSeconds: 60)
-      _ = try ana.signUp("ana@x.org")
+      let (anaId, anaName) = try ana.signUp("ana@x.org")
       _ = try bob.signUp("bob@x.org")
       let card = try ana.object(
         "CARD.CREATE", #"{"firstName":"Ana","company":"Acme","showOnMap":true}"#)
       let id = try #require(card["id"] as? Int)
+      // A second card (a Pro account's), to be made primary while the database refuses.
+      let madePro = try RESPConnection(port: node.port).text("ACCOUNT.PRO", "\(anaId)", "1")
+      #expect(madePro.contains(#""isPro":true"#), "\(madePro)")
+      let second = try #require(
+        try ana.object("CARD.CREATE", #"{"firstName":"Anna"}"#)["id"] as? Int)
+      let secondBefore = try ana.text("CARD.GET", "\(second)")
       _ = try ana.object("CARD.LOCATE", "\(id)", "2.3522", "48.8566")
       let pin = try ana.object("PIN.ADD", "2.35", "48.85", "100", "m", #"{"caption":"Seine"}"#)
       let pinId = "\(try #require(pin["id"] as? Int))"
+      let openBefore = try bob.text("CARD.OPEN", anaName)
       let (cardBefore, pinBefore) = (
         try ana.text("CARD.GET", "\(id)"), try bob.text("PIN.GET", pinId)
       )
@@ -77,6 +84,7 @@ struct RefusedWritesTests {
           try ana.text("CARD.UPDATE", "\(id)", #"{"company":"Globex"}"#),
           try ana.text("CARD.LOCATE", "\(id)", "139.69", "35.68"),
           try bob.text("PIN.VOTE", pinId, "UP"),
+          try ana.text("CARD.PRIMARY", "\(second)"),
         ]
         #expect(refused.allSatisfy { $0.hasPrefix("TRYAGAIN") }, "\(refused)")
         #expect(try ana.text("CARD.GET", "\(id)") == cardBefore)
@@ -84,7 +92,11 @@ struct RefusedWritesTests {
         #expect(try near("2.35", "48.85", []) == parisBefore)
         #expect(try near("2.35", "48.85", ["FILTER", "company", "Globex"]) == "*0\r\n")
         #expect(try near("139.69", "35.68", []) == tokyoBefore)
+        #expect(try ana.text("CARD.GET", "\(second)") == secondBefore)
+        let openDuring = try bob.text("CARD.OPEN", anaName)
+        #expect(openDuring == openBefore, "\(openDuring) against \(openBefore)")
       }
+      #expect(openBefore.contains(#""firstName":"Ana""#), "\(openBefore)")
       #expect(parisBefore.contains("Ana") && tokyoBefore == "*0\r\n")
       // Back: the same changes are made, and seen.
       #expect(
@@ -92,6 +104,8 @@ struct RefusedWritesTests {
           == "Globex")
       #expect(try bob.object("PIN.VOTE", pinId, "UP")["ups"] as? Int == 1)
       #expect(try near("2.35", "48.85", ["FILTER", "company", "Globex"]).contains("Ana"))
+      #expect(try ana.object("CARD.PRIMARY", "\(second)")["isPrimary"] as? Bool == true)
+      #expect(try bob.text("CARD.OPEN", anaName).contains(#""firstName":"Anna""#))
     }
   }
 }

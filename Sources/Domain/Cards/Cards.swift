@@ -349,28 +349,38 @@ public final class Cards: Sendable {
 
   /// Makes one of the owner's cards its primary card (and shared at its own URL).
   public func makePrimary(owner: Int64, id: Int64, _ done: @escaping Done<Card>) {
-    let changed = state.withLock { s -> Result<[Card], CardError> in
+    typealias Made = (changes: [Change], hadPrimary: Bool, wasReserved: Bool)
+    let made = state.withLock { s -> Result<Made, CardError> in
       guard let card = s.cards[id] else { return .failure(.notFound) }
       guard card.ownerId == owner else { return .failure(.noPermission) }
-      var changed: [Card] = []
+      var changes: [Change] = []
       for other in s.byOwner[owner] ?? [] {
         guard var card = s.cards[other], card.isPrimary != (other == id) else { continue }
+        let before = card
         card.isPrimary = other == id
         s.save(card)
-        changed.append(card)
+        changes.append((before, card))
       }
-      s.withPrimary.insert(owner)
-      s.reserved.remove(owner)
-      return .success(changed)
+      let hadPrimary = !s.withPrimary.insert(owner).inserted
+      return .success((changes, hadPrimary, s.reserved.remove(owner) != nil))
     }
-    guard case .success(let cards) = changed else {
-      if case .failure(let error) = changed { done(.failure(error)) }
+    guard case .success(let (changes, hadPrimary, wasReserved)) = made else {
+      if case .failure(let error) = made { done(.failure(error)) }
       return
     }
+    let cards = changes.map(\.after)
     for card in cards { place(card) }
     let told = cards.flatMap { card in tell { $0.cardChanged(card) } }
     commit([storage.settingPrimary(cards, of: owner)] + told, saving: cards.map(\.id)) {
       [self] result in
+      if case .failure(.tryAgain) = result {
+        for change in changes { restore(change.before, over: change.after) }
+        state.withLock { s in
+          let primary = (s.byOwner[owner] ?? []).contains { s.cards[$0]?.isPrimary == true }
+          if !hadPrimary, !primary { s.withPrimary.remove(owner) }
+          if wasReserved, !primary { s.reserved.insert(owner) }
+        }
+      }
       done(result.map { state.withLock { $0.cards[id]! } })
     }
   }
