@@ -175,6 +175,61 @@ struct CardsAcrossNodesTests {
   }
 
   @Test(
+    "twenty-four free accounts' new cards sent at once to one node and sixteen of them to another: each group commit's cards go in one call, the database keeps one card per account, refuses the rest with LIMIT, and the eight uncontested are all made"
+  )
+  func racingCardBatches() async throws {
+    try await NodesOverRESPTests.withDatabase { url, directory in
+      // Many sign-ups from one address.
+      let nodes = try ["a", "b"].map {
+        try CardAtlasProcess(
+          directory: directory + "/" + $0,
+          arguments: ["--store", url, "--signups-per-address", "0"])
+      }
+      let setup = try RESPConnection(port: nodes[0].port)
+      // A session each: resuming one costs no password hash.
+      let tokens = try (0..<24).map { n in
+        _ = try setup.object("ACCOUNT.CREATE", "batch\(n)@x.org", "secret1")
+        return try RESPConnection(port: nodes[0].port).text(
+          "SESSION.OPEN", "batch\(n)@x.org", "secret1")
+      }
+      try await Self.synced(nodes[0].port, nodes[1].port)
+      func signedIn(_ n: Int, _ port: UInt16) throws -> RESPConnection {
+        let connection = try RESPConnection(port: port, timeoutSeconds: 60)
+        _ = try connection.object("SESSION.RESUME", tokens[n])
+        return connection
+      }
+      // Signed in first, then every CARD.CREATE sent before any reply is read.
+      let senders = try [(nodes[0].port, 0..<24), (nodes[1].port, 0..<16)].flatMap {
+        port, range in try range.map { n in (n, try signedIn(n, port)) }
+      }
+      for (_, connection) in senders {
+        try connection.send(RESPConnection.frame(["CARD.CREATE", #"{"firstName":"B"}"#]))
+      }
+      var replies = Array(repeating: [String](), count: 24)
+      for (n, connection) in senders { replies[n].append(try connection.reply().text) }
+      for (n, answers) in replies.enumerated() {
+        #expect(answers.filter { $0.hasPrefix("$") }.count == 1, "batch\(n): \(answers)")
+        #expect(answers.filter { $0.hasPrefix("-LIMIT") }.count == answers.count - 1, "\(answers)")
+      }
+      try await Self.synced(nodes[0].port, nodes[1].port)
+      try await Self.synced(nodes[1].port, nodes[0].port)
+      for n in 0..<24 {
+        let mine = try nodes.map {
+          try Self.texts(try signedIn(n, $0.port), "CARD.MINE").joined(separator: "\n")
+        }
+        #expect(mine[0] == mine[1] && mine[0].contains(#""isPrimary":true"#), "batch\(n): \(mine)")
+      }
+      let database = TestDatabase(location: try PostgresLocation(url: url))
+      let perOwner = try await database.connect { connection in
+        try await connection.query(
+          "SELECT count(*)::bigint FROM cards GROUP BY owner_id", logger: TestDatabase.logger
+        ).collect().map { try $0.decode(Int64.self) }
+      }
+      #expect(perOwner == Array(repeating: 1, count: 24))
+    }
+  }
+
+  @Test(
     "one card changed on two nodes at once, many times: both nodes end with the card the database holds"
   )
   func racingUpdatesConverge() async throws {

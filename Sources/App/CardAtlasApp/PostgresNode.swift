@@ -46,6 +46,8 @@ public enum PostgresNode {
     do {
       // What it holds is stale from then on: exit, for the supervisor to start it afresh.
       let stale: @Sendable () -> Void = { exit(EX_TEMPFAIL) }
+      // The keyspace loads while the domain does: the start's work on every core.
+      async let keyspaceLoaded = PostgresKeyspace.load(keyspace, from: store, logger: logger)
       // Each module reads its own snapshot, those that refer to others' rows first: a wallet's
       // card, and a card's owner, are then in the later snapshots, and what changed between
       // two snapshots comes by the feed from each module's own position.
@@ -71,8 +73,8 @@ public enum PostgresNode {
           // Its answers kept in the database: one node's look-up spares the others'.
           geocodeCache: PostgresGeocodeCache(store: store, logger: logger)),
         notifier: PubSubNotifier(hub: hub), configuration: settings)
-      storage = try await PostgresKeyspace(
-        store: store, keyspace: keyspace,
+      storage = PostgresKeyspace(
+        store: store, keyspace: keyspace, loadedAt: try await keyspaceLoaded,
         alongside: [
           accounts.consumer(into: domain.accounts), cards.consumer(into: domain.cards),
           cardTables.consumer(wallets: domain.wallets, notices: domain.notices, logger: logger),

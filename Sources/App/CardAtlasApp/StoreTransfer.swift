@@ -117,7 +117,7 @@ public enum StoreTransfer {
   static func cards(_ source: Store) throws -> CardsTransfer.Tables {
     let storage = SQLiteCards(source)
     var cards: [(card: Card, externalId: String?)] = []
-    let stored = try storage.load { cards.append(($0, $1)) }
+    let stored = try storage.load { cards += $0 }
     return CardsTransfer.Tables(
       cards: cards, stored: stored, codesKey: try storage.codesKey(),
       wallets: try SQLiteWallets(source).load(), notices: try SQLiteNoticeSettings(source).load(),

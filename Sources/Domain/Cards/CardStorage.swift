@@ -1,4 +1,5 @@
 import Accounts
+import DomainSupport
 import Durability
 import Foundation
 
@@ -7,9 +8,10 @@ import Foundation
 /// wallets, views and notices commit through it too). The embedded store's is
 /// `SQLiteDomainStorage.SQLiteCards`.
 public protocol CardStorage: WriteCommitter {
-  /// Hands `each` every card with the external id an import gave it, one at a time as read
-  /// (never every card parsed at once); returns what else the cards hold.
-  func load(_ each: (Card, _ externalId: String?) throws -> Void) throws -> StoredCards
+  /// Hands `chunk` every card with the external id an import gave it, some thousands at a time
+  /// as read (never every card parsed at once), parsed on every core (`LoadedCard.parse`);
+  /// returns what else the cards hold.
+  func load(_ chunk: ([(card: Card, externalId: String?)]) throws -> Void) throws -> StoredCards
   /// A new card, taking its owner's reserved URL if `takingReservedURL`. A store many nodes
   /// share refuses it (`CardRaced`) if the owner's cards stored by then leave no room in
   /// `plan`, or already have a primary card where this one is primary.
@@ -129,4 +131,49 @@ public protocol CardImportStorage: WriteCommitter {
   /// quadratic; the import's checkpoint resumes a failed one).
   func importing(_ body: @escaping @Sendable (any CardsInTransaction) throws -> Void)
     -> any DurableWrite
+}
+
+/// A card's row as a store reads it at start, its fields not yet parsed.
+public struct LoadedCard: Sendable {
+  public let id: Int64
+  let ownerId: Int64
+  /// nil: the id's code (`StoredCards.codes`).
+  let code: String?
+  let slug: String
+  let isPrimary: Bool
+  let fields: String
+  let createdAt: Date
+  let updatedAt: Date
+  let externalId: String?
+
+  public init(
+    id: Int64, ownerId: Int64, code: String?, slug: String, isPrimary: Bool, fields: String,
+    createdAt: Date, updatedAt: Date, externalId: String?
+  ) {
+    self.id = id
+    self.ownerId = ownerId
+    self.code = code
+    self.slug = slug
+    self.isPrimary = isPrimary
+    self.fields = fields
+    self.createdAt = createdAt
+    self.updatedAt = updatedAt
+    self.externalId = externalId
+  }
+
+  /// How many rows a store reads before handing them on.
+  public static let chunkSize = 16_384
+
+  /// The cards of `rows`, parsed on every core: a store's start parses a million.
+  public static func parse(_ rows: [LoadedCard], codes: IdText) throws -> [(
+    card: Card, externalId: String?
+  )] {
+    try rows.concurrentMap { row in
+      let card = Card(
+        id: row.id, ownerId: row.ownerId, code: row.code ?? codes.text(row.id), slug: row.slug,
+        isPrimary: row.isPrimary, fields: try CardFields.stored(row.fields),
+        createdAt: row.createdAt, updatedAt: row.updatedAt)
+      return (card, row.externalId)
+    }
+  }
 }

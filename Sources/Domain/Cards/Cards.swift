@@ -1,4 +1,5 @@
 import Accounts
+import DomainSupport
 import Durability
 import Foundation
 import Geocoding
@@ -90,18 +91,23 @@ public final class Cards: Sendable {
     var s = State()
     if storage.cardIDs != nil { s.pending = [:] }
     var placed: [(item: Item, summary: [UInt8])] = []
-    // Card by card, each packed as it is read: never every card parsed at once.
-    let stored = try storage.load { card, externalId in
-      Self.add(card, to: &s)
-      if let externalId {
-        s.externalIds[card.id] = externalId
-        s.byExternalId[ExternalKey(owner: card.ownerId, externalId: externalId)] = card.id
+    // A chunk at a time, each card packed as it is read: never every card parsed at once.
+    let stored = try storage.load { chunk in
+      // The map's entries, on every core.
+      let onMap = try chunk.concurrentMap { [configuration] card, _ in
+        CardMap.item(card).flatMap { item in
+          CardSummary.onMap(
+            card, owner: accounts.account(card.ownerId), publicURL: configuration.publicURL
+          ).map { (item, $0) }
+        }
       }
-      if let item = CardMap.item(card),
-        let summary = CardSummary.onMap(
-          card, owner: accounts.account(card.ownerId), publicURL: configuration.publicURL)
-      {
-        placed.append((item, summary))
+      placed += onMap.compactMap { $0 }
+      for (card, externalId) in chunk {
+        Self.add(card, to: &s)
+        if let externalId {
+          s.externalIds[card.id] = externalId
+          s.byExternalId[ExternalKey(owner: card.ownerId, externalId: externalId)] = card.id
+        }
       }
     }
     s.nextCard = stored.nextId

@@ -4,55 +4,40 @@ import Logging
 import PostgresNIO
 import PostgresStore
 
-/// One `CardStorage` write in PostgreSQL: its statements, and its change in the feed for every
-/// node. Run in a savepoint of its own: a new card another node's left no room for fails only
-/// its command.
+/// One `CardStorage` write to cards that exist, in PostgreSQL: its statements, and its change
+/// in the feed for every node. Run in a savepoint of its own: a change another node's write
+/// makes break a unique rule fails only its command. New cards are `CardInserts`.
 struct CardWrite: PostgresWrite {
   let change: CardChange
-  /// The card a `.saved` change writes, and whether it is new (then checked against its plan).
+  /// The card a `.saved` change writes.
   private let card: Card?
-  private let plan: CardPlan?
 
-  init(_ change: CardChange, card: Card? = nil, inserting plan: CardPlan? = nil) {
+  init(_ change: CardChange, card: Card? = nil) {
     self.change = change
     self.card = card
-    self.plan = plan
   }
 
-  var feed: [FeedSection] {
+  var feed: [FeedSection] { [Self.section(change)] }
+
+  /// A change's section of the feed.
+  static func section(_ change: CardChange) -> FeedSection {
     // Encoding these plain values cannot fail.
     let bytes = (try? JSONEncoder().encode(change)) ?? Data()
-    return [FeedSection(source: PostgresCards.source, bytes: Array(bytes))]
+    return FeedSection(source: PostgresCards.source, bytes: Array(bytes))
   }
 
   func apply(on connection: PostgresConnection, logger: Logger) async throws {
     switch change {
-    case .saved(let stored, let externalId, let tookReservedURL):
+    case .saved(let stored, _, _):
       let location = card?.fields.location
       let (longitude, latitude) = (location?.longitude, location?.latitude)
-      guard let plan else {
-        try await connection.query(
-          """
-          UPDATE cards SET fields = \(stored.fields)::jsonb, is_primary = \(stored.isPrimary),
-            updated_at = \(stored.updatedAt),
-            geom = ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)
-          WHERE id = \(stored.id)
-          """, logger: logger)
-        return
-      }
-      try await connection.run(
-        "SELECT cardatlas_card_room(\(stored.ownerId), \(Int32(clamping: plan.cards)))",
-        logger: logger)
-      // Its code is its id's: not stored.
       try await connection.query(
         """
-        INSERT INTO cards (
-          id, owner_id, slug, is_primary, fields, created_at, updated_at, external_id, geom)
-        VALUES (\(stored.id), \(stored.ownerId), \(stored.slug), \(stored.isPrimary),
-          \(stored.fields)::jsonb, \(stored.createdAt), \(stored.updatedAt), \(externalId),
-          ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326))
+        UPDATE cards SET fields = \(stored.fields)::jsonb, is_primary = \(stored.isPrimary),
+          updated_at = \(stored.updatedAt),
+          geom = ST_SetSRID(ST_MakePoint(\(longitude), \(latitude)), 4326)
+        WHERE id = \(stored.id)
         """, logger: logger)
-      if tookReservedURL { try await takeReservedURL(of: stored.ownerId, connection, logger) }
     case .primary(let cards, let owner):
       // The one that stops being primary first: the database allows one primary card.
       for card in cards.sorted(by: { !$0.isPrimary && $1.isPrimary }) {

@@ -124,15 +124,7 @@ public enum CardsTransfer {
   {
     try await store.snapshot { connection, _ in
       let (rows, stored) = try await PostgresCards.read(on: connection, logger: logger)
-      let cards = try rows.map { row in
-        (
-          card: Card(
-            id: row.id, ownerId: row.owner, code: row.code ?? stored.codes.text(row.id),
-            slug: row.slug, isPrimary: row.isPrimary, fields: try CardFields.stored(row.fields),
-            createdAt: row.created, updatedAt: row.updated),
-          externalId: row.externalId
-        )
-      }
+      let cards = try LoadedCard.parse(rows, codes: stored.codes)
       var wallets: [(holder: Int64, card: Int64, addedMicros: Int64)] = []
       for try await entry in try await connection.query(
         "SELECT account_id, card_id, added_at FROM wallet_entries", logger: logger

@@ -11,7 +11,7 @@ import Synchronization
 /// `jsonb`, the location a PostGIS point under a GiST index, for GIS tools and SQL users), and
 /// `card_reserved_urls`; the codes' key in `id_keys`. The database keeps what two nodes could
 /// otherwise both give: slugs per owner, external ids per owner, one primary card per owner,
-/// and the plan's limit (`cardatlas_card_room`). Ids come in blocks (`PostgresIDBlocks`). Each
+/// and the plan's limit (`cardatlas_add_cards`). Ids come in blocks (`PostgresIDBlocks`). Each
 /// write's `CardChange` rides in the change feed to every node (`consumer(into:)`).
 public final class PostgresCards: CardStorage, Sendable {
   public static let migrations = [
@@ -58,38 +58,73 @@ public final class PostgresCards: CardStorage, Sendable {
           PERFORM 1 FROM accounts WHERE id = owner FOR UPDATE;
           IF (SELECT count(*) FROM cards WHERE owner_id = owner) >= allowed THEN
             RAISE EXCEPTION 'the owner has % cards already', allowed
-              USING ERRCODE = '\(overLimitState)';
+              USING ERRCODE = 'CA001';
           END IF;
         END $$
         """,
-      ])
+      ]),
+    PostgresMigration(
+      "cards-v2",
+      [
+        // New cards in one call per group commit (`CardInserts`), in place of a savepoint and
+        // `cardatlas_card_room` per card.
+        "DROP FUNCTION cardatlas_card_room",
+        // Each new card checked where every node's cards are: the owners' rows are locked in
+        // one order, so that two nodes' new cards for one owner count one after the other,
+        // then counted (a statement of its own, which sees what the lock waited for). A card
+        // past its plan, or that a unique rule refuses, is not written and is answered, with
+        // whether its plan refused it; the rest are.
+        """
+        CREATE FUNCTION cardatlas_add_cards(
+          ids bigint[], owners bigint[], allowed integer[], slugs text[], primaries boolean[],
+          fields text[], created timestamptz[], updated timestamptz[], has_external boolean[],
+          external text[], longitudes double precision[], latitudes double precision[],
+          took_reserved boolean[])
+        RETURNS TABLE (refused_id bigint, over_limit boolean)
+        LANGUAGE plpgsql AS $$
+        BEGIN
+          PERFORM 1 FROM accounts a WHERE a.id = ANY (owners) ORDER BY a.id FOR UPDATE;
+          RETURN QUERY
+          WITH new AS (
+            SELECT u.*, row_number() OVER (PARTITION BY u.owner ORDER BY u.id) AS rank
+            FROM unnest(ids, owners, allowed, slugs, primaries, fields, created, updated,
+              has_external, external, longitudes, latitudes, took_reserved)
+              AS u(id, owner, allowed, slug, is_primary, fields, created, updated, has_external,
+                external, longitude, latitude, took_reserved)),
+          room AS (
+            SELECT n.*, n.rank + (SELECT count(*) FROM cards c WHERE c.owner_id = n.owner)
+              <= n.allowed AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = n.owner) AS fits
+            FROM new n),
+          added AS (
+            INSERT INTO cards (
+              id, owner_id, slug, is_primary, fields, created_at, updated_at, external_id, geom)
+            SELECT r.id, r.owner, r.slug, r.is_primary, r.fields::jsonb, r.created, r.updated,
+              CASE WHEN r.has_external THEN r.external END,
+              CASE WHEN r.longitude <> 'NaN'
+                THEN ST_SetSRID(ST_MakePoint(r.longitude, r.latitude), 4326) END
+            FROM room r WHERE r.fits
+            ON CONFLICT DO NOTHING
+            RETURNING cards.id, cards.owner_id),
+          reserved AS (
+            DELETE FROM card_reserved_urls u
+            WHERE u.account_id IN (
+              SELECT a.owner_id FROM added a JOIN room r ON r.id = a.id WHERE r.took_reserved))
+          SELECT r.id, NOT r.fits FROM room r WHERE r.id NOT IN (SELECT a.id FROM added a);
+        END $$
+        """,
+      ]),
   ]
 
   static let blockSize: Int64 = 1_000
   /// The feed section's source for card changes.
   public static let source: UInt8 = 3
-  /// The SQLSTATE `cardatlas_card_room` raises.
-  static let overLimitState = "CA001"
 
   let store: PostgresStore
   public let cardIDs: (any IDBlocks)?
-  private let rows: Mutex<[Row]?>
+  private let rows: Mutex<[LoadedCard]?>
   private let stored: StoredCards
   private let position: Int64
   private let logger: Logger
-
-  /// A card's row as read, its fields parsed as `load` hands it on.
-  struct Row: Sendable {
-    let id: Int64
-    let owner: Int64
-    let code: String?
-    let slug: String
-    let isPrimary: Bool
-    let fields: String
-    let created: Date
-    let updated: Date
-    let externalId: String?
-  }
 
   /// Reads every card in one snapshot (and the codes' key, made by the first node to ask), and
   /// takes this node's first block of ids.
@@ -110,18 +145,16 @@ public final class PostgresCards: CardStorage, Sendable {
   }
 
   /// Hands on the cards read at start, once: they are let go as they are.
-  public func load(_ each: (Card, _ externalId: String?) throws -> Void) throws -> StoredCards {
+  public func load(_ chunk: ([(card: Card, externalId: String?)]) throws -> Void) throws
+    -> StoredCards
+  {
     let rows = self.rows.withLock { rows in
       defer { rows = nil }
       return rows ?? []
     }
-    for row in rows {
-      try each(
-        Card(
-          id: row.id, ownerId: row.owner, code: row.code ?? stored.codes.text(row.id),
-          slug: row.slug, isPrimary: row.isPrimary, fields: try CardFields.stored(row.fields),
-          createdAt: row.created, updatedAt: row.updated),
-        row.externalId)
+    for start in stride(from: 0, to: rows.count, by: LoadedCard.chunkSize) {
+      let part = rows[start..<min(start + LoadedCard.chunkSize, rows.count)]
+      try chunk(try LoadedCard.parse(Array(part), codes: stored.codes))
     }
     return stored
   }
@@ -141,12 +174,11 @@ public final class PostgresCards: CardStorage, Sendable {
     store.commit(writes) { completion($0.mapError(Self.refusal)) }
   }
 
-  /// A write's own failure in the domain's terms: a new card that another node's left no room
-  /// for, or whose slug, external id or primary flag another node's took, is `CardRaced`.
+  /// A write's own failure in the domain's terms: a card change that a unique rule refused
+  /// (another node's write took the primary flag) is `CardRaced`, as a refused new card is.
   static func refusal(_ error: any Error) -> any Error {
     guard let info = (error as? PSQLError)?.serverInfo else { return error }
     switch info[.sqlState] {
-    case overLimitState: return CardRaced(overLimit: true)
     case "23505": return CardRaced(overLimit: false)
     default: return PostgresRefusal(description: info[.message] ?? String(reflecting: error))
     }
@@ -155,9 +187,7 @@ public final class PostgresCards: CardStorage, Sendable {
   public func inserting(
     _ card: Card, externalId: String?, takingReservedURL: Bool, plan: CardPlan
   ) -> any DurableWrite {
-    CardWrite(
-      .saved(StoredCard(card), externalId: externalId, tookReservedURL: takingReservedURL),
-      card: card, inserting: plan)
+    CardInserts(card, externalId: externalId, tookReservedURL: takingReservedURL, plan: plan)
   }
 
   public func saving(_ card: Card) -> any DurableWrite {
@@ -175,14 +205,14 @@ public final class PostgresCards: CardStorage, Sendable {
   }
 
   static func read(on connection: PostgresConnection, logger: Logger) async throws
-    -> ([Row], StoredCards)
+    -> ([LoadedCard], StoredCards)
   {
     guard
       let key = try await connection.query(
         "SELECT key FROM id_keys WHERE purpose = 'codes'", logger: logger
       ).collect().first?.decode(ByteBuffer.self)
     else { throw PostgresAccountsError(description: "id_keys has no key for codes") }
-    var rows: [Row] = []
+    var rows: [LoadedCard] = []
     for try await (id, owner, code, slug, isPrimary, fields, created, updated, externalId)
       in try await connection.query(
         """
@@ -193,9 +223,9 @@ public final class PostgresCards: CardStorage, Sendable {
       ).decode((Int64, Int64, String?, String, Bool, String, Date, Date, String?).self)
     {
       rows.append(
-        Row(
-          id: id, owner: owner, code: code, slug: slug, isPrimary: isPrimary, fields: fields,
-          created: created, updated: updated, externalId: externalId))
+        LoadedCard(
+          id: id, ownerId: owner, code: code, slug: slug, isPrimary: isPrimary, fields: fields,
+          createdAt: created, updatedAt: updated, externalId: externalId))
     }
     var reserved: Set<Int64> = []
     for try await account in try await connection.query(

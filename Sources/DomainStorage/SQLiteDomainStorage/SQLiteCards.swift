@@ -15,7 +15,9 @@ public struct SQLiteCards: CardStorage, StoreBacked {
   /// The tables' migrations, frozen, after the accounts'.
   public static let migrations = [cardsV1, cardsV2, cardsV3, cardsV4]
 
-  public func load(_ each: (Card, _ externalId: String?) throws -> Void) throws -> StoredCards {
+  public func load(_ chunk: ([(card: Card, externalId: String?)]) throws -> Void) throws
+    -> StoredCards
+  {
     try store.read { db in
       let codes = try Self.codes(db)
       let next = try RowIds.next(after: "cards", db)
@@ -27,16 +29,20 @@ public struct SQLiteCards: CardStorage, StoreBacked {
             external_id
           FROM cards
           """)
+      var part: [LoadedCard] = []
+      part.reserveCapacity(LoadedCard.chunkSize)
       while let row = try rows.next() {
-        let id: Int64 = row[0]
-        try each(
-          Card(
-            id: id, ownerId: row[1], code: row[2] ?? codes.text(id), slug: row[3],
-            isPrimary: row[4], fields: try CardFields.stored(row[5]),
-            createdAt: Date(timeIntervalSince1970: row[6]),
-            updatedAt: Date(timeIntervalSince1970: row[7])),
-          row[8])
+        part.append(
+          LoadedCard(
+            id: row[0], ownerId: row[1], code: row[2], slug: row[3], isPrimary: row[4],
+            fields: row[5], createdAt: Date(timeIntervalSince1970: row[6]),
+            updatedAt: Date(timeIntervalSince1970: row[7]), externalId: row[8]))
+        if part.count == LoadedCard.chunkSize {
+          try chunk(try LoadedCard.parse(part, codes: codes))
+          part.removeAll(keepingCapacity: true)
+        }
       }
+      if !part.isEmpty { try chunk(try LoadedCard.parse(part, codes: codes)) }
       return StoredCards(codes: codes, reserved: reserved, nextId: next)
     }
   }

@@ -24,17 +24,36 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
   /// and for the node's other modules (`alongside`, loaded before) from where theirs read.
   /// `fellBehind` runs if the feed lost rows this node had not applied (it was silent past the
   /// nodes' timeout): what it holds is stale from then on, and the node must load afresh.
-  public init(
+  public convenience init(
     store: PostgresStore, keyspace: Keyspace, alongside: [FeedConsumer] = [], logger: Logger,
     fellBehind: @escaping @Sendable () -> Void
   ) async throws {
-    self.store = store
-    self.keyspace = keyspace
-    self.logger = logger
+    let position = try await Self.load(keyspace, from: store, logger: logger)
+    self.init(
+      store: store, keyspace: keyspace, loadedAt: position, alongside: alongside, logger: logger,
+      fellBehind: fellBehind)
+  }
+
+  /// Loads `keyspace` (empty) from one snapshot of the store; returns the feed position the
+  /// snapshot holds everything up to. A node loads it while its other modules load.
+  public static func load(_ keyspace: Keyspace, from store: PostgresStore, logger: Logger)
+    async throws -> Int64
+  {
     let (changes, position) = try await store.snapshot { connection, position in
       (try await Self.read(on: connection, logger: logger), position)
     }
     try keyspace.load { emit in for change in changes { try emit(change) } }
+    return position
+  }
+
+  /// Follows the feed for `keyspace`, loaded up to `position` (`load`), and for `alongside`.
+  public init(
+    store: PostgresStore, keyspace: Keyspace, loadedAt position: Int64,
+    alongside: [FeedConsumer] = [], logger: Logger, fellBehind: @escaping @Sendable () -> Void
+  ) {
+    self.store = store
+    self.keyspace = keyspace
+    self.logger = logger
     let start = min(position, alongside.map(\.position).min() ?? position)
     let follower = store.follow(after: start) { [weak self] entry in
       for consumer in alongside where entry.position > consumer.position { consumer.apply(entry) }

@@ -46,10 +46,40 @@ public protocol PostgresWrite: DurableWrite {
   /// commit then sends one statement for many commands' rows. False (the default): apart. In
   /// place, so that a batch of a thousand commands is merged in linear time.
   mutating func absorb(_ next: any PostgresWrite) -> Bool
+  /// Whether the database may refuse the write, or some of what it absorbed, without anything
+  /// of theirs written and without failing the transaction (a new card another node left no
+  /// room for): then its command fails alone, with no savepoint. Such a write must be its
+  /// command's only one. False by default.
+  var mayBeRefused: Bool { get }
+  /// Applies the write and what it absorbed: what the database refused, by place (0: this
+  /// write, k: the k-th it absorbed), and the feed of the rest. By default `apply`, nothing
+  /// refused, and `feed`.
+  func applyRefusing(on connection: PostgresConnection, logger: Logger) async throws
+    -> AppliedWrite
+}
+
+/// What a write did in its transaction (`PostgresWrite.applyRefusing`).
+public struct AppliedWrite: Sendable {
+  /// Refused parts by place, with why.
+  public let refused: [Int: any Error]
+  public let feed: [FeedSection]
+
+  public init(refused: [Int: any Error] = [:], feed: [FeedSection]) {
+    self.refused = refused
+    self.feed = feed
+  }
 }
 
 extension PostgresWrite {
   public mutating func absorb(_ next: any PostgresWrite) -> Bool { false }
+  public var mayBeRefused: Bool { false }
+
+  public func applyRefusing(on connection: PostgresConnection, logger: Logger) async throws
+    -> AppliedWrite
+  {
+    try await apply(on: connection, logger: logger)
+    return AppliedWrite(feed: feed)
+  }
 }
 
 /// The change feed: `cardatlas_changes`, one row per commit that changed something, its id from

@@ -14,6 +14,8 @@ final class GroupWriter: Sendable {
     var postgresWrites: [any PostgresWrite] { writes.compactMap { $0 as? any PostgresWrite } }
     /// Whether its writes run in a savepoint, which may roll back alone.
     var mayFailAlone: Bool { postgresWrites.contains { $0.needsSavepoint && $0.inSavepoint } }
+    /// Whether its outcome may differ from its transaction's: it may fail alone, or be refused.
+    var hasOwnOutcome: Bool { mayFailAlone || postgresWrites.contains(where: \.mayBeRefused) }
   }
 
   private struct State {
@@ -116,10 +118,10 @@ final class GroupWriter: Sendable {
           metadata: ["batch": "\(batch)", "error": "\(String(reflecting: error))"])
         await drop(connection)
         switch await ask(batch: batch, hadFeedRow: true) {
-        case true? where !requests.contains(where: \.mayFailAlone):
+        case true? where !requests.contains(where: \.hasOwnOutcome):
           attempt = .done(requests.map { _ in .success(()) })
         case true?:
-          // Committed, but which commands' savepoints were rolled back is not known.
+          // Committed, but which commands were rolled back or refused is not known.
           attempt = .done(
             requests.map { _ in .failure(PostgresStoreError.outcomeUnknown("\(error)")) })
         case false?:
@@ -179,14 +181,25 @@ final class GroupWriter: Sendable {
       try await QueryDeadline.within(Self.beginTimeout, closing: connection) { [logger] in
         try await connection.query("BEGIN", logger: logger)
       }
-      for (request, writes) in Self.merged(requests) {
+      // Refusals of commands merged into an earlier one's write, by request.
+      var refusals: [Int: any Error] = [:]
+      for (index, (request, writes)) in Self.merged(requests).enumerated() {
         let savepoint = request.mayFailAlone
         if savepoint { try await connection.query("SAVEPOINT command", logger: logger) }
         do {
-          for write in writes { try await write.apply(on: connection, logger: logger) }
+          var feed: [FeedSection] = []
+          for (write, parts) in writes {
+            let applied = try await write.applyRefusing(on: connection, logger: logger)
+            feed += applied.feed
+            for (place, error) in applied.refused {
+              // Its command wrote nothing else only if this was its only write.
+              guard requests[parts[place]].postgresWrites.count == 1 else { throw error }
+              refusals[parts[place]] = error
+            }
+          }
           if savepoint { try await connection.query("RELEASE SAVEPOINT command", logger: logger) }
-          for write in writes { sections += write.feed }
-          results.append(.success(()))
+          sections += feed
+          results.append(refusals[index].map { .failure($0) } ?? .success(()))
         } catch let error as PSQLError
           where savepoint && !Self.isUnavailable(error) && !Self.isRetryable(error)
         {
@@ -237,26 +250,33 @@ final class GroupWriter: Sendable {
   /// The requests in order, each with its writes. Along a run of requests that need no
   /// savepoint, a write is merged into the run's last one where the writes allow
   /// (`PostgresWrite.absorb`): the request it came from then carries fewer writes, or none.
-  private static func merged(_ requests: [Request]) -> [(Request, [any PostgresWrite])] {
-    var out: [(Request, [any PostgresWrite])] = []
+  /// Each write comes with the request of each of its parts (itself first, then what it
+  /// absorbed), to whom a refusal goes.
+  private static func merged(_ requests: [Request]) -> [(Request, [MergedWrite])] {
+    var out: [(Request, [MergedWrite])] = []
     // Where the run's last write is: (request, write).
     var last: (Int, Int)?
-    for request in requests {
+    for (index, request) in requests.enumerated() {
       guard !request.mayFailAlone else {
-        out.append((request, request.postgresWrites))
+        out.append((request, request.postgresWrites.map { ($0, [index]) }))
         last = nil
         continue
       }
-      var kept: [any PostgresWrite] = []
+      var kept: [MergedWrite] = []
       for write in request.postgresWrites {
-        if let (r, w) = last, kept.isEmpty, out[r].1[w].absorb(write) { continue }
-        kept.append(write)
+        if let (r, w) = last, kept.isEmpty, out[r].1[w].write.absorb(write) {
+          out[r].1[w].parts.append(index)
+          continue
+        }
+        kept.append((write, [index]))
       }
       out.append((request, kept))
       if !kept.isEmpty { last = (out.count - 1, kept.count - 1) }
     }
     return out
   }
+
+  private typealias MergedWrite = (write: any PostgresWrite, parts: [Int])
 
   /// Whether a commit whose COMMIT failed committed after all, asked of the primary (perhaps a
   /// new one: a failover takes seconds, so it is asked for up to `askFor`) by the feed row it

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Filtered card search against PostGIS on the same database (docs/BENCHMARKS.md, "Filtered card
+# search against PostGIS"): starts a node on URL (an empty database), lets `cardatlas-bench load`
+# make N located cards through it and time CARD.SEARCH … FILTER company Acme (pipelined 16 and
+# 1), stops the node, then times the same query as SQL with pgbench: within 1 km of a centre,
+# company Acme (case-insensitive), shown on the map, primary or its owner Pro, nearest 10, with a
+# GiST index on the geography and one on the lowered company. The centres are 65,536 of the
+# cards' own points (the load's are drawn like the points).
+# Usage: scripts/bench-postgis.sh URL [N=1000000] [seconds=15] [port=7921]
+set -euo pipefail
+url=$1
+n=${2:-1000000}
+seconds=${3:-15}
+port=${4:-7921}
+bin=${CARDATLAS:-.build/release/cardatlas}
+bench=${CARDATLAS_BENCH:-.build/release/cardatlas-bench}
+data=$(mktemp -d /tmp/cardatlas-bench-postgis.XXXXXX)
+"$bin" serve --port "$port" --data "$data" --store "$url" --pro-card-limit 1000 \
+  --signups-per-address 0 --log-level warning &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT
+for _ in $(seq 100); do
+  redis-cli -p "$port" PING >/dev/null 2>&1 && break
+  sleep 0.1
+done
+"$bench" load --target "127.0.0.1:$port" --workload cards --company Acme --points "$n" \
+  --clients 50 --pipeline 16 --duration "$seconds" --timeout 120
+"$bench" load --target "127.0.0.1:$port" --workload cards --company Acme --points 0 \
+  --clients 50 --pipeline 1 --duration "$seconds" --timeout 120 || true
+kill $server
+wait $server 2>/dev/null || true
+# psql and pgbench take the URL without CardAtlas's own parameters.
+sql_url=${url%%\?*}
+psql -q "$sql_url" <<'SQL'
+CREATE INDEX IF NOT EXISTS bench_cards_geography ON cards USING gist ((geom::geography));
+CREATE INDEX IF NOT EXISTS bench_cards_company ON cards (lower(fields->>'company'));
+DROP TABLE IF EXISTS bench_centres;
+CREATE TABLE bench_centres AS
+  SELECT row_number() OVER () AS i, geom::geography AS centre
+  FROM (SELECT geom FROM cards WHERE geom IS NOT NULL ORDER BY random() LIMIT 65536) p;
+CREATE UNIQUE INDEX ON bench_centres (i);
+ANALYZE;
+SQL
+script=$(mktemp /tmp/bench-postgis.XXXXXX.sql)
+cat > "$script" <<'SQL'
+\set i random(1, 65536)
+SELECT c.id, c.fields, ST_Distance(c.geom::geography, b.centre) AS metres
+FROM bench_centres b, cards c JOIN accounts a ON a.id = c.owner_id
+WHERE b.i = :i AND ST_DWithin(c.geom::geography, b.centre, 1000)
+  AND lower(c.fields->>'company') = 'acme' AND (c.fields->>'showOnMap')::boolean
+  AND (c.is_primary OR a.is_pro)
+ORDER BY metres LIMIT 10;
+SQL
+psql -q "$sql_url" -c "EXPLAIN ANALYZE $(sed -e '1d' -e 's/:i/1/' "$script")" | tail -n 25
+pgbench -n -M prepared -c 50 -j 2 -T "$seconds" -f "$script" "$sql_url"
+rm -f "$script"
