@@ -57,8 +57,12 @@ test: unit-test fuzz-check sanitize
 # such a load.
 TIMED_SUITES ?= BulkLoadIndexTests|LargeSearchTests|ClientMemoryTests|SortedSetOrderTests|sustainedWritesKeepTheWalBounded|SignInAttackTests|EmailEnumerationTests|concurrentCallsAndRetriesKeepTheRate|retriesAreRateLimitedToo|DatabaseRestartTests|FailoverTests
 
-## unit-test: build and run every test (the timed suites alone, after the rest), then print the
-## summary
+# The domain's suites run a second time with every daemon a node over a PostgreSQL database of
+# its own (TestDaemon, CARDATLAS_TEST_STORE): the domain against both stores.
+POSTGRES_DOMAIN_SUITES ?= DomainTests
+
+## unit-test: build and run every test (the timed suites alone, after the rest; the domain's
+## suites again over PostgreSQL), then print the summary
 unit-test: deps bench-build
 	@mkdir -p "$(dir $(TEST_LOG))"
 	@set +e; \
@@ -67,7 +71,11 @@ unit-test: deps bench-build
 	{ $(SWIFT) build $(SWIFT_FLAGS) --product cardatlas && $(SWIFT) build $(SWIFT_FLAGS) --build-tests \
 	  && export CARDATLAS_NOMINATIM_URL=$$(scripts/test-nominatim.sh url) \
 	  && export CARDATLAS_POSTGRES_URL=$$(scripts/test-postgres.sh url) \
-	  && SWIFT_BACKTRACE="$(TEST_BACKTRACE)" $(SWIFT) test $(SWIFT_FLAGS) --skip-build --skip '$(TIMED_SUITES)'; } 2>&1 | tee "$(TEST_LOG)"; \
+	  && { SWIFT_BACKTRACE="$(TEST_BACKTRACE)" $(SWIFT) test $(SWIFT_FLAGS) --skip-build --skip '$(TIMED_SUITES)'; \
+	    plain=$$?; \
+	    CARDATLAS_TEST_STORE=postgresql SWIFT_BACKTRACE="$(TEST_BACKTRACE)" $(SWIFT) test $(SWIFT_FLAGS) \
+	      --skip-build --filter '$(POSTGRES_DOMAIN_SUITES)' --skip '$(TIMED_SUITES)'; \
+	    postgres=$$?; [[ $$plain -ne 0 ]] && exit $$plain; exit $$postgres; }; } 2>&1 | tee "$(TEST_LOG)"; \
 	status=$${PIPESTATUS[0]}; \
 	scripts/test-nominatim.sh end; \
 	CARDATLAS_POSTGRES_URL=$$(scripts/test-postgres.sh url 2>/dev/null) SWIFT_BACKTRACE="$(TEST_BACKTRACE)" \

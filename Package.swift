@@ -447,12 +447,21 @@ let package = Package(
     .testTarget(
       name: "ArchitectureTests",
       dependencies: ["RedisTestSupport", .product(name: "NIOCore", package: "swift-nio")]),
-    // The daemon as `serve` composes it, in the test's process: the wire suites' one server.
+    // Throwaway databases on the test PostgreSQL (`scripts/test-postgres.sh`).
+    .target(
+      name: "PostgresTestSupport",
+      dependencies: [
+        "PostgresStore", .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ], path: "Tests/PostgresTestSupport"),
+    // The daemon as `serve` composes it, in the test's process: the wire suites' one server,
+    // over the embedded store or, when the run asks, a PostgreSQL database of its own.
     .target(
       name: "DaemonTestSupport",
       dependencies: [
-        "CardAtlasApp", "Server", "Accounts", "Cards", "RedisTestSupport",
+        "CardAtlasApp", "Server", "Accounts", "Cards", "RedisTestSupport", "PostgresTestSupport",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ], path: "Tests/DaemonTestSupport"),
     .target(
       name: "DomainTestSupport",
@@ -510,7 +519,8 @@ let package = Package(
       name: "PostgresStoreTests",
       dependencies: [
         "PostgresStore", "PostgresKeyspaceStore", "PostgresDomainStorage", "Accounts", "Keyspace",
-        "Geodesy", "Datasets", "RedisTestSupport", "GeocoderClients", "Geocoding",
+        "Geodesy", "Datasets", "RedisTestSupport", "PostgresTestSupport", "GeocoderClients",
+        "Geocoding",
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),

@@ -70,7 +70,8 @@ start() {
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$home/sock'
-max_connections = 300
+# The domain suites over PostgreSQL run a node per test, dozens at once (TestDaemon).
+max_connections = 1000
 shared_buffers = 128MB
 fsync = on
 synchronous_commit = on

@@ -3,6 +3,8 @@ import CardAtlasApp
 import Cards
 import Foundation
 import Logging
+import PostgresNIO
+import PostgresTestSupport
 import RedisTestSupport
 import Server
 
@@ -13,7 +15,14 @@ import Server
 /// Its scrypt cost is lowered (2^10) and sign-ups per address are unlimited, so a test can
 /// make many accounts; the tests of those limits set them back. Share URLs start with
 /// `publicURL`.
+///
+/// With `CARDATLAS_TEST_STORE=postgresql` in the environment (and `CARDATLAS_POSTGRES_URL`), each
+/// daemon is a node over a throwaway database of its own on the test PostgreSQL instead: `make
+/// test` runs the domain's suites so too, against both stores.
 public final class TestDaemon {
+  /// Whether this run's daemons are nodes over PostgreSQL.
+  public static let overPostgres =
+    ProcessInfo.processInfo.environment["CARDATLAS_TEST_STORE"] == "postgresql"
   public static let publicURL = "https://cards.test"
   public private(set) var daemon: Daemon
   /// RESP's port.
@@ -23,6 +32,8 @@ public final class TestDaemon {
   public let directory: String
   private let configuration: Domain.Configuration
   private let http: Daemon.HTTP?
+  /// The daemon's database when it is a node over PostgreSQL.
+  public let database: TestDatabase?
 
   public init(
     accounts configureAccounts: (inout Accounts.Configuration) -> Void = { _ in },
@@ -51,15 +62,24 @@ public final class TestDaemon {
     server.dataDirectory = self.directory
     server.threads = 2
     configureServer(&server)
-    (daemon, port, httpPort) = try await Self.start(server, configuration, http)
+    database = Self.overPostgres ? try await TestDatabase.make() : nil
+    (daemon, port, httpPort) = try await Self.start(server, configuration, http, database)
   }
 
   private static func start(
-    _ server: ServerConfiguration, _ configuration: Domain.Configuration, _ http: Daemon.HTTP?
+    _ server: ServerConfiguration, _ configuration: Domain.Configuration, _ http: Daemon.HTTP?,
+    _ database: TestDatabase?
   ) async throws -> (Daemon, UInt16, Int) {
     var logger = Logger(label: "cardatlas-test")
     logger.logLevel = .warning
-    let daemon = try Daemon(server: server, domain: configuration, http: http, logger: logger)
+    let daemon =
+      if let database {
+        try await Daemon(
+          node: database.url, server: server, domain: configuration, http: http,
+          outbox: server.dataDirectory + "/outbox", logger: logger)
+      } else {
+        try Daemon(server: server, domain: configuration, http: http, logger: logger)
+      }
     let ports = try await daemon.start()
     return (daemon, UInt16(ports.resp), ports.http ?? 0)
   }
@@ -83,12 +103,47 @@ public final class TestDaemon {
     server.port = 0
     var http = http
     http?.port = 0
-    (daemon, port, httpPort) = try await Self.start(server, configuration, http)
+    (daemon, port, httpPort) = try await Self.start(server, configuration, http, database)
+  }
+
+  /// One single-column query's rows, one a line, from the daemon's store (the tables have the
+  /// same names and columns in both stores): what a test checks was stored, or was not.
+  public func sql(_ query: String) async throws -> String {
+    guard let database else {
+      let script = """
+        import sqlite3, sys
+        db = sqlite3.connect(sys.argv[1])
+        print("\\n".join(str(row[0]) for row in db.execute(sys.argv[2])), end="")
+        """
+      return try RedisProcess.run(
+        "python3", ["-c", script, directory + "/cardatlas.sqlite", query]
+      ).0
+    }
+    return try await database.connect { connection in
+      let rows = try await connection.query(
+        PostgresQuery(unsafeSQL: "SELECT q.x::text FROM (\(query)) AS q(x)"),
+        logger: TestDatabase.logger
+      ).collect()
+      return try rows.map { try $0.decode(String.self) }.joined(separator: "\n")
+    }
+  }
+
+  /// The names of the uploaded files of one kind ("pins", "documents", "assets"), sorted: on
+  /// disk under the embedded store's `media/`, in `media_files` in PostgreSQL.
+  public func mediaFiles(_ kind: String) async throws -> [String] {
+    guard database != nil else {
+      let names = try? FileManager.default.contentsOfDirectory(atPath: directory + "/media/" + kind)
+      return (names ?? []).sorted()
+    }
+    let stored = ["pins": "pin-photos"][kind] ?? kind
+    let names = try await sql("SELECT name FROM media_files WHERE kind = '\(stored)'")
+    return names.split(separator: "\n").map(String.init).sorted()
   }
 
   /// Stops the daemon and removes its store.
   public func stop() async {
     await daemon.stop()
+    await database?.drop()
     try? FileManager.default.removeItem(atPath: directory)
   }
 }

@@ -44,11 +44,8 @@ struct DocumentTests {
     return items.compactMap(object)
   }
 
-  static func mediaFiles(_ server: TestDaemon) -> [String] {
-    let names =
-      (try? FileManager.default.contentsOfDirectory(
-        atPath: server.directory + "/media/documents")) ?? []
-    return names.sorted()
+  static func mediaFiles(_ server: TestDaemon) async throws -> [String] {
+    try await server.mediaFiles("documents")
   }
 
   @Test(
@@ -88,7 +85,7 @@ struct DocumentTests {
       #expect(Array(file.readableBytesView) == bytes)
       #expect(Self.object(reply[0])?["id"] as? Int == object?["id"] as? Int)
     }
-    let files = Self.mediaFiles(server)
+    let files = try await Self.mediaFiles(server)
     #expect(files.count == 3)
 
     let gif = try MediaFixtures.bytes("python.gif")
@@ -125,7 +122,7 @@ struct DocumentTests {
       try ana.text("DOC.PUT", "VACCINATION", "2026-01-01").hasPrefix(
         "ERR wrong number of arguments"))
     #expect(try Self.list(ana).count == 3)
-    #expect(Self.mediaFiles(server) == files)
+    #expect(try await Self.mediaFiles(server) == files)
     #expect(try ana.text("DOC.GET", "999") == "NOTFOUND no such document")
     #expect(try ana.text("DOC.GET", "x") == "NOTFOUND no such document")
     let anonymous = try server.connect()
@@ -166,7 +163,8 @@ struct DocumentTests {
         == "LIMIT at most 2 documents per account")
     #expect(try ana.text("DOC.DEL", id) == "1")
     #expect(try ana.text("DOC.DEL", id) == "NOTFOUND no such document")
-    #expect(try Self.list(ana).count == 1 && Self.mediaFiles(server).count == 1)
+    #expect(try Self.list(ana).count == 1)
+    #expect(try await Self.mediaFiles(server).count == 1)
     await server.stop()
   }
 
@@ -187,12 +185,15 @@ struct DocumentTests {
     #expect(server.daemon.domain.documents.positiveTest(of: Int64(anaID)) == day)
     #expect(server.daemon.domain.documents.positiveTest(of: Int64(boID)) == nil)
     let before = try ana.command("DOC.LIST").text
-    // A file no row names (a crash between the file and its row) is swept at the start.
+    // A file no row names (a crash between the file and its row) is swept at the start. Over
+    // PostgreSQL the bytes commit with their row: there is no such file to make.
     let stray = server.directory + "/media/documents/0123456789abcdef0123456789abcdef.pdf"
-    #expect(FileManager.default.createFile(atPath: stray, contents: Data(pdf)))
+    if server.database == nil {
+      #expect(FileManager.default.createFile(atPath: stray, contents: Data(pdf)))
+    }
     try await server.restart()
     #expect(!FileManager.default.fileExists(atPath: stray))
-    #expect(Self.mediaFiles(server).count == 4)
+    #expect(try await Self.mediaFiles(server).count == 4)
     let again = try server.connect()
     _ = try again.text("AUTH", "ana@x.org", "secret1")
     #expect(try again.command("DOC.LIST").text == before)
@@ -207,9 +208,9 @@ struct DocumentTests {
     #expect(server.daemon.domain.documents.positiveTest(of: Int64(anaID)) == day)
     #expect(try again.text("ACCOUNT.DELETE", "secret1") == "OK")
     #expect(server.daemon.domain.documents.positiveTest(of: Int64(anaID)) == nil)
-    #expect(Self.mediaFiles(server).count == 1)
+    #expect(try await Self.mediaFiles(server).count == 1)
     try await server.restart()
-    #expect(Self.mediaFiles(server).count == 1)
+    #expect(try await Self.mediaFiles(server).count == 1)
     await server.stop()
   }
 }

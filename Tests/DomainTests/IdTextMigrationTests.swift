@@ -55,8 +55,10 @@ struct IdTextMigrationTests {
   }
 
   @Test(
-    "old usernames and codes still resolve; new rows get their ids' texts, after the sequences, skipping an id whose text an old row has"
-  )
+    "old usernames and codes still resolve; new rows get their ids' texts, after the sequences, skipping an id whose text an old row has",
+    .enabled(
+      if: !TestDaemon.overPostgres,
+      "an older embedded store's upgrade; migrate's suite moves such a store into PostgreSQL"))
   func olderStoreUpgrades() async throws {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("cardatlas-idtext-\(UUID().uuidString)").path

@@ -295,13 +295,13 @@ struct NotificationTests {
     _ = try boAgain.text("AUTH", "bo@x.org", "secret1")
     _ = try boAgain.object("CARD.GET", id)
     #expect(try anaAgain.object("CARD.STATS", id)["total"] as? Int == 2)
-    #expect(try sqlite(server.directory, "SELECT COUNT(*) FROM card_views") == "2")
+    #expect(try await server.sql("SELECT COUNT(*) FROM card_views") == "2")
 
     // A viewer's account goes with its views; the owner's with its cards' views.
     #expect(try boAgain.text("ACCOUNT.DELETE", "secret1") == "OK")
     #expect(try anaAgain.object("CARD.STATS", id)["total"] as? Int == 1)
     #expect(try anaAgain.text("ACCOUNT.DELETE", "secret1") == "OK")
-    #expect(try sqlite(server.directory, "SELECT COUNT(*) FROM card_views") == "0")
+    #expect(try await server.sql("SELECT COUNT(*) FROM card_views") == "0")
     await server.stop()
   }
 
@@ -362,7 +362,7 @@ struct NotificationTests {
     _ = try anaAgain.text("AUTH", "ana@x.org", "secret1")
     #expect(try anaAgain.text("NOTIFY.GET") == #"{"views":false,"walletAdds":true}"#)
     #expect(try anaAgain.text("ACCOUNT.DELETE", "secret1") == "OK")
-    #expect(try sqlite(server.directory, "SELECT COUNT(*) FROM notify_settings") == "0")
+    #expect(try await server.sql("SELECT COUNT(*) FROM notify_settings") == "0")
     await server.stop()
   }
 }

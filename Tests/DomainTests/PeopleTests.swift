@@ -365,7 +365,8 @@ struct PeopleTests {
       #expect(try c.text("PEOPLE.NEARBY", "5", "km") == "ERR no live presence: PRESENCE.SET first")
     }
     #expect(try ana.text("EXCHANGE.LIST") == before)
-    #expect(Self.ids(try Self.list(ana, "EXCHANGE.PENDING")) == [cyID])
+    let pending = try Self.list(ana, "EXCHANGE.PENDING")
+    #expect(Self.ids(pending) == [cyID], "\(pending)")
     #expect(
       try ana.text("EXCHANGE.REQUEST", "\(boID)") == "ERR already exchanged with this account")
     // Ana completes Cy's request from before the restart.

@@ -16,11 +16,8 @@ extension TestDaemon {
     try await self.init(domain: { $0.pins = configuration })
   }
 
-  /// The photo files on disk.
-  var photoFiles: [String] {
-    ((try? FileManager.default.contentsOfDirectory(atPath: directory + "/media/pins")) ?? [])
-      .sorted()
-  }
+  /// The photo files stored.
+  func photoFiles() async throws -> [String] { try await mediaFiles("pins") }
 }
 
 extension RESPConnection {

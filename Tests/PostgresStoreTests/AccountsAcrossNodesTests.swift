@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import PostgresStore
+import PostgresTestSupport
 import RedisTestSupport
 import Synchronization
 import Testing

@@ -3,6 +3,7 @@ import Geodesy
 import Keyspace
 import NIOConcurrencyHelpers
 import PostgresNIO
+import PostgresTestSupport
 import Testing
 
 /// A commit that fails leaves the node's memory ahead of the database; the node must come back

@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import PostgresKeyspaceStore
 import PostgresNIO
 import PostgresStore
+import PostgresTestSupport
 import Testing
 
 /// The change feed stays small: rows every live node has applied go; rows a live node has not

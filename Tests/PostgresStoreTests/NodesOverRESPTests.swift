@@ -2,6 +2,7 @@ import Foundation
 import FoundationNetworking
 import PostgresNIO
 import PostgresStore
+import PostgresTestSupport
 import RedisTestSupport
 import Synchronization
 import Testing

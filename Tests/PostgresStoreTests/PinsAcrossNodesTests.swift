@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import PostgresStore
+import PostgresTestSupport
 import RESP
 import RedisTestSupport
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import PostgresDomainStorage
 import PostgresNIO
 import PostgresStore
+import PostgresTestSupport
 import Testing
 
 /// `PostgresAccounts` under `Accounts`, two stores on one database standing for two nodes that

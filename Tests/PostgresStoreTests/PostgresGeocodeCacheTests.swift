@@ -4,6 +4,7 @@ import Geocoding
 import PostgresDomainStorage
 import PostgresNIO
 import PostgresStore
+import PostgresTestSupport
 import Synchronization
 import Testing
 

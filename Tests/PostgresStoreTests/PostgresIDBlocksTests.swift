@@ -2,6 +2,7 @@ import Foundation
 import PostgresDomainStorage
 import PostgresNIO
 import PostgresStore
+import PostgresTestSupport
 import Testing
 
 /// Ids in blocks from a sequence: never one twice, across nodes, and a node giving ids faster

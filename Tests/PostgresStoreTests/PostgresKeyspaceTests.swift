@@ -6,6 +6,7 @@ import NIOCore
 import PostgresKeyspaceStore
 import PostgresNIO
 import PostgresStore
+import PostgresTestSupport
 import Testing
 
 /// Nodes sharing one PostgreSQL database through the keyspace and the change feed.

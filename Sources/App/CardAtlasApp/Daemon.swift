@@ -42,6 +42,25 @@ public final class Daemon: Sendable {
     }
   }
 
+  /// A node over the PostgreSQL database at `url` (`PostgresNode`): the domain loaded from it
+  /// and following every node's writes, behind the same doors. Mail the accounts cannot send
+  /// goes to `outbox` (a directory).
+  public init(
+    node url: String, server: ServerConfiguration, domain configuration: Domain.Configuration,
+    http: HTTP?, outbox: String, logger: Logger
+  ) async throws {
+    let node = try await PostgresNode.open(
+      server: server, url: url, domain: configuration, outbox: outbox, logger: logger)
+    domain = node.domain
+    resp = node.server
+    do {
+      web = try http.map { try Self.webServer(node.domain, $0, logger: logger) }
+    } catch {
+      await node.server.stop()
+      throw error
+    }
+  }
+
   /// The HTTP door over `domain`; `readiness` answers `GET /readyz`.
   public static func webServer(
     _ domain: Domain, _ http: HTTP, logger: Logger,

@@ -2,6 +2,7 @@ import Accounts
 import Assets
 import Cards
 import Commands
+import DomainSupport
 import Foundation
 import Keyspace
 import Logging
@@ -37,8 +38,11 @@ public enum PostgresNode {
     outbox: String, readiness: NodeReadiness? = nil, logger: Logger
   ) async throws -> (server: CardAtlasServer, domain: Domain) {
     let location = try PostgresLocation(url: url)
+    // Off the global pool: what blocks a thread there (a synchronous library, a test's socket
+    // calls) never holds up a commit or the feed.
     let store = try await PostgresStore(
-      location: location, migrations: migrations, retention: retention, logger: logger)
+      location: location, migrations: migrations, retention: retention,
+      executor: DispatchTaskExecutor.shared, logger: logger)
     let keyspace = Keyspace()
     let hub = PubSubHub()
     let storage: PostgresKeyspace

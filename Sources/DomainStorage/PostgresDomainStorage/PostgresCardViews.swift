@@ -44,7 +44,7 @@ extension PostgresCardTables {
       _ done: @escaping @Sendable (Result<[(day: Int, views: Int)], any Error>) -> Void
     ) {
       let (connector, logger) = (store.connector, Logger(label: "cardatlas.views"))
-      Task {
+      Task(executorPreference: connector.executor) {
         do {
           let connection = try await connector.primary()
           defer { connection.discard() }

@@ -97,7 +97,11 @@ public final class PostgresExchanges: ExchangeStorage, Sendable {
   public func consumer(into people: People) -> FeedConsumer {
     .changes(
       ExchangeChange.self, source: Self.source, after: position, store: store, logger: logger
-    ) { change, own in people.apply(followed: change) }
+    ) { change, own in
+      // This node's own are in memory already, and may be older than memory there: a request
+      // its exchange then completed would come back.
+      if !own { people.apply(followed: change) }
+    }
   }
 
   public func commit(
@@ -112,7 +116,7 @@ public final class PostgresExchanges: ExchangeStorage, Sendable {
     _ done: @escaping @Sendable (Result<[Exchange], any Error>) -> Void
   ) {
     let (connector, logger) = (store.connector, logger)
-    Task {
+    Task(executorPreference: connector.executor) {
       do {
         let connection = try await connector.primary()
         defer { connection.discard() }

@@ -56,7 +56,9 @@ public final class PostgresIDBlocks: IDBlocks {
       let left = s.end - s.next + Int64(s.spares.count) * blockSize
       return (s.next, left <= Int64(s.batch) * blockSize ? Self.startFetch(&s) : nil)
     }
-    if let fetch { Task { await fetchSpares(fetch) } }
+    if let fetch {
+      Task(executorPreference: connector.executor) { await self.fetchSpares(fetch) }
+    }
     return id
   }
 

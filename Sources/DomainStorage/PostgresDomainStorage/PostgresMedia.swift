@@ -64,11 +64,11 @@ public struct PostgresMedia: MediaStore {
   /// Deleted in the background: it runs after a commit, on the writer's thread. One that fails
   /// is left to a later sweep.
   public func remove(_ name: String) {
-    Task { [connector, kind, logger] in
+    Task(executorPreference: connector.executor) { [connector, kind, logger] in
       do {
         let connection = try await connector.primary()
         defer { connection.discard() }
-        try await QueryDeadline.within(Self.deadline, closing: connection) {
+        try await QueryDeadline.within(Self.deadline, closing: connection, on: connector.executor) {
           try await connection.query(
             "DELETE FROM media_files WHERE name = \(name) AND kind = \(kind)", logger: logger)
         }
@@ -83,11 +83,13 @@ public struct PostgresMedia: MediaStore {
   /// is called as a node loads, on Swift's pool, which must not wait on I/O).
   public func removeUnnamed(keeping: Set<String>) {
     let names = Array(keeping)
-    Task { [connector, kind, logger] in
+    Task(executorPreference: connector.executor) { [connector, kind, logger] in
       do {
         let connection = try await connector.primary()
         defer { connection.discard() }
-        let removed = try await QueryDeadline.within(.seconds(300), closing: connection) {
+        let removed = try await QueryDeadline.within(
+          .seconds(300), closing: connection, on: connector.executor
+        ) {
           try await connection.query(
             """
             DELETE FROM media_files
@@ -111,11 +113,13 @@ public struct PostgresMedia: MediaStore {
   ) throws -> T {
     let result = Mutex<Result<T, any Error>?>(nil)
     let finished = DispatchSemaphore(value: 0)
-    Task { [connector] in
+    Task(executorPreference: connector.executor) { [connector] in
       do {
         let connection = try await connector.primary()
         defer { connection.discard() }
-        let value = try await QueryDeadline.within(Self.deadline, closing: connection) {
+        let value = try await QueryDeadline.within(
+          Self.deadline, closing: connection, on: connector.executor
+        ) {
           try await body(connection)
         }
         result.withLock { $0 = .success(value) }

@@ -104,7 +104,7 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
         if let follower = follower.withLock({ $0 }) {
           follower.interject { [weak self] in await self?.reload(changes) }
         } else {
-          Task { await reload(changes) }
+          Task(executorPreference: store.connector.executor) { await self.reload(changes) }
         }
       }
       commit.complete(result)

@@ -40,7 +40,7 @@ public final class ChangeFollower: Sendable {
     self.apply = apply
     self.fellBehind = fellBehind
     applied = Atomic(position)
-    let task = Task { [self] in await run() }
+    let task = Task(executorPreference: connector.executor) { [self] in await run() }
     self.task.withLock { $0 = task }
   }
 
@@ -61,7 +61,8 @@ public final class ChangeFollower: Sendable {
     wakeup.signal()
     await running?.value
     guard let connection = try? await connector.primary() else { return }
-    try? await QueryDeadline.within(Self.readTimeout, closing: connection) { [node, logger] in
+    try? await QueryDeadline.within(Self.readTimeout, closing: connection, on: connector.executor) {
+      [node, logger] in
       try await FeedRetention.leave(node: node, on: connection, logger: logger)
     }
     try? await connection.close()
@@ -122,7 +123,8 @@ public final class ChangeFollower: Sendable {
       wakeup.signal()
     }
     defer { listening.stop() }
-    try await QueryDeadline.within(Self.readTimeout, closing: connection) { [logger] in
+    try await QueryDeadline.within(Self.readTimeout, closing: connection, on: connector.executor) {
+      [logger] in
       try await connection.query("LISTEN \(unescaped: ChangeFeed.channel)", logger: logger)
     }
     return try await read(on: connection)
@@ -142,14 +144,18 @@ public final class ChangeFollower: Sendable {
         await work()
       }
       let after = position
-      let entries = try await QueryDeadline.within(Self.readTimeout, closing: connection) {
+      let entries = try await QueryDeadline.within(
+        Self.readTimeout, closing: connection, on: connector.executor
+      ) {
         [logger] in
         try await ChangeFeed.read(
           after: after, limit: Self.readLimit, on: connection, logger: logger)
       }
       // Ids have gaps of their own (a rolled-back commit's); past one, ask whether rows went.
       if let first = entries.first, first.position != after + 1 {
-        let pruned = try await QueryDeadline.within(Self.readTimeout, closing: connection) {
+        let pruned = try await QueryDeadline.within(
+          Self.readTimeout, closing: connection, on: connector.executor
+        ) {
           [logger] in try await FeedRetention.prunedThrough(on: connection, logger: logger)
         }
         if pruned > after { return true }
@@ -161,7 +167,9 @@ public final class ChangeFollower: Sendable {
       let now = ContinuousClock.now
       if reported.map({ now - $0 >= Self.reportInterval }) ?? true {
         let position = position
-        try await QueryDeadline.within(Self.readTimeout, closing: connection) {
+        try await QueryDeadline.within(
+          Self.readTimeout, closing: connection, on: connector.executor
+        ) {
           [node, logger] in
           try await FeedRetention.report(
             node: node, position: position, on: connection, logger: logger)

@@ -52,8 +52,11 @@ final class GroupWriter: Sendable {
     }
     switch start {
     // Not on the caller's thread, which may hold a lock the completion takes.
-    case nil: Task { completion(.failure(PostgresStoreError.closed)) }
-    case true?: Task { await drain() }
+    case nil:
+      Task(executorPreference: connector.executor) {
+        completion(.failure(PostgresStoreError.closed))
+      }
+    case true?: Task(executorPreference: connector.executor) { await self.drain() }
     case false?: break
     }
   }
@@ -108,7 +111,9 @@ final class GroupWriter: Sendable {
       }
       let attempt: Attempt
       do {
-        attempt = try await QueryDeadline.within(Self.transactionTimeout, closing: connection) {
+        attempt = try await QueryDeadline.within(
+          Self.transactionTimeout, closing: connection, on: connector.executor
+        ) {
           await self.once(requests, batch: batch, on: connection)
         }
       } catch {
@@ -178,7 +183,8 @@ final class GroupWriter: Sendable {
     do {
       // A connection the server dropped while it was idle may never answer (QueryDeadline): the
       // first statement finds out soon.
-      try await QueryDeadline.within(Self.beginTimeout, closing: connection) { [logger] in
+      try await QueryDeadline.within(Self.beginTimeout, closing: connection, on: connector.executor)
+      { [logger] in
         try await connection.query("BEGIN", logger: logger)
       }
       // Refusals of commands merged into an earlier one's write, by request.
@@ -218,7 +224,9 @@ final class GroupWriter: Sendable {
       if Self.isUnavailable(error) {
         await drop(connection)
       } else {
-        let rolledBack = try? await QueryDeadline.within(Self.beginTimeout, closing: connection) {
+        let rolledBack = try? await QueryDeadline.within(
+          Self.beginTimeout, closing: connection, on: connector.executor
+        ) {
           [logger] in try await connection.query("ROLLBACK", logger: logger)
         }
         if rolledBack == nil { await drop(connection) }
@@ -292,7 +300,9 @@ final class GroupWriter: Sendable {
           return s.connection
         }
         old?.discard()
-        return try await QueryDeadline.within(.seconds(10), closing: connection) {
+        return try await QueryDeadline.within(
+          .seconds(10), closing: connection, on: connector.executor
+        ) {
           [node, logger] in
           try await ChangeFeed.committed(node: node, batch: batch, on: connection, logger: logger)
         }

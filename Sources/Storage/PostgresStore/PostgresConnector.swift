@@ -7,14 +7,20 @@ import Synchronization
 /// after a failover, the promoted standby), trying each host of the URL in turn.
 public struct PostgresConnector: Sendable {
   public let location: PostgresLocation
+  /// Where the store's own tasks run (its writer, its followers, its reads in the background):
+  /// nil, Swift's global pool.
+  public let executor: (any TaskExecutor)?
   let logger: Logger
   private static let ids = Atomic<Int>(0)
 
   /// Made once: it reads the system's trust roots.
   private let tls: PostgresConnection.Configuration.TLS?
 
-  public init(location: PostgresLocation, logger: Logger) {
+  public init(
+    location: PostgresLocation, executor: (any TaskExecutor)? = nil, logger: Logger
+  ) {
     self.location = location
+    self.executor = executor
     self.logger = logger
     let context = { try? NIOSSLContext(configuration: .makeClientConfiguration()) }
     switch location.tls {
@@ -37,7 +43,9 @@ public struct PostgresConnector: Sendable {
         let connection = try await connect(to: host)
         let inRecovery: Bool?
         do {
-          inRecovery = try await QueryDeadline.within(.seconds(5), closing: connection) {
+          inRecovery = try await QueryDeadline.within(
+            .seconds(5), closing: connection, on: executor
+          ) {
             [logger] in
             try await connection.query("SELECT pg_is_in_recovery()", logger: logger)
               .collect().first?.decode(Bool.self)

@@ -57,7 +57,7 @@ public final class PostgresPubSub: Sendable {
     self.logger = logger
     onListening = listening
     self.deliver = deliver
-    let task = Task { [self] in await run() }
+    let task = Task(executorPreference: connector.executor) { [self] in await run() }
     self.task.withLock { $0 = task }
   }
 
@@ -117,7 +117,8 @@ public final class PostgresPubSub: Sendable {
       received(notification.payload)
     }
     defer { listening.stop() }
-    try await QueryDeadline.within(.seconds(5), closing: connection) { [logger] in
+    try await QueryDeadline.within(.seconds(5), closing: connection, on: connector.executor) {
+      [logger] in
       try await connection.query("LISTEN \(unescaped: Self.channel)", logger: logger)
     }
     onListening(self)
@@ -129,7 +130,8 @@ public final class PostgresPubSub: Sendable {
       }
       // Sent in one statement, in order; with nothing to send, a query that finds a dead
       // connection.
-      try await QueryDeadline.within(.seconds(5), closing: connection) { [logger] in
+      try await QueryDeadline.within(.seconds(5), closing: connection, on: connector.executor) {
+        [logger] in
         if payloads.isEmpty {
           try await connection.run("SELECT 1", logger: logger)
         } else {

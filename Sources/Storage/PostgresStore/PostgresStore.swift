@@ -18,13 +18,15 @@ public final class PostgresStore: WriteCommitter, Sendable {
   private let relay = Mutex<PostgresPubSub?>(nil)
 
   /// Connects, and applies the feed's migrations and then `migrations`; prunes the feed as
-  /// `retention` says, every `retention.interval`.
+  /// `retention` says, every `retention.interval`. The store's tasks run on `executor` (nil:
+  /// Swift's global pool), so that nothing else on the pool holds up a commit.
   public init(
     location: PostgresLocation, migrations: [PostgresMigration],
-    retention: FeedRetention = FeedRetention(), logger: Logger
+    retention: FeedRetention = FeedRetention(), executor: (any TaskExecutor)? = nil,
+    logger: Logger
   ) async throws {
     node = UUID().uuidString.lowercased()
-    connector = PostgresConnector(location: location, logger: logger)
+    connector = PostgresConnector(location: location, executor: executor, logger: logger)
     self.logger = logger
     let connection = try await connector.primary()
     do {
@@ -36,7 +38,7 @@ public final class PostgresStore: WriteCommitter, Sendable {
       throw error
     }
     writer = GroupWriter(node: node, connector: connector, connection: connection, logger: logger)
-    pruner = Task { [connector] in
+    pruner = Task(executorPreference: executor) { [connector] in
       while !Task.isCancelled {
         try? await Task.sleep(for: retention.interval)
         guard !Task.isCancelled else { return }
@@ -52,7 +54,9 @@ public final class PostgresStore: WriteCommitter, Sendable {
     do {
       let connection = try await connector.primary()
       defer { connection.discard() }
-      let deleted = try await QueryDeadline.within(.seconds(60), closing: connection) {
+      let deleted = try await QueryDeadline.within(
+        .seconds(60), closing: connection, on: connector.executor
+      ) {
         try await retention.prune(on: connection, logger: logger)
       }
       if deleted > 0 { logger.debug("change feed: pruned", metadata: ["rows": "\(deleted)"]) }

@@ -5,7 +5,8 @@ import Synchronization
 /// Gives up on work over a connection after a while. A query sent as the server drops the
 /// connection was seen never to answer (postgres-nio 1.33), which would stop a follower or the
 /// writer for good: past the deadline the connection is closed and the caller gets an error,
-/// whatever the query then does.
+/// whatever the query then does. The work and its timer run on `executor` (the store's, nil:
+/// Swift's global pool).
 public enum QueryDeadline {
   struct Expired: Error, CustomStringConvertible {
     let timeout: Duration
@@ -14,11 +15,12 @@ public enum QueryDeadline {
 
   public static func within<T: Sendable>(
     _ timeout: Duration, closing connection: PostgresConnection,
+    on executor: (any TaskExecutor)?,
     _ operation: @escaping @Sendable () async throws -> T
   ) async throws -> T {
     let race = Race()
     return try await withCheckedThrowingContinuation { continuation in
-      let work = Task {
+      let work = Task(executorPreference: executor) {
         let result: Result<T, any Error>
         do {
           result = .success(try await operation())
@@ -30,7 +32,7 @@ public enum QueryDeadline {
         continuation.resume(with: result)
       }
       race.timer.withLock {
-        $0 = Task {
+        $0 = Task(executorPreference: executor) {
           try? await Task.sleep(for: timeout)
           guard !Task.isCancelled, race.settle()
           else { return }

@@ -6,21 +6,30 @@ import Testing
 
 /// A throwaway database on the test PostgreSQL (`scripts/test-postgres.sh`, whose URL `make test`
 /// puts in `CARDATLAS_POSTGRES_URL`), dropped by `drop()`.
-struct TestDatabase {
-  static let logger: Logger = {
+public struct TestDatabase {
+  public static let logger: Logger = {
     var logger = Logger(label: "cardatlas-test")
     logger.logLevel = .warning
     return logger
   }()
 
   /// The server's URL, or nil (the tests then skip: `make test` always sets it).
-  static let server = ProcessInfo.processInfo.environment["CARDATLAS_POSTGRES_URL"].flatMap {
-    try? PostgresLocation(url: $0)
+  public static let server = serverURL.flatMap { try? PostgresLocation(url: $0) }
+
+  public let location: PostgresLocation
+
+  /// This database's URL, as `serve --store` takes it: the server's with this database's name.
+  public var url: String {
+    var components = URLComponents(string: Self.serverURL ?? "")
+    components?.path = "/" + location.database
+    return components?.string ?? ""
   }
 
-  let location: PostgresLocation
+  private static let serverURL = ProcessInfo.processInfo.environment["CARDATLAS_POSTGRES_URL"]
 
-  static func make() async throws -> TestDatabase {
+  public init(location: PostgresLocation) { self.location = location }
+
+  public static func make() async throws -> TestDatabase {
     let server = try #require(server, "CARDATLAS_POSTGRES_URL is not set")
     let name =
       "cardatlas_t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
@@ -31,7 +40,7 @@ struct TestDatabase {
     return TestDatabase(location: server.with(database: name))
   }
 
-  func drop() async {
+  public func drop() async {
     try? await Self.admin(Self.server!) { connection in
       try await connection.query(
         PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(location.database) WITH (FORCE)"),
@@ -40,12 +49,12 @@ struct TestDatabase {
   }
 
   /// Runs `body` on a connection of its own to this database.
-  func connect<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+  public func connect<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
     try await Self.admin(location, body)
   }
 
   /// Runs `body` on a connection to the server's own database (statements about this one).
-  func connectBeside<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+  public func connectBeside<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
     try await Self.admin(try #require(Self.server), body)
   }
 
