@@ -32,6 +32,15 @@ struct CardsAcrossNodesTests {
   }
 
   /// Every bulk string of an array reply, nested arrays flattened.
+  /// How many cards each owner has in the database at `url`.
+  static func cardsPerOwner(_ url: String) async throws -> [Int64] {
+    try await TestDatabase(location: try PostgresLocation(url: url)).connect { connection in
+      try await connection.query(
+        "SELECT count(*)::bigint FROM cards GROUP BY owner_id", logger: TestDatabase.logger
+      ).collect().map { try $0.decode(Int64.self) }
+    }
+  }
+
   static func texts(_ connection: RESPConnection, _ arguments: String...) throws -> [String] {
     func flat(_ value: RESPValue) -> [String] {
       switch value {
@@ -165,13 +174,7 @@ struct CardsAcrossNodesTests {
         #expect(mine[0] == mine[1], "both nodes hold the same cards of racer\(n)")
         #expect(mine[0].contains(#""isPrimary":true"#))
       }
-      let database = TestDatabase(location: try PostgresLocation(url: url))
-      let perOwner = try await database.connect { connection in
-        try await connection.query(
-          "SELECT count(*)::bigint FROM cards GROUP BY owner_id", logger: TestDatabase.logger
-        ).collect().map { try $0.decode(Int64.self) }
-      }
-      #expect(perOwner == Array(repeating: 1, count: 8))
+      #expect(try await Self.cardsPerOwner(url) == Array(repeating: 1, count: 8))
     }
   }
 
@@ -220,13 +223,7 @@ struct CardsAcrossNodesTests {
         }
         #expect(mine[0] == mine[1] && mine[0].contains(#""isPrimary":true"#), "batch\(n): \(mine)")
       }
-      let database = TestDatabase(location: try PostgresLocation(url: url))
-      let perOwner = try await database.connect { connection in
-        try await connection.query(
-          "SELECT count(*)::bigint FROM cards GROUP BY owner_id", logger: TestDatabase.logger
-        ).collect().map { try $0.decode(Int64.self) }
-      }
-      #expect(perOwner == Array(repeating: 1, count: 24))
+      #expect(try await Self.cardsPerOwner(url) == Array(repeating: 1, count: 24))
     }
   }
 
