@@ -129,8 +129,19 @@ public final class TestDaemon {
   }
 
   /// The names of the uploaded files of one kind ("pins", "documents", "assets"), sorted: on
-  /// disk under the embedded store's `media/`, in `media_files` in PostgreSQL.
-  public func mediaFiles(_ kind: String) async throws -> [String] {
+  /// disk under the embedded store's `media/`, in `media_files` in PostgreSQL. With `count`,
+  /// waits (up to 10 s) until there are that many: PostgreSQL removes replaced and deleted
+  /// bytes after the commit, in the background.
+  public func mediaFiles(_ kind: String, reaching count: Int? = nil) async throws -> [String] {
+    var names = try await mediaFiles(kind)
+    for _ in 0..<200 where count != nil && names.count != count {
+      try await Task.sleep(for: .milliseconds(50))
+      names = try await mediaFiles(kind)
+    }
+    return names
+  }
+
+  private func mediaFiles(_ kind: String) async throws -> [String] {
     guard database != nil else {
       let names = try? FileManager.default.contentsOfDirectory(atPath: directory + "/media/" + kind)
       return (names ?? []).sorted()

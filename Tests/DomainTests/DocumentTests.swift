@@ -44,8 +44,10 @@ struct DocumentTests {
     return items.compactMap(object)
   }
 
-  static func mediaFiles(_ server: TestDaemon) async throws -> [String] {
-    try await server.mediaFiles("documents")
+  static func mediaFiles(_ server: TestDaemon, reaching count: Int? = nil) async throws
+    -> [String]
+  {
+    try await server.mediaFiles("documents", reaching: count)
   }
 
   @Test(
@@ -164,7 +166,7 @@ struct DocumentTests {
     #expect(try ana.text("DOC.DEL", id) == "1")
     #expect(try ana.text("DOC.DEL", id) == "NOTFOUND no such document")
     #expect(try Self.list(ana).count == 1)
-    #expect(try await Self.mediaFiles(server).count == 1)
+    #expect(try await Self.mediaFiles(server, reaching: 1).count == 1)
     await server.stop()
   }
 
@@ -193,7 +195,7 @@ struct DocumentTests {
     }
     try await server.restart()
     #expect(!FileManager.default.fileExists(atPath: stray))
-    #expect(try await Self.mediaFiles(server).count == 4)
+    #expect(try await Self.mediaFiles(server, reaching: 4).count == 4)
     let again = try server.connect()
     _ = try again.text("AUTH", "ana@x.org", "secret1")
     #expect(try again.command("DOC.LIST").text == before)
@@ -208,9 +210,9 @@ struct DocumentTests {
     #expect(server.daemon.domain.documents.positiveTest(of: Int64(anaID)) == day)
     #expect(try again.text("ACCOUNT.DELETE", "secret1") == "OK")
     #expect(server.daemon.domain.documents.positiveTest(of: Int64(anaID)) == nil)
-    #expect(try await Self.mediaFiles(server).count == 1)
+    #expect(try await Self.mediaFiles(server, reaching: 1).count == 1)
     try await server.restart()
-    #expect(try await Self.mediaFiles(server).count == 1)
+    #expect(try await Self.mediaFiles(server, reaching: 1).count == 1)
     await server.stop()
   }
 }

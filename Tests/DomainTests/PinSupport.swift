@@ -17,7 +17,9 @@ extension TestDaemon {
   }
 
   /// The photo files stored.
-  func photoFiles() async throws -> [String] { try await mediaFiles("pins") }
+  func photoFiles(reaching count: Int? = nil) async throws -> [String] {
+    try await mediaFiles("pins", reaching: count)
+  }
 }
 
 extension RESPConnection {

@@ -100,7 +100,7 @@ struct PinTests {
     }
     #expect(try stored() == [id])
     #expect(try c.object("PIN.GET", "\(id)")["hasPhoto"] as? Bool == false)
-    #expect(try await server.photoFiles().isEmpty)
+    #expect(try await server.photoFiles(reaching: 0).isEmpty)
     try await server.restart()
     let again = try server.connect()
     #expect(try again.text("AUTH", "ana@x.org", "secret1") == "OK")
@@ -130,7 +130,7 @@ struct PinTests {
     #expect(photo?["type"] as? String == "image/jpeg")
     #expect(photo?["width"] as? Int == 32 && photo?["height"] as? Int == 16)
     #expect(photo?["bytes"] as? Int == jpeg.count)
-    #expect(try await server.photoFiles().count == 1)
+    #expect(try await server.photoFiles(reaching: 1).count == 1)
     // Another account may neither set the photo nor delete the pin.
     #expect(try bo.photo(id, TestPhoto.png()).value.textValue.hasPrefix("NOPERM"))
     #expect(try bo.text("PIN.DEL", "\(id)").hasPrefix("NOPERM"))
@@ -138,15 +138,15 @@ struct PinTests {
     // A PNG replaces the JPEG: one file, the new one.
     let png = TestPhoto.png()
     #expect(try ana.photo(id, png).value.textValue.contains("image/png"))
-    #expect(try await server.photoFiles().count == 1)
+    #expect(try await server.photoFiles(reaching: 1).count == 1)
     #expect(try bo.open(id, 2.35, 48.85) == png)
     // Deleted by its owner: the row and the file go.
     #expect(try ana.text("PIN.DEL", "\(id)") == "1")
-    #expect(try await server.photoFiles().isEmpty)
+    #expect(try await server.photoFiles(reaching: 0).isEmpty)
     #expect(try ana.text("PIN.GET", "\(id)").hasPrefix("NOTFOUND"))
     #expect(try ana.text("PIN.DEL", "\(id)").hasPrefix("NOTFOUND"))
     #expect(try ana.photo(id, png).value.textValue.hasPrefix("NOTFOUND"))
-    #expect(try await server.photoFiles().isEmpty)
+    #expect(try await server.photoFiles(reaching: 0).isEmpty)
     await server.stop()
   }
 
@@ -262,9 +262,9 @@ struct PinTests {
     for name in [String(repeating: "ab", count: 16) + ".jpg", ".partial-0123.png"] {
       #expect(FileManager.default.createFile(atPath: media + name, contents: Data([1, 2, 3])))
     }
-    #expect(try await server.photoFiles().count == 3)
+    #expect(try await server.photoFiles(reaching: 3).count == 3)
     try await server.restart()
-    #expect(try await server.photoFiles() == [kept])
+    #expect(try await server.photoFiles(reaching: 1) == [kept])
     let again = try server.connect()
     #expect(try again.text("AUTH", "ana@x.org", "secret1") == "OK")
     #expect(try again.open(id, 7, 7) == photo)
@@ -281,11 +281,11 @@ struct PinTests {
     let theirs = try bo.pin(5, 5.001, 100)
     _ = try bo.photo(theirs, TestPhoto.png())
     _ = try ana.object("PIN.VOTE", "\(theirs)", "UP")
-    #expect(try await server.photoFiles().count == 2)
+    #expect(try await server.photoFiles(reaching: 2).count == 2)
     #expect(try ana.text("ACCOUNT.DELETE", "secret1") == "OK")
     #expect(try bo.text("PIN.GET", "\(mine)").hasPrefix("NOTFOUND"))
     #expect(try bo.object("PIN.GET", "\(theirs)")["score"] as? Int == 0)
-    #expect(try await server.photoFiles().count == 1)
+    #expect(try await server.photoFiles(reaching: 1).count == 1)
     await server.stop()
   }
 
@@ -392,7 +392,7 @@ struct PinTests {
     let (output, status) = try RedisProcess.run("python3", ["-c", script])
     #expect(status == 0, "\(output)")
     #expect(output == "image/png\nTrue\nNOTINRANGE\n[True]\n1\n1\n")
-    #expect(try await server.photoFiles().isEmpty)
+    #expect(try await server.photoFiles(reaching: 0).isEmpty)
     await server.stop()
   }
 }
