@@ -595,3 +595,23 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// The sanitizer builds (`make sanitize`) run a few suites: CARDATLAS_TEST_TARGETS names their
+// test targets, and the package keeps only those, the executable their tests start, and what
+// these need (its library products serve the Benchmarks package only), so that the sanitized build compiles half as much.
+if let wanted = Context.environment["CARDATLAS_TEST_TARGETS"] {
+  let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+  var kept = Set<String>()
+  var pending = wanted.split(separator: ",").map(String.init) + ["CardAtlasCLI"]
+  while let name = pending.popLast() {
+    guard let target = byName[name], kept.insert(name).inserted else { continue }
+    for dependency in target.dependencies {
+      switch dependency {
+      case .targetItem(let name, _), .byNameItem(let name, _): pending.append(name)
+      default: break
+      }
+    }
+  }
+  package.targets.removeAll { !kept.contains($0.name) }
+  package.products.removeAll { $0.name != "cardatlas" }
+}
