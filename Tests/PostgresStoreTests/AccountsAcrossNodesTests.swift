@@ -169,6 +169,73 @@ struct AccountsAcrossNodesTests {
     }
   }
 
+  @Test(
+    "one reset token used on two nodes at once resets once: one use answers OK, the other INVALID, and the winner's password is the one that signs in"
+  )
+  func resetTokenRace() async throws {
+    try await NodesOverRESPTests.withDatabase { url, directory in
+      let a = try NodesOverRESPTests.node(url, directory + "/a")
+      let b = try NodesOverRESPTests.node(url, directory + "/b")
+      let onA = try RESPConnection(port: a.port, timeoutSeconds: 60)
+      var mailed: Set<String> = []
+      // Three accounts, three resets each: the limit of resets asked for one email an hour.
+      for round in 0..<9 {
+        let email = "reset\(round % 3)@x.org"
+        if round < 3 { _ = try onA.object("ACCOUNT.CREATE", email, "first-secret") }
+        #expect(try onA.text("ACCOUNT.RESET.REQUEST", email) == "OK")
+        let token = try await Self.newResetToken(in: directory + "/a/outbox", seen: &mailed)
+        try await Self.synced(from: a.port, to: b.port)
+        // Both uses sent together, each to its own node.
+        let users = try [a, b].map { try RESPConnection(port: $0.port, timeoutSeconds: 60) }
+        let replies = Mutex<[String?]>([nil, nil])
+        let threads = users.enumerated().map { n, connection in
+          Thread {
+            let reply = (try? connection.text("ACCOUNT.RESET", token, "secret-of-\(n)")) ?? "?"
+            replies.withLock { $0[n] = reply }
+          }
+        }
+        for thread in threads { thread.start() }
+        for _ in 0..<1200 where replies.withLock({ $0.contains(nil) }) {
+          try await Task.sleep(for: .milliseconds(25))
+        }
+        let answered = replies.withLock { $0.map { $0 ?? "none" } }
+        let winners = answered.indices.filter { answered[$0] == "OK" }
+        #expect(winners.count == 1, "round \(round): \(answered)")
+        guard winners.count == 1 else { continue }
+        let loser = 1 - winners[0]
+        #expect(answered[loser].hasPrefix("INVALID"), "round \(round): \(answered)")
+        try await Self.synced(from: a.port, to: b.port)
+        try await Self.synced(from: b.port, to: a.port)
+        for node in [a, b] {
+          let probe = try RESPConnection(port: node.port, timeoutSeconds: 60)
+          #expect(try probe.text("AUTH", email, "secret-of-\(winners[0])") == "OK")
+        }
+        // The winner's password stays: the next round's reset starts from it.
+      }
+    }
+  }
+
+  /// The token of the one reset mail in a node's outbox (mails no server took) not in `seen`,
+  /// which then holds it.
+  static func newResetToken(in outbox: String, seen: inout Set<String>) async throws -> String {
+    for _ in 0..<400 {
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: outbox)) ?? []
+      if let name = names.first(where: { !seen.contains($0) }) {
+        let mail = try String(
+          contentsOfFile: (outbox as NSString).appendingPathComponent(name), encoding: .utf8)
+        if let token = mail.split(whereSeparator: \.isNewline)
+          .map({ $0.trimmingCharacters(in: .whitespaces) })
+          .first(where: { $0.count == 43 && !$0.contains(" ") && !$0.contains(":") })
+        {
+          seen.insert(name)
+          return token
+        }
+      }
+      try await Task.sleep(for: .milliseconds(25))
+    }
+    throw CancellationError()
+  }
+
   @Test("sign-ups one address makes are counted on every node: the limit holds across nodes")
   func signUpLimitAcrossNodes() async throws {
     try await NodesOverRESPTests.withDatabase { url, directory in

@@ -13,6 +13,7 @@ public enum AccountChange: Sendable, Equatable, Codable {
   case opened(StoredSession)
   case closed([Int64])
   case requested(PasswordReset)
+  case spent(PasswordReset)
   case linked(ProviderSubject, account: Int64)
 }
 
@@ -62,6 +63,7 @@ extension Accounts {
       case .requested(let reset):
         guard s.accounts[reset.accountId] != nil else { break }
         s.resets[reset.tokenHash] = reset
+      case .spent(let reset): s.resets[reset.tokenHash] = nil
       case .linked(let identity, let account):
         s.identities[identity] = account
       }

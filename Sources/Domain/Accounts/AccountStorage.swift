@@ -19,6 +19,9 @@ public protocol AccountStorage: WriteCommitter {
   func opening(_ session: StoredSession) -> any DurableWrite
   func closing(_ sessions: [Int64]) -> any DurableWrite
   func requesting(_ reset: PasswordReset) -> any DurableWrite
+  /// A reset token used up: its row goes. A store many nodes share refuses it (`ResetSpent`)
+  /// when the row is gone or expired: another node's use of the same token came first.
+  func spending(_ reset: PasswordReset) -> any DurableWrite
   func linking(_ identity: ProviderSubject, to account: Int64) -> any DurableWrite
   /// Where new accounts' and sessions' ids come from when nodes share the store; nil (the
   /// default): after the highest stored (`StoredAccounts.nextAccount`, `.nextSession`).
@@ -36,6 +39,13 @@ extension AccountStorage {
 public struct EmailTaken: Error, CustomStringConvertible {
   public init() {}
   public var description: String { "the email already has an account" }
+}
+
+/// What a store's commit of `spending` fails with when the token was used up already (on
+/// another node, within the feed's lag) or expired: the token is refused.
+public struct ResetSpent: Error, CustomStringConvertible {
+  public init() {}
+  public var description: String { "the reset token was used already" }
 }
 
 /// Everything the accounts' store holds, as the writes left it.

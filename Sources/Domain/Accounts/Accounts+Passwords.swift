@@ -74,7 +74,10 @@ extension Accounts {
   }
 
   /// Sets a new password with a reset token; the token is used up, every session of the
-  /// account is closed and every connection signed in to it is signed out.
+  /// account is closed and every connection signed in to it is signed out. The token is spent
+  /// in a commit of its own first, which the database refuses if another node spent it (two
+  /// nodes both hold it until the first use's feed row arrives); a token that could not be
+  /// spent for want of the store goes back, for the client's retry.
   public func reset(token: String, newPassword: String, _ done: @escaping Done<Void>) {
     if let problem = Validation.problem(password: newPassword) { return done(.failure(problem)) }
     let now = Date()
@@ -85,7 +88,16 @@ extension Accounts {
       return reset
     }
     guard let reset else { return done(.failure(.invalidToken)) }
-    setPassword(account: reset.accountId, to: newPassword, keeping: nil) { done($0.map { _ in }) }
+    storage.commit([storage.spending(reset)]) { [self] result in
+      if case .failure(let error) = result {
+        if error is ResetSpent { return done(.failure(.invalidToken)) }
+        state.withLock { s in
+          if s.accounts[reset.accountId] != nil { s.resets[reset.tokenHash] = reset }
+        }
+        return done(.failure(.notPersisted("\(error)")))
+      }
+      setPassword(account: reset.accountId, to: newPassword, keeping: nil) { done($0.map { _ in }) }
+    }
   }
 
   /// Hashes and sets a password, and ends every sign-in but the session `keeping`: answers

@@ -6,7 +6,7 @@ import PostgresStore
 
 /// One `AccountStorage` write in PostgreSQL: its statements, and its change in the feed for the
 /// other nodes. Run in a savepoint of its own: a unique email or a removed account fails only
-/// its command.
+/// its command. A reset token's use is refused when its row is gone (`ResetSpent`).
 struct AccountWrite: PostgresWrite {
   let change: AccountChange
 
@@ -18,8 +18,35 @@ struct AccountWrite: PostgresWrite {
     return [FeedSection(source: PostgresAccounts.source, bytes: Array(bytes))]
   }
 
+  var mayBeRefused: Bool {
+    if case .spent = change { return true }
+    return false
+  }
+
+  func applyRefusing(on connection: PostgresConnection, logger: Logger) async throws
+    -> AppliedWrite
+  {
+    guard case .spent(let reset) = change else {
+      try await apply(on: connection, logger: logger)
+      return AppliedWrite(feed: feed)
+    }
+    // The row's lock orders two nodes' uses: the second deletes nothing.
+    let rows = try await connection.query(
+      """
+      DELETE FROM password_resets WHERE token_hash = \(reset.tokenHash) AND expires_at > now()
+      RETURNING account_id
+      """, logger: logger
+    ).collect()
+    return rows.isEmpty
+      ? AppliedWrite(refused: [0: ResetSpent()], feed: []) : AppliedWrite(feed: feed)
+  }
+
   func apply(on connection: PostgresConnection, logger: Logger) async throws {
     switch change {
+    case .spent:
+      if let refused = try await applyRefusing(on: connection, logger: logger).refused[0] {
+        throw refused
+      }
     case .inserted(let a):
       // The username stored too (unlike the embedded store): SQL users see it, and the
       // database keeps it unique across nodes.

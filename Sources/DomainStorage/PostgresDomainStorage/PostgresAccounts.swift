@@ -145,6 +145,7 @@ public final class PostgresAccounts: AccountStorage, Sendable {
   public func requesting(_ reset: PasswordReset) -> any DurableWrite {
     AccountWrite(.requested(reset))
   }
+  public func spending(_ reset: PasswordReset) -> any DurableWrite { AccountWrite(.spent(reset)) }
   public func linking(_ identity: ProviderSubject, to account: Int64) -> any DurableWrite {
     AccountWrite(.linked(identity, account: account))
   }

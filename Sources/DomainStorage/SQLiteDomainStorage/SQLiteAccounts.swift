@@ -127,6 +127,14 @@ public struct SQLiteAccounts: AccountStorage, StoreBacked {
     }
   }
 
+  /// One node: the token left memory before this write, so no other use can race it.
+  public func spending(_ reset: PasswordReset) -> any DurableWrite {
+    TransactionWrite { db in
+      try db.execute(
+        sql: "DELETE FROM password_resets WHERE token_hash = ?", arguments: [reset.tokenHash])
+    }
+  }
+
   public func linking(_ identity: ProviderSubject, to account: Int64) -> any DurableWrite {
     TransactionWrite { db in
       try db.execute(
