@@ -28,7 +28,9 @@ FUZZER = $(FUZZ_SCRATCH)/release/CommandFuzzer
 # that reads what clients send. The protocol fuzzer runs shorter there, without its RSS bound
 # (the sanitizers' allocators hold freed memory on purpose), and the real-data oracle test asks
 # fewer queries (its brute force was a third of the AddressSanitizer run).
-# Their build has only these test targets (CARDATLAS_TEST_TARGETS, read by Package.swift).
+# Their build has only these test targets (CARDATLAS_TEST_TARGETS, read by Package.swift), and
+# line tables for debug information: reports keep their files and lines, the build is faster.
+SANITIZE_BUILD_FLAGS ?= -Xswiftc -gline-tables-only
 SANITIZE_TARGETS ?= ServerTests SpatialIndexTests KeyspaceTests CommandsTests RESPTests
 empty :=
 space := $(empty) $(empty)
@@ -139,7 +141,7 @@ sanitize-thread sanitize-address: sanitize-%: deps
 	@scratch=.build-$(if $(filter thread,$*),t,a)san; logs=$$PWD/$$scratch/sanitizer-logs; \
 	export CARDATLAS_SYSTEM_MALLOC=1 CARDATLAS_TEST_TARGETS='$(subst $(space),$(comma),$(strip $(SANITIZE_TARGETS)))'; \
 	rm -rf "$$logs"; mkdir -p "$$logs"; \
-	$(SWIFT) build --scratch-path $$scratch --sanitize=$* --build-tests; \
+	$(SWIFT) build --scratch-path $$scratch --sanitize=$* --build-tests $(SANITIZE_BUILD_FLAGS); \
 	set +e; \
 	{ TSAN_OPTIONS="halt_on_error=1:log_path=$$logs/report:suppressions=$$PWD/scripts/tsan-suppressions.txt" \
 	  ASAN_OPTIONS="detect_leaks=0:log_path=$$logs/report" SWIFT_BACKTRACE=enable=no \

@@ -29,10 +29,8 @@ extension CardFields {
   /// made stricter since (a length, a refused host) must not keep a card, or the daemon, from
   /// loading.
   public static func stored(_ json: String) throws(CardFieldError) -> CardFields {
-    guard let object = StoredJSON.object(json) else {
-      return try JSONInput.fields(JSONInput.object(json), checking: false)
-    }
-    return try JSONInput.fields(object, checking: false)
+    if let fields = StoredJSON.fields(json) { return fields }
+    return try JSONInput.fields(JSONInput.object(json), checking: false)
   }
 
   /// A JSON object's fields as already read into Swift values (`String`, `Bool`, `Double`,
@@ -354,6 +352,11 @@ enum JSONInput {
     guard let text = value as? String else {
       throw CardFieldError(field: field, reason: "must be a string")
     }
+    return kept(text)
+  }
+
+  /// `text` trimmed of surrounding whitespace; nil if that leaves it empty.
+  static func kept(_ text: String) -> String? {
     let trimmed = text.trimmed(.whitespacesAndNewlines)
     return trimmed.isEmpty ? nil : trimmed
   }
