@@ -30,6 +30,29 @@ import Testing
     }
   }
 
+  @Test("ASCII values are normalized as Foundation folds and trims them: every byte, random values")
+  func asciiNormalizeEqualsFoundation() {
+    for byte in UInt8(0)..<0x80 {
+      let text = "a" + String(UnicodeScalar(byte)) + "Z"
+      for value in [text, String(UnicodeScalar(byte)), " \(text)\t"] {
+        #expect(
+          CardFilter.normalize(value) == CardFilter.foundationNormalize(value),
+          "\(value.debugDescription)")
+      }
+    }
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<5_000 {
+      let value = String(
+        decoding: (0..<Int.random(in: 0...12, using: &generator)).map { _ in
+          UInt8.random(in: 0..<0x80, using: &generator)
+        }, as: UTF8.self)
+      #expect(
+        CardFilter.normalize(value) == CardFilter.foundationNormalize(value),
+        "\(value.debugDescription)")
+    }
+    #expect(CardFilter.normalize(" Café ") == "cafe")
+  }
+
   @Test("a card's fields match a filter by company, ignoring case, accents and space")
   func matches() {
     var fields = CardFields(firstName: "Ana", company: "  Acme ")

@@ -10,16 +10,19 @@ import Foundation
 /// that id.
 public struct IdText: Sendable {
   private let cipher: FF1
-  private let alphabet: [Character]
+  /// ASCII letters and digits, as bytes: a start makes a million texts.
+  private let alphabet: [UInt8]
   /// How many texts there are: ids from 0 below it have one.
   private let count: UInt64
 
-  /// The texts made under `key` (the store keeps one per purpose: usernames, share codes).
+  /// The texts made under `key` (the store keeps one per purpose: usernames, share codes), in
+  /// an ASCII `alphabet`.
   public init(key: Data, alphabet: String, length: Int) {
-    let characters = Array(alphabet)
-    self.alphabet = characters
-    cipher = FF1(key: SymmetricKey(data: key), radix: characters.count, length: length)
-    count = (0..<length).reduce(1) { n, _ in n * UInt64(characters.count) }
+    let bytes = Array(alphabet.utf8)
+    precondition(bytes.allSatisfy { $0 < 0x80 }, "an ASCII alphabet")
+    self.alphabet = bytes
+    cipher = FF1(key: SymmetricKey(data: key), radix: bytes.count, length: length)
+    count = (0..<length).reduce(1) { n, _ in n * UInt64(bytes.count) }
   }
 
   /// The id's text: `length` characters, most significant first.
@@ -27,12 +30,13 @@ public struct IdText: Sendable {
     let radix = UInt64(alphabet.count)
     precondition(id >= 0 && UInt64(id) < count, "no text for id \(id)")
     var value = cipher.encrypt(UInt64(id))
-    var characters = [Character](repeating: " ", count: cipher.length)
-    for i in characters.indices.reversed() {
-      characters[i] = alphabet[Int(value % radix)]
-      value /= radix
+    return String(unsafeUninitializedCapacity: cipher.length) { text in
+      for i in (0..<cipher.length).reversed() {
+        text[i] = alphabet[Int(value % radix)]
+        value /= radix
+      }
+      return cipher.length
     }
-    return String(characters)
   }
 
   /// The first id from `next` whose text no older row has (`taken`: a random text given before

@@ -213,19 +213,23 @@ public final class PostgresCards: CardStorage, Sendable {
       ).collect().first?.decode(ByteBuffer.self)
     else { throw PostgresAccountsError(description: "id_keys has no key for codes") }
     var rows: [LoadedCard] = []
-    for try await (id, owner, code, slug, isPrimary, fields, created, updated, externalId)
-      in try await connection.query(
-        """
-        SELECT id, owner_id, code, slug, is_primary, fields::text, created_at, updated_at,
-          external_id
-        FROM cards
-        """, logger: logger
-      ).decode((Int64, Int64, String?, String, Bool, String, Date, Date, String?).self)
+    for try await row in try await connection.query(
+      """
+      SELECT id, owner_id, code, slug, is_primary, fields::text, created_at, updated_at,
+        external_id
+      FROM cards
+      """, logger: logger)
     {
+      // A cell at a time: decoding a row as a tuple instantiated generic metadata for each row,
+      // a sixth of a 1M-card start, where the cells' decoding specializes here.
+      var cells = row.makeIterator()
+      func next<T: PostgresDecodable>(_: T.Type) throws -> T { try cells.next()!.decode(T.self) }
       rows.append(
         LoadedCard(
-          id: id, ownerId: owner, code: code, slug: slug, isPrimary: isPrimary, fields: fields,
-          createdAt: created, updatedAt: updated, externalId: externalId))
+          id: try next(Int64.self), ownerId: try next(Int64.self), code: try next(String?.self),
+          slug: try next(String.self), isPrimary: try next(Bool.self),
+          fields: try next(String.self), createdAt: try next(Date.self),
+          updatedAt: try next(Date.self), externalId: try next(String?.self)))
     }
     var reserved: Set<Int64> = []
     for try await account in try await connection.query(
