@@ -106,8 +106,14 @@ public struct FF1: Sendable {
     last[15 - b] = UInt8(round)
     for i in 0..<b { last[15 - i] = UInt8(truncatingIfNeeded: half >> (8 * i)) }
     let r = Self.permute(prefix.state ^ last, key)
-    // NUM(S) mod radix^m, a byte at a time: radix^m < 2^56 keeps each step within 64 bits.
+    // NUM(S) mod radix^m. S of at most 8 bytes (share codes' and usernames') is one 64-bit
+    // number, so one division; longer, a byte at a time (radix^m < 2^56 keeps each step within
+    // 64 bits). A division a byte was most of an encryption's time.
     var y: UInt64 = 0
+    if d <= 8 {
+      for i in 0..<d { y = y << 8 | UInt64(r[i]) }
+      return y % modulus
+    }
     for i in 0..<d { y = (y << 8 | UInt64(r[i])) % modulus }
     return y
   }
