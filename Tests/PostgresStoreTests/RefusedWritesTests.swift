@@ -109,4 +109,51 @@ struct RefusedWritesTests {
       #expect(try bob.text("CARD.OPEN", anaName).contains(#""firstName":"Anna""#))
     }
   }
+
+  @Test(
+    "a check-in elsewhere and a check-out that answered TRYAGAIN leave the visits as they were: the visit still open where it was, no visit at the other venue, for the visitor and the owner; once the database is back they go through, and a restart loads what memory held"
+  )
+  func refusedCheckInsLeaveNothing() async throws {
+    try await NodesOverRESPTests.withDatabase { url, directory in
+      var node = try NodesOverRESPTests.node(url, directory + "/a")
+      let ana = try RESPConnection(port: node.port, timeoutSeconds: 60)
+      var bob = try RESPConnection(port: node.port, timeoutSeconds: 60)
+      _ = try ana.signUp("ana@x.org")
+      _ = try bob.signUp("bob@x.org")
+      let venues = try ["Nord", "Sud"].map { name in
+        try #require(
+          try ana.object("VENUE.CREATE", #"{"name":"\#(name)","lon":9.52,"lat":47.14}"#)["id"]
+            as? Int)
+      }
+      let codes = try venues.map { try ana.text("VENUE.CODE", "\($0)") }
+      _ = try bob.object("CHECKIN", codes[0])
+      let seen = { () throws -> [String] in
+        [
+          try bob.text("CHECKIN.LAST"), try bob.text("CHECKIN.HISTORY"),
+          try ana.text("VENUE.VISITORS", "\(venues[0])"),
+          try ana.text("VENUE.VISITORS", "\(venues[1])"),
+        ]
+      }
+      let before = try seen()
+      #expect(before[0].contains(#""isOpen":true"#), "\(before[0])")
+
+      try await Self.cutOff(url, node: node.port) {
+        let moved = try bob.text("CHECKIN", codes[1])
+        #expect(moved.hasPrefix("TRYAGAIN"), "\(moved)")
+        #expect(try seen() == before)
+        let left = try bob.text("CHECKOUT")
+        #expect(left.hasPrefix("TRYAGAIN"), "\(left)")
+        #expect(try seen() == before)
+      }
+      // Back: the move goes through, and a restart loads what memory held.
+      #expect(try bob.object("CHECKIN", codes[1])["venueId"] as? Int == venues[1])
+      let after = try seen()
+      #expect(after != before)
+      try await node.crash(after: .zero)
+      node = try NodesOverRESPTests.node(url, directory + "/a")
+      bob = try RESPConnection(port: node.port, timeoutSeconds: 60)
+      #expect(try bob.text("AUTH", "bob@x.org", "secret1") == "OK")
+      #expect(try bob.text("CHECKIN.HISTORY") == after[1])
+    }
+  }
 }

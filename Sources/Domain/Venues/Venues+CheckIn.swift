@@ -29,7 +29,7 @@ extension Venues {
       return done(.failure(.invalid(field: "dependants", reason: "named twice")))
     }
     let now = now
-    let made = state.withLock { s -> Result<(CheckIn, [Int64]), VenueError> in
+    let made = state.withLock { s -> Result<(CheckIn, [Int64], VisitsChanged), VenueError> in
       guard let venueId = s.byCode[code], let venue = s.venues[venueId] else {
         return .failure(.notFound("no venue has this code"))
       }
@@ -47,6 +47,7 @@ extension Venues {
       }
       var changed: [Int64] = []
       var visits: [Visit] = []
+      var undo = VisitsChanged()
       // From the store's blocks, every id the check-in may need, before anything changes.
       var taken: [Int64] = []
       if let blocks = storage.ids?.visits {
@@ -64,6 +65,7 @@ extension Venues {
           }
           Self.close(open, at: now, in: &s)
           changed.append(open)
+          undo.closed.append(s.visits.at(open))
         }
         // Else the next slot of the visits' table.
         let id = taken.isEmpty ? Int64(s.visits.slots.count + 1) : taken[i]
@@ -73,12 +75,15 @@ extension Venues {
         Self.add(visit, to: &s)
         changed.append(visit.id)
         visits.append(visit)
+        undo.opened.append(visit)
       }
-      return .success((CheckIn(visit: visits[0], dependants: Array(visits.dropFirst())), changed))
+      return .success(
+        (CheckIn(visit: visits[0], dependants: Array(visits.dropFirst())), changed, undo))
     }
     switch made {
     case .failure(let error): done(.failure(error))
-    case .success(let (checkIn, changed)): commit(changed.map { sync($0) }, answer: checkIn, done)
+    case .success(let (checkIn, changed, undo)):
+      commit(changed.map { sync($0) }, undoing: undo, answer: checkIn, done)
     }
   }
 
@@ -95,8 +100,45 @@ extension Venues {
     }
     let own = closed.first { $0.dependantId == 0 }
     commit(
-      closed.map { sync($0.id) },
+      closed.map { sync($0.id) }, undoing: VisitsChanged(closed: closed),
       answer: CheckIn(visit: own, dependants: closed.filter { $0.dependantId != 0 }), done)
+  }
+
+  /// The visits a check-in or check-out opened and closed, as it left them.
+  struct VisitsChanged {
+    var opened: [Visit] = []
+    var closed: [Visit] = []
+  }
+
+  /// Answers `value` once `writes` are durable; when they were not written at all (`TRYAGAIN`),
+  /// first undoes in memory what `changed` says, so that memory is what the store holds again.
+  private func commit<T: Sendable>(
+    _ writes: [any DurableWrite], undoing changed: VisitsChanged, answer value: T,
+    _ done: @escaping Done<T>
+  ) {
+    commit(writes) { [self] result in
+      if case .failure(.tryAgain) = result { undo(changed) }
+      done(result.map { value })
+    }
+  }
+
+  /// Only the visits still as the command left them: a later command changed the others, and
+  /// its own write (`sync`, which stores what memory holds when it applies) carries them.
+  private func undo(_ changed: VisitsChanged) {
+    state.withLock { s in
+      for visit in changed.opened where s.visits[visit.id] == visit {
+        Observer.forget(visit.id, in: &s)
+      }
+      for visit in changed.closed where s.visits[visit.id] == visit {
+        let person = Person(account: visit.accountId, dependant: visit.dependantId)
+        guard s.open[person] == nil else { continue }
+        var reopened = visit
+        reopened.end = .infinity
+        s.visits.set(reopened)
+        s.open[person] = visit.id
+        s.atVenue[visit.venueId]?.long.insert(visit.id)
+      }
+    }
   }
 
   /// A write that makes the store's row of the visit what memory holds when it applies, so
