@@ -127,15 +127,18 @@ struct RefusedWritesTests {
       }
       let codes = try venues.map { try ana.text("VENUE.CODE", "\($0)") }
       _ = try bob.object("CHECKIN", codes[0])
-      let seen = { () throws -> [String] in
+      // Each reply's texts (a bulk string's, an array's items').
+      let seen = { () throws -> [[String]] in
         [
-          try bob.text("CHECKIN.LAST"), try bob.text("CHECKIN.HISTORY"),
-          try ana.text("VENUE.VISITORS", "\(venues[0])"),
-          try ana.text("VENUE.VISITORS", "\(venues[1])"),
+          try CardsAcrossNodesTests.texts(bob, "CHECKIN.LAST"),
+          try CardsAcrossNodesTests.texts(bob, "CHECKIN.HISTORY"),
+          try CardsAcrossNodesTests.texts(ana, "VENUE.VISITORS", "\(venues[0])"),
+          try CardsAcrossNodesTests.texts(ana, "VENUE.VISITORS", "\(venues[1])"),
         ]
       }
       let before = try seen()
-      #expect(before[0].contains(#""isOpen":true"#), "\(before[0])")
+      #expect(before[0].first?.contains(#""isOpen":true"#) == true, "\(before)")
+      #expect(before[1].count == 1 && before[2].count == 1 && before[3].isEmpty, "\(before)")
 
       try await Self.cutOff(url, node: node.port) {
         let moved = try bob.text("CHECKIN", codes[1])
@@ -153,7 +156,63 @@ struct RefusedWritesTests {
       node = try NodesOverRESPTests.node(url, directory + "/a")
       bob = try RESPConnection(port: node.port, timeoutSeconds: 60)
       #expect(try bob.text("AUTH", "bob@x.org", "secret1") == "OK")
-      #expect(try bob.text("CHECKIN.HISTORY") == after[1])
+      #expect(try CardsAcrossNodesTests.texts(bob, "CHECKIN.HISTORY") == after[1])
+    }
+  }
+
+  @Test(
+    "WALLET.ADD, WALLET.DEL and an exchange that answered TRYAGAIN leave the wallets as they were; once the database is back they go through, and a restart loads what memory held"
+  )
+  func refusedWalletChangesLeaveNothing() async throws {
+    try await NodesOverRESPTests.withDatabase { url, directory in
+      var node = try NodesOverRESPTests.node(url, directory + "/a")
+      // Each with a card: its id and share code.
+      let people = try ["ana", "bob", "carol"].map { name in
+        let connection = try RESPConnection(port: node.port, timeoutSeconds: 60)
+        let (id, _) = try connection.signUp("\(name)@x.org")
+        let card = try connection.object("CARD.CREATE", #"{"firstName":"\#(name)"}"#)
+        return (
+          connection, id, try #require(card["id"] as? Int), try #require(card["code"] as? String)
+        )
+      }
+      let (ana, anaId, _, anaCode) = people[0]
+      let (bob, bobId, _, _) = people[1]
+      let (_, _, carolCard, carolCode) = people[2]
+      // Bob holds carol's card; ana holds nobody's. Ana asked bob to exchange.
+      #expect(try bob.object("WALLET.ADD", carolCode)["id"] as? Int == carolCard)
+      _ = try ana.object("PRESENCE.SET", "9.5200", "47.1400")
+      _ = try bob.object("PRESENCE.SET", "9.5210", "47.1405")
+      let asked = try ana.text("EXCHANGE.REQUEST", "\(bobId)")
+      #expect(PeopleAcrossNodesTests.status(asked) == "pending", "\(asked)")
+      let wallets = { () throws -> [[String]] in
+        try [ana, bob].map { try CardsAcrossNodesTests.texts($0, "WALLET.LIST") }
+      }
+      let before = try wallets()
+      #expect(before[0].count == 1 && before[1].count == 2, "\(before)")
+
+      try await Self.cutOff(url, node: node.port) {
+        let refused = [
+          try bob.text("WALLET.ADD", anaCode), try bob.text("WALLET.DEL", "\(carolCard)"),
+          try bob.text("EXCHANGE.REQUEST", "\(anaId)"),
+        ]
+        #expect(refused.allSatisfy { $0.hasPrefix("TRYAGAIN") }, "\(refused)")
+        #expect(try wallets() == before)
+      }
+      // Back: each goes through, and a restart loads what memory held.
+      let answered = try bob.text("EXCHANGE.REQUEST", "\(anaId)")
+      #expect(PeopleAcrossNodesTests.status(answered) == "exchanged", "\(answered)")
+      #expect(try bob.text("WALLET.DEL", "\(carolCard)") == "1")
+      let after = try wallets()
+      // Ana's and bob's: each the other's card (carol's gone from bob's).
+      #expect(after[0].count == 2 && after[0][1].contains(#""firstName":"bob""#), "\(after)")
+      #expect(after[1].count == 2 && after[1][1].contains(#""firstName":"ana""#), "\(after)")
+      try await node.crash(after: .zero)
+      node = try NodesOverRESPTests.node(url, directory + "/a")
+      let reloaded = try ["ana", "bob"].map { name in
+        try CardsAcrossNodesTests.texts(
+          PeopleAcrossNodesTests.signIn(node.port, name), "WALLET.LIST")
+      }
+      #expect(reloaded == after)
     }
   }
 }

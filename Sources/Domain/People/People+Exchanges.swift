@@ -207,10 +207,12 @@ extension People {
         syncRequest(e.accountB, e.accountA), told,
       ] + wallets.adding(b, to: e.accountA, at: e.date)
       + wallets.adding(a, to: e.accountB, at: e.date)
-    commit(writes) { result in
+    commit(writes) { [self] result in
       switch result {
       case .failure(.tryAgain(let why)):
         undo()
+        wallets.undoAdding(b, to: e.accountA, at: e.date)
+        wallets.undoAdding(a, to: e.accountB, at: e.date)
         done(.failure(.tryAgain(why)))
       default: done(result.map { .exchanged(e) })
       }

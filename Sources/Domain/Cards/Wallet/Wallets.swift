@@ -187,6 +187,7 @@ public final class Wallets: Sendable {
       done(entry(account, card.id).map { .success($0) } ?? .failure(.notFound))
     case true?:
       commit([sync(account, card.id)] + notices.walletAdded(card, by: account)) { [self] result in
+        if case .failure(.tryAgain) = result { unhold(account, card.id, since: now) }
         done(result.flatMap { entry(account, card.id).map { .success($0) } ?? .failure(.notFound) })
       }
     }
@@ -208,15 +209,39 @@ public final class Wallets: Sendable {
     return added ? [sync(account, card.id)] + notices.walletAdded(card, by: account) : []
   }
 
+  /// Undoes `adding` when its change was not written at all (`TRYAGAIN`), so that memory is
+  /// what the store holds: the entry goes if it is still the one added at `date`.
+  public func undoAdding(_ card: Card, to account: Int64, at date: Date) {
+    unhold(account, card.id, since: Int64((date.timeIntervalSince1970 * 1e6).rounded()))
+  }
+
+  /// Takes out the entry added at `since`, not one a later command made (whose own write
+  /// carries it).
+  private func unhold(_ account: Int64, _ cardId: Int64, since: Int64) {
+    state.withLock { s in
+      if s.wallets[account]?.added[cardId] == since { forget(account, cardId, in: &s) }
+    }
+  }
+
   /// Removes a card from the account's wallet; whether it held it.
   public func remove(account: Int64, cardId: Int64, _ done: @escaping Done<Bool>) {
-    let removed = state.withLock { s -> Bool in
-      guard s.wallets[account]?.added[cardId] != nil else { return false }
+    let removed = state.withLock { s -> Int64? in
+      guard let since = s.wallets[account]?.added[cardId] else { return nil }
       forget(account, cardId, in: &s)
-      return true
+      return since
     }
-    guard removed else { return done(.success(false)) }
-    commit([sync(account, cardId)]) { done($0.map { true }) }
+    guard let removed else { return done(.success(false)) }
+    commit([sync(account, cardId)]) { [self] result in
+      // Not written at all: the entry is back, unless a later command changed it meanwhile.
+      if case .failure(.tryAgain) = result, let held = cards.held(cardId) {
+        state.withLock { s in
+          if s.wallets[account]?.added[cardId] == nil {
+            s.hold(account, cardId, since: removed, WalletText(held))
+          }
+        }
+      }
+      done(result.map { true })
+    }
   }
 
   // MARK: Helpers
