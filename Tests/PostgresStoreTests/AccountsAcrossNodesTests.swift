@@ -245,8 +245,9 @@ struct AccountsAcrossNodesTests {
       let onA = try RESPConnection(port: a.port)
       _ = try onA.object("ACCOUNT.CREATE", "one@x.org", "secret1")
       _ = try onA.object("ACCOUNT.CREATE", "two@x.org", "secret1")
-      // The counts travel by NOTIFY: a moment.
-      try await Task.sleep(for: .milliseconds(500))
+      // The counts travel by NOTIFY, in order: a marker published on A after them reaches B
+      // after them (a fixed half second was too short beside the parallel suites).
+      try PeopleAcrossNodesTests.newsSynced(from: a.port, to: b.port)
       let third = try RESPConnection(port: b.port).text("ACCOUNT.CREATE", "three@x.org", "secret1")
       #expect(third.hasPrefix("LIMIT too many sign-ups from your address"), "\(third)")
     }

@@ -2,16 +2,25 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// Gives up on work over a connection after a while. A query sent as the server drops the
-/// connection was seen never to answer (postgres-nio 1.33), which would stop a follower or the
-/// writer for good: past the deadline the connection is closed and the caller gets an error,
-/// whatever the query then does. The work and its timer run on `executor` (the store's, nil:
-/// Swift's global pool).
+/// Gives up on work over a connection after a while, or soon after the connection closes. A
+/// query sent as the server drops the connection was seen never to answer (postgres-nio 1.33),
+/// which would stop a follower or the writer for good: past the deadline the connection is
+/// closed and the caller gets an error, whatever the query then does. A writer's transaction
+/// was caught that way in a standby's promotion, in half the runs, for the whole 60 s of its
+/// deadline: a closed connection now ends the wait a moment later (`closedGrace`, time for the
+/// query to fail by itself first). The work and its timers run on `executor` (the store's,
+/// nil: Swift's global pool).
 public enum QueryDeadline {
   struct Expired: Error, CustomStringConvertible {
     let timeout: Duration
     var description: String { "no answer from PostgreSQL within \(timeout)" }
   }
+
+  struct Closed: Error, CustomStringConvertible {
+    var description: String { "the connection closed with a query unanswered" }
+  }
+
+  static let closedGrace = Duration.seconds(1)
 
   public static func within<T: Sendable>(
     _ timeout: Duration, closing connection: PostgresConnection,
@@ -39,6 +48,15 @@ public enum QueryDeadline {
           work.cancel()
           connection.discard()
           continuation.resume(throwing: Expired(timeout: timeout))
+        }
+      }
+      connection.closeFuture.whenComplete { _ in
+        Task(executorPreference: executor) {
+          try? await Task.sleep(for: closedGrace)
+          guard race.settle() else { return }
+          race.timer.withLock { $0?.cancel() }
+          work.cancel()
+          continuation.resume(throwing: Closed())
         }
       }
     }
