@@ -220,7 +220,8 @@ struct AccountsAcrossNodesTests {
   static func newResetToken(in outbox: String, seen: inout Set<String>) async throws -> String {
     for _ in 0..<400 {
       let names = (try? FileManager.default.contentsOfDirectory(atPath: outbox)) ?? []
-      if let name = names.first(where: { !seen.contains($0) }) {
+      // Only whole mails: one is written to a temporary name first, then renamed.
+      if let name = names.first(where: { $0.hasSuffix(".eml") && !seen.contains($0) }) {
         let mail = try String(
           contentsOfFile: (outbox as NSString).appendingPathComponent(name), encoding: .utf8)
         if let token = mail.split(whereSeparator: \.isNewline)
