@@ -151,6 +151,8 @@ struct AccountsAcrossNodesTests {
       let b = try NodesOverRESPTests.node(url, directory + "/b")
       _ = try RESPConnection(port: a.port).object("ACCOUNT.CREATE", "ana@x.org", "secret1")
       try await Self.synced(from: a.port, to: b.port)
+      // B listens before the guesses: news sent before a node listens are not kept for it.
+      try PeopleAcrossNodesTests.newsSynced(from: a.port, to: b.port)
       // Seven wrong guesses on A: past the five free ones, turns are 1 s, then 2 s, then 4 s
       // apart for the address and the pair.
       let guesser = try RESPConnection(port: a.port, timeoutSeconds: 60)
@@ -243,6 +245,8 @@ struct AccountsAcrossNodesTests {
       let limited = ["--store", url, "--signups-per-address", "2"]
       let a = try CardAtlasProcess(directory: directory + "/a", arguments: limited)
       let b = try CardAtlasProcess(directory: directory + "/b", arguments: limited)
+      // B listens before the sign-ups: news sent before a node listens are not kept for it.
+      try PeopleAcrossNodesTests.newsSynced(from: a.port, to: b.port)
       let onA = try RESPConnection(port: a.port)
       _ = try onA.object("ACCOUNT.CREATE", "one@x.org", "secret1")
       _ = try onA.object("ACCOUNT.CREATE", "two@x.org", "secret1")

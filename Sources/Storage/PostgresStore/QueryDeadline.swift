@@ -7,9 +7,11 @@ import Synchronization
 /// which would stop a follower or the writer for good: past the deadline the connection is
 /// closed and the caller gets an error, whatever the query then does. A writer's transaction
 /// was caught that way in a standby's promotion, in half the runs, for the whole 60 s of its
-/// deadline: a closed connection now ends the wait a moment later (`closedGrace`, time for the
-/// query to fail by itself first). The work and its timers run on `executor` (the store's,
-/// nil: Swift's global pool).
+/// deadline: the timer now also looks at the connection each `closedGrace`, and gives the work
+/// up once it has been closed that long (time for the query to fail by itself first). Looked
+/// at, not told: a callback on the connection's close for each call would pile up on a
+/// long-lived connection. The work and its timer run on `executor` (the store's, nil: Swift's
+/// global pool).
 public enum QueryDeadline {
   struct Expired: Error, CustomStringConvertible {
     let timeout: Duration
@@ -42,21 +44,26 @@ public enum QueryDeadline {
       }
       race.timer.withLock {
         $0 = Task(executorPreference: executor) {
-          try? await Task.sleep(for: timeout)
-          guard !Task.isCancelled, race.settle()
-          else { return }
-          work.cancel()
-          connection.discard()
-          continuation.resume(throwing: Expired(timeout: timeout))
-        }
-      }
-      connection.closeFuture.whenComplete { _ in
-        Task(executorPreference: executor) {
-          try? await Task.sleep(for: closedGrace)
-          guard race.settle() else { return }
-          race.timer.withLock { $0?.cancel() }
-          work.cancel()
-          continuation.resume(throwing: Closed())
+          let clock = ContinuousClock()
+          let deadline = clock.now + timeout
+          var seenClosed = false
+          while true {
+            try? await Task.sleep(for: min(closedGrace, deadline - clock.now))
+            if Task.isCancelled { return }
+            if clock.now >= deadline {
+              guard race.settle() else { return }
+              work.cancel()
+              connection.discard()
+              return continuation.resume(throwing: Expired(timeout: timeout))
+            }
+            // Closed at the last look too: closed for a whole `closedGrace` at least.
+            if seenClosed {
+              guard race.settle() else { return }
+              work.cancel()
+              return continuation.resume(throwing: Closed())
+            }
+            seenClosed = connection.isClosed
+          }
         }
       }
     }
