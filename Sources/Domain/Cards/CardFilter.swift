@@ -66,12 +66,18 @@ public struct CardFilter: Sendable, Equatable {
   /// folded copy (Foundation's folding took most of a filtered search's time); nil when
   /// `value` is not ASCII.
   static func asciiMatch(_ value: String, _ normalized: String) -> Bool? {
+    guard let bytes = asciiTrimmed(value) else { return nil }
+    return bytes.elementsEqual(normalized.utf8) { folded($0) == folded($1) }
+  }
+
+  /// An ASCII value's bytes without the white space around them; nil when it is not ASCII.
+  private static func asciiTrimmed(_ value: String) -> Substring.UTF8View? {
     let bytes = value.utf8
     guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
     guard let first = bytes.firstIndex(where: { !isSpace($0) }),
       let last = bytes.lastIndex(where: { !isSpace($0) })
-    else { return normalized.isEmpty }
-    return bytes[first...last].elementsEqual(normalized.utf8) { folded($0) == folded($1) }
+    else { return bytes[bytes.endIndex...] }
+    return bytes[first...last]
   }
 
   /// ASCII's folding (`normalize`'s, for a byte below 0x80): lower case.
@@ -109,12 +115,8 @@ public struct CardFilter: Sendable, Equatable {
   /// An ASCII value (most) is folded here: Foundation's folding and trimming were a quarter of
   /// a 1M-card start (each card's filter bits).
   static func normalize(_ value: String) -> String {
-    let bytes = value.utf8
-    guard bytes.allSatisfy({ $0 < 0x80 }) else { return foundationNormalize(value) }
-    guard let first = bytes.firstIndex(where: { !isSpace($0) }),
-      let last = bytes.lastIndex(where: { !isSpace($0) })
-    else { return "" }
-    return String(decoding: bytes[first...last].map(folded), as: UTF8.self)
+    guard let bytes = asciiTrimmed(value) else { return foundationNormalize(value) }
+    return String(decoding: bytes.map(folded), as: UTF8.self)
   }
 
   /// `normalize` through Foundation: any value.

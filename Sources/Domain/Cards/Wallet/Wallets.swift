@@ -172,7 +172,7 @@ public final class Wallets: Sendable {
       if case .failure(let error) = found { done(.failure(error)) }
       return
     }
-    let now = Int64((Date().timeIntervalSince1970 * 1e6).rounded())
+    let now = Self.micros(Date())
     // Under the lock, so that a deletion of the card (which takes it after the card is gone)
     // either sees the entry or prevents it.
     let added = state.withLock { s -> Bool? in
@@ -198,7 +198,7 @@ public final class Wallets: Sendable {
   /// the account's own, or one no longer held gives no writes.
   public func adding(_ card: Card, to account: Int64, at date: Date) -> [any DurableWrite] {
     guard card.ownerId != account else { return [] }
-    let micros = Int64((date.timeIntervalSince1970 * 1e6).rounded())
+    let micros = Self.micros(date)
     let added = state.withLock { s -> Bool in
       guard let held = cards.held(card.id), s.wallets[account]?.added[card.id] == nil else {
         return false
@@ -212,7 +212,12 @@ public final class Wallets: Sendable {
   /// Undoes `adding` when its change was not written at all (`TRYAGAIN`), so that memory is
   /// what the store holds: the entry goes if it is still the one added at `date`.
   public func undoAdding(_ card: Card, to account: Int64, at date: Date) {
-    unhold(account, card.id, since: Int64((date.timeIntervalSince1970 * 1e6).rounded()))
+    unhold(account, card.id, since: Self.micros(date))
+  }
+
+  /// A time as an entry's `added` holds it: microseconds since 1970.
+  private static func micros(_ date: Date) -> Int64 {
+    Int64((date.timeIntervalSince1970 * 1e6).rounded())
   }
 
   /// Takes out the entry added at `since`, not one a later command made (whose own write
