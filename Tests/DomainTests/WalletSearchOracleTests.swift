@@ -138,7 +138,7 @@ struct WalletSearchOracleTests {
         #expect(found == expected, "\(query) COUNT \(count ?? 10)")
         if !expected.isEmpty { nonEmpty += 1 }
       }
-      #expect(nonEmpty > 20)
+      #expect(nonEmpty > 30, "\(nonEmpty) of 80 queries found something")
     }
   }
 
@@ -211,18 +211,20 @@ struct WalletSearchOracleTests {
     return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
   }
 
-  /// One to three words: prefixes of a held card's words (or of any word now and then), case
-  /// changed, accents added, separated by spaces or punctuation.
+  /// One to three words: prefixes of one active held card's words (or of any word now and
+  /// then), case changed, accents added, separated by spaces or punctuation. Taking the words
+  /// of one card keeps most queries matching however few cards the wallet still has active.
   static func query(_ model: Model, _ held: [Int], _ random: inout SystemRandomNumberGenerator)
     -> String
   {
     let accented: [Character: Character] = ["e": "É", "a": "á", "c": "ç", "u": "Ü", "o": "ô"]
     let pool = Array(Self.names + Self.words + ["zzq", "paul@exa", "x"])
+    let card = held.filter(model.isActive).randomElement(using: &random)
+    let cardWords = card.flatMap { model.texts[$0] }?.compactMap { $0 }.flatMap(Self.words) ?? []
     return (0..<Int.random(in: 1...3, using: &random)).map { _ -> String in
       var source = pool.randomElement(using: &random)!
-      if let id = held.randomElement(using: &random), Int.random(in: 0..<4, using: &random) > 0,
-        let word = model.texts[id]?.compactMap({ $0 }).flatMap(Self.words)
-          .randomElement(using: &random)
+      if Int.random(in: 0..<4, using: &random) > 0,
+        let word = cardWords.randomElement(using: &random)
       {
         source = word
       }
