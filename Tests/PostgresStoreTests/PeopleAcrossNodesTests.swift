@@ -155,6 +155,74 @@ struct PeopleAcrossNodesTests {
   }
 
   @Test(
+    "a request made on A while B makes the same request and completes the pair: every node ends with the exchange and no request pending, the one made on A pending or 'already exchanged'"
+  )
+  func requestBesideAnExchange() async throws {
+    try await NodesOverRESPTests.withDatabase { url, directory in
+      let nodes = [
+        try NodesOverRESPTests.node(url, directory + "/a"),
+        try NodesOverRESPTests.node(url, directory + "/b"),
+      ]
+      let count = 8
+      // Each asker and answerer signed in on both nodes, [A, B]; their ids.
+      var askers: [[RESPConnection]] = []
+      var answerers: [[RESPConnection]] = []
+      var pairs: [(asker: Int, answerer: Int)] = []
+      for n in 0..<count {
+        let (asker, askerId) = try Self.person(nodes[0].port, "asker\(n)")
+        let (answerer, answererId) = try Self.person(nodes[1].port, "answerer\(n)")
+        pairs.append((askerId, answererId))
+        _ = try asker.object("PRESENCE.SET", String(10 + n), "45")
+        _ = try answerer.object("PRESENCE.SET", String(10 + n), "45.001")
+        askers.append([asker, try Self.signIn(nodes[1].port, "asker\(n)")])
+        answerers.append([try Self.signIn(nodes[0].port, "answerer\(n)"), answerer])
+      }
+      try Self.newsSynced(from: nodes[0].port, to: nodes[1].port)
+      try Self.newsSynced(from: nodes[1].port, to: nodes[0].port)
+      try await Self.synced(nodes[0].port, nodes[1].port)
+      try await Self.synced(nodes[1].port, nodes[0].port)
+      // On B the asker asks and the answerer answers; on A, the asker asks the moment B's
+      // answer comes, before A has read B's writes (or at once, now and then).
+      let answered = Atomic<Int>(0)
+      let (onA, onB, ids) = (
+        askers.map { $0[0] }, zip(askers, answerers).map { ($0[1], $1[1]) }, pairs
+      )
+      let replies = try await RacingClients.race(count) { n, side in
+        func ask(_ connection: RESPConnection, _ other: Int) -> String {
+          Self.status((try? connection.text("EXCHANGE.REQUEST", "\(other)")) ?? "no reply")
+        }
+        if side == 1 {
+          while n % 4 != 0, answered.load(ordering: .acquiring) <= n {}
+          return "A " + ask(onA[n], ids[n].answerer)
+        }
+        defer { answered.store(n + 1, ordering: .releasing) }
+        return "B \(ask(onB[n].0, ids[n].answerer)), \(ask(onB[n].1, ids[n].asker))"
+      }
+      for (n, pair) in replies.enumerated() {
+        let onNodeA = pair.first { $0.hasPrefix("A ") } ?? ""
+        #expect(
+          ["A pending", "A ERR already exchanged with this account"].contains(onNodeA),
+          "asker\(n): \(pair)")
+        #expect(pair.contains("B pending, exchanged"), "asker\(n): \(pair)")
+      }
+      try await Self.synced(nodes[0].port, nodes[1].port)
+      try await Self.synced(nodes[1].port, nodes[0].port)
+      for side in 0..<2 {
+        for n in 0..<count {
+          for (name, connection, other) in [
+            ("asker\(n)", askers[n][side], pairs[n].answerer),
+            ("answerer\(n)", answerers[n][side], pairs[n].asker),
+          ] {
+            #expect(try Self.exchanged(connection) == [other], "\(name) on node \(side)")
+            let pending = try Self.list(connection, "EXCHANGE.PENDING")
+            #expect(pending.isEmpty, "\(name) on node \(side): \(pending)")
+          }
+        }
+      }
+    }
+  }
+
+  @Test(
     "six people each answer a pending request on two nodes at once: the database keeps one exchange per pair, one reply is the exchange and the other 'already exchanged', and both nodes list the same one"
   )
   func racingExchanges() async throws {

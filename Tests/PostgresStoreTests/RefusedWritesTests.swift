@@ -161,7 +161,7 @@ struct RefusedWritesTests {
   }
 
   @Test(
-    "WALLET.ADD, WALLET.DEL and an exchange that answered TRYAGAIN leave the wallets as they were; once the database is back they go through, and a restart loads what memory held"
+    "WALLET.ADD, WALLET.DEL, an exchange and a new exchange request that answered TRYAGAIN leave the wallets and the pending requests as they were; once the database is back they go through, and a restart loads what memory held"
   )
   func refusedWalletChangesLeaveNothing() async throws {
     try await NodesOverRESPTests.withDatabase { url, directory in
@@ -177,11 +177,12 @@ struct RefusedWritesTests {
       }
       let (ana, anaId, _, anaCode) = people[0]
       let (bob, bobId, _, _) = people[1]
-      let (_, _, carolCard, carolCode) = people[2]
+      let (carol, _, carolCard, carolCode) = people[2]
       // Bob holds carol's card; ana holds nobody's. Ana asked bob to exchange.
       #expect(try bob.object("WALLET.ADD", carolCode)["id"] as? Int == carolCard)
       _ = try ana.object("PRESENCE.SET", "9.5200", "47.1400")
       _ = try bob.object("PRESENCE.SET", "9.5210", "47.1405")
+      _ = try carol.object("PRESENCE.SET", "9.5205", "47.1402")
       let asked = try ana.text("EXCHANGE.REQUEST", "\(bobId)")
       #expect(PeopleAcrossNodesTests.status(asked) == "pending", "\(asked)")
       let wallets = { () throws -> [[String]] in
@@ -194,10 +195,15 @@ struct RefusedWritesTests {
         let refused = [
           try bob.text("WALLET.ADD", anaCode), try bob.text("WALLET.DEL", "\(carolCard)"),
           try bob.text("EXCHANGE.REQUEST", "\(anaId)"),
+          try carol.text("EXCHANGE.REQUEST", "\(anaId)"),
         ]
         #expect(refused.allSatisfy { $0.hasPrefix("TRYAGAIN") }, "\(refused)")
         #expect(try wallets() == before)
+        #expect(try PeopleAcrossNodesTests.list(carol, "EXCHANGE.PENDING").isEmpty)
       }
+      // Carol's request, sent again, is written this time.
+      #expect(
+        PeopleAcrossNodesTests.status(try carol.text("EXCHANGE.REQUEST", "\(anaId)")) == "pending")
       // Back: each goes through, and a restart loads what memory held.
       let answered = try bob.text("EXCHANGE.REQUEST", "\(anaId)")
       #expect(PeopleAcrossNodesTests.status(answered) == "exchanged", "\(answered)")
@@ -213,6 +219,9 @@ struct RefusedWritesTests {
           PeopleAcrossNodesTests.signIn(node.port, name), "WALLET.LIST")
       }
       #expect(reloaded == after)
+      let waiting = try PeopleAcrossNodesTests.list(
+        PeopleAcrossNodesTests.signIn(node.port, "carol"), "EXCHANGE.PENDING")
+      #expect(waiting.compactMap { $0["accountId"] as? Int } == [anaId], "\(waiting)")
     }
   }
 }

@@ -9,17 +9,17 @@ public enum ExchangeChange: Sendable, Equatable, Codable {
 }
 
 extension People {
-  /// Applies a committed change, this node's own included: each carries the state its
-  /// transaction wrote, so applying them all in commit order leaves memory as the database is,
-  /// whichever node wrote last.
-  public func apply(followed change: ExchangeChange) {
+  /// Applies a committed change in the feed's order, `own` when this node wrote it. Each
+  /// carries the state its transaction wrote; a request this node is writing is settled by its
+  /// own last row (`ExchangeState.follow`). An exchange is in memory already on the node that
+  /// wrote it, and only an account's end undoes it; that end applies again, after the rows of
+  /// the account's requests that came before it.
+  public func apply(followed change: ExchangeChange, own: Bool) {
     exchangeState.withLock { s in
       switch change {
-      case .request(let from, let to, let at?): s.setRequest(from, to, at: at)
-      case .request(let from, let to, nil): s.removeRequest(from, to)
-      case .exchanged(let a, let b): s.pair(a, b, exchanged: true)
-      case .deletedAll(let account):
-        s.forget(account)
+      case .request(let from, let to, let at): s.follow(from, to, at: at, own: own)
+      case .exchanged(let a, let b): if !own { s.pair(a, b, exchanged: true) }
+      case .deletedAll(let account): s.forget(account)
       }
     }
   }

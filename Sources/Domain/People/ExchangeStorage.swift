@@ -16,9 +16,11 @@ public protocol ExchangeStorage: WriteCommitter {
   func inserting(_ exchange: Exchange) -> any DurableWrite
   /// Makes the stored request (from, to) what `current` answers as the write applies (when it
   /// was made, or nil for none), so that racing writes for one pair leave the latest state
-  /// whatever order they commit in.
-  func syncingRequest(from: Int64, to: Int64, current: @escaping @Sendable () -> Double?)
-    -> any DurableWrite
+  /// whatever order they commit in. A `new` request, its command's only write, is refused
+  /// (`ExchangeRaced`) when the pair has exchanged on another node meanwhile.
+  func syncingRequest(
+    from: Int64, to: Int64, new: Bool, current: @escaping @Sendable () -> Double?
+  ) -> any DurableWrite
   /// The account's requests, both ways, and its exchanges, when the account goes.
   func deletingAll(of account: Int64) -> any DurableWrite
   /// Where new exchanges' ids come from when nodes share the store (nil: one after the

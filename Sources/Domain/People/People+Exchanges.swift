@@ -58,6 +58,21 @@ struct ExchangeState {
   var incoming: [Int64: Set<Int64>] = [:]
   var exchanged: [Int64: Set<Int64>] = [:]
   var nextExchange: Int64 = 1
+  /// On a store many nodes share: the requests this node is writing (`writing`), until the
+  /// feed brings its rows back or the writes fail. Nil: the store is this node's alone.
+  var pending: [RequestKey: PendingRequest]?
+
+  struct RequestKey: Hashable {
+    let from: Int64
+    let to: Int64
+  }
+
+  /// This node's writes of one request not settled yet, and the request as the database last
+  /// had it, as far as this node knows (before the first write, then each row of the feed).
+  struct PendingRequest {
+    var writes: Int
+    var stored: Double?
+  }
 
   func requested(_ from: Int64, _ to: Int64) -> Double? { requests[from]?[to] }
 
@@ -85,11 +100,49 @@ struct ExchangeState {
     }
   }
 
+  mutating func set(_ from: Int64, _ to: Int64, at: Double?) {
+    if let at { setRequest(from, to, at: at) } else { removeRequest(from, to) }
+  }
+
+  /// Counts a write of the request (from, to), before memory changes it, when nodes share
+  /// the store.
+  mutating func writing(_ from: Int64, _ to: Int64) {
+    guard pending != nil else { return }
+    let key = RequestKey(from: from, to: to)
+    let stored = requested(from, to)
+    pending?[key, default: PendingRequest(writes: 0, stored: stored)].writes += 1
+  }
+
+  /// A request's state from the feed, in commit order. While this node writes the request,
+  /// memory is newer than another node's row, and only the last of this node's own rows sets
+  /// it: its state is then the database's. So an older row never undoes a newer local change,
+  /// and every node ends where the database is.
+  mutating func follow(_ from: Int64, _ to: Int64, at: Double?, own: Bool) {
+    let key = RequestKey(from: from, to: to)
+    guard var waiting = pending?[key] else { return set(from, to, at: at) }
+    waiting.stored = at
+    if own { waiting.writes -= 1 }
+    pending?[key] = waiting.writes > 0 ? waiting : nil
+    if waiting.writes == 0 { set(from, to, at: at) }
+  }
+
+  /// A write of the request failed, so the feed will not bring it: once none is left, memory
+  /// takes the database's state.
+  mutating func failed(_ from: Int64, _ to: Int64) {
+    let key = RequestKey(from: from, to: to)
+    guard var waiting = pending?[key] else { return }
+    waiting.writes -= 1
+    pending?[key] = waiting.writes > 0 ? waiting : nil
+    if waiting.writes == 0 { set(from, to, at: waiting.stored) }
+  }
+
   /// Forgets a deleted account's requests, both ways, and its exchanges.
   mutating func forget(_ account: Int64) {
     for to in requests[account]?.keys.map({ $0 }) ?? [] { removeRequest(account, to) }
     for from in incoming[account] ?? [] { removeRequest(from, account) }
     for other in exchanged[account] ?? [] { pair(account, other, exchanged: false) }
+    // Writes of its requests fail, or their rows came before its end's.
+    pending = pending?.filter { $0.key.from != account && $0.key.to != account }
   }
 }
 
@@ -100,6 +153,7 @@ extension People {
     let (requests, pairs, nextId) = try storage.load()
     var s = ExchangeState()
     s.nextExchange = nextId
+    if storage.exchangeIDs != nil { s.pending = [:] }
     for (a, b) in pairs { s.pair(a, b, exchanged: true) }
     for request in requests { s.setRequest(request.from, request.to, at: request.requestedAt) }
     return s
@@ -137,6 +191,8 @@ extension People {
         guard let id = nextExchange(&s) else {
           return .refused(.tryAgain("this node is waiting for new exchange ids"))
         }
+        s.writing(account, other)
+        s.writing(other, account)
         s.removeRequest(other, account)
         s.pair(account, other, exchanged: true)
         return .complete(id: id, requested: requested)
@@ -144,6 +200,7 @@ extension People {
       if let at = s.requested(account, other) { return .pending(at, new: false) }
       guard me != nil else { return .refused(.noPresence) }
       guard visible, theirs != nil else { return .refused(.notNearby) }
+      s.writing(account, other)
       s.setRequest(account, other, at: now)
       return .pending(now, new: true)
     }
@@ -151,8 +208,17 @@ extension People {
     case .refused(let error): done(.failure(error))
     case .pending(let at, new: false): done(.success(.pending(Date(timeIntervalSince1970: at))))
     case .pending(let at, new: true):
-      commit([syncRequest(account, other)]) {
-        done($0.map { .pending(Date(timeIntervalSince1970: at)) })
+      commit([syncRequest(account, other, new: true)]) { [self] result in
+        if case .failure(let error) = result {
+          exchangeState.withLock { s in
+            // Nothing written: the request is not made (unless memory changed it since).
+            if error.nothingWritten, s.requested(account, other) == at {
+              s.removeRequest(account, other)
+            }
+            s.failed(account, other)
+          }
+        }
+        done(result.map { .pending(Date(timeIntervalSince1970: at)) })
       }
     case .complete(let id, let requested):
       guard let theirs else { return done(.failure(.notNearby)) }
@@ -208,14 +274,18 @@ extension People {
       ] + wallets.adding(b, to: e.accountA, at: e.date)
       + wallets.adding(a, to: e.accountB, at: e.date)
     commit(writes) { [self] result in
-      switch result {
-      case .failure(.tryAgain(let why)):
-        undo()
-        wallets.undoAdding(b, to: e.accountA, at: e.date)
-        wallets.undoAdding(a, to: e.accountB, at: e.date)
-        done(.failure(.tryAgain(why)))
-      default: done(result.map { .exchanged(e) })
+      if case .failure(let error) = result {
+        if case .tryAgain = error {
+          undo()
+          wallets.undoAdding(b, to: e.accountA, at: e.date)
+          wallets.undoAdding(a, to: e.accountB, at: e.date)
+        }
+        exchangeState.withLock { s in
+          s.failed(e.accountA, e.accountB)
+          s.failed(e.accountB, e.accountA)
+        }
       }
+      done(result.map { .exchanged(e) })
     }
   }
 
@@ -226,12 +296,16 @@ extension People {
     return s.nextExchange
   }
 
-  /// The requests the account made and those made to it, newest first.
+  /// The requests the account made and those made to it, newest first. One beside an
+  /// exchange of the pair is none: two nodes can leave both when they write at the same moment
+  /// (`ExchangeStorage.syncingRequest`).
   public func pending(account: Int64) -> [ExchangeRequest] {
     let (outgoing, incoming) = exchangeState.withLock { s in
-      (
-        (s.requests[account] ?? [:]).map { ($0.key, $0.value) },
-        (s.incoming[account] ?? []).compactMap { from in
+      let exchanged = s.exchanged[account] ?? []
+      return (
+        (s.requests[account] ?? [:]).filter { !exchanged.contains($0.key) }
+          .map { ($0.key, $0.value) },
+        (s.incoming[account] ?? []).subtracting(exchanged).compactMap { from in
           s.requested(from, account).map { (from, $0) }
         }
       )
@@ -256,8 +330,9 @@ extension People {
 
   /// A write that makes the store's request (from, to) what memory holds when it applies, so
   /// that racing writes for one pair leave the latest state whatever order they commit in.
-  func syncRequest(_ from: Int64, _ to: Int64) -> any DurableWrite {
-    storage.syncingRequest(from: from, to: to) { [self] in
+  /// A `new` request is its command's only write.
+  func syncRequest(_ from: Int64, _ to: Int64, new: Bool = false) -> any DurableWrite {
+    storage.syncingRequest(from: from, to: to, new: new) { [self] in
       exchangeState.withLock { $0.requested(from, to) }
     }
   }

@@ -19,3 +19,14 @@ public enum PeopleError: Error, Sendable, Equatable {
   /// The store could not be read.
   case unavailable(String)
 }
+
+extension PeopleError {
+  /// A failed write that left nothing in the store: to send again, or refused since another
+  /// node exchanged the pair.
+  var nothingWritten: Bool {
+    switch self {
+    case .tryAgain, .alreadyExchanged: true
+    default: false
+    }
+  }
+}

@@ -93,14 +93,13 @@ public final class PostgresExchanges: ExchangeStorage, Sendable {
   }
 
   /// Applies every committed exchange change to `people`, this node's own included (each
-  /// carries what its transaction wrote: `People.apply(followed:)`), from where the load read.
+  /// carries what its transaction wrote: `People.apply(followed:own:)`), from where the load
+  /// read.
   public func consumer(into people: People) -> FeedConsumer {
     .changes(
       ExchangeChange.self, source: Self.source, after: position, store: store, logger: logger
     ) { change, own in
-      // This node's own are in memory already, and may be older than memory there: a request
-      // its exchange then completed would come back.
-      if !own { people.apply(followed: change) }
+      people.apply(followed: change, own: own)
     }
   }
 
@@ -156,24 +155,9 @@ public final class PostgresExchanges: ExchangeStorage, Sendable {
   }
 
   public func syncingRequest(
-    from: Int64, to: Int64, current: @escaping @Sendable () -> Double?
+    from: Int64, to: Int64, new: Bool, current: @escaping @Sendable () -> Double?
   ) -> any DurableWrite {
-    SyncedWrite(source: Self.source) { connection, logger in
-      let at = current()
-      if let at {
-        try await connection.query(
-          """
-          INSERT INTO exchange_requests (from_account, to_account, requested_at)
-          VALUES (\(from), \(to), \(at))
-          ON CONFLICT (from_account, to_account) DO UPDATE SET requested_at = excluded.requested_at
-          """, logger: logger)
-      } else {
-        try await connection.query(
-          "DELETE FROM exchange_requests WHERE from_account = \(from) AND to_account = \(to)",
-          logger: logger)
-      }
-      return ExchangeChange.request(from: from, to: to, at: at)
-    }
+    RequestWrite(from: from, to: to, new: new, current: current)
   }
 
   public func deletingAll(of account: Int64) -> any DurableWrite {
@@ -186,6 +170,63 @@ public final class PostgresExchanges: ExchangeStorage, Sendable {
         "DELETE FROM exchanges WHERE account_a = \(account) OR account_b = \(account)",
         logger: logger)
       return ExchangeChange.deletedAll(account: account)
+    }
+  }
+}
+
+/// A request's write: the state memory holds as it applies. A new request is refused, with
+/// nothing written, when the pair exchanged on another node whose feed row this node has not
+/// read yet. (Two transactions in flight at once can still leave such a request beside the
+/// exchange: every node then ignores it, `People.pending`.)
+final class RequestWrite: PostgresWrite {
+  let from: Int64
+  let to: Int64
+  let new: Bool
+  let current: @Sendable () -> Double?
+  private let change = Mutex<ExchangeChange?>(nil)
+
+  init(from: Int64, to: Int64, new: Bool, current: @escaping @Sendable () -> Double?) {
+    (self.from, self.to, self.new, self.current) = (from, to, new, current)
+  }
+
+  var mayBeRefused: Bool { new }
+
+  var feed: [FeedSection] {
+    guard let made = change.withLock({ $0 }), let bytes = try? JSONEncoder().encode(made) else {
+      return []
+    }
+    return [FeedSection(source: PostgresExchanges.source, bytes: Array(bytes))]
+  }
+
+  func applyRefusing(on connection: PostgresConnection, logger: Logger) async throws
+    -> AppliedWrite
+  {
+    let at = current()
+    if let at {
+      let (a, b) = (min(from, to), max(from, to))
+      let written = try await connection.query(
+        """
+        INSERT INTO exchange_requests (from_account, to_account, requested_at)
+        SELECT \(from), \(to), \(at)
+        WHERE NOT \(new) OR NOT EXISTS (
+          SELECT 1 FROM exchanges WHERE account_a = \(a) AND account_b = \(b))
+        ON CONFLICT (from_account, to_account) DO UPDATE SET requested_at = excluded.requested_at
+        RETURNING 1
+        """, logger: logger
+      ).collect()
+      if written.isEmpty { return AppliedWrite(refused: [0: ExchangeRaced()], feed: []) }
+    } else {
+      try await connection.query(
+        "DELETE FROM exchange_requests WHERE from_account = \(from) AND to_account = \(to)",
+        logger: logger)
+    }
+    change.withLock { $0 = .request(from: from, to: to, at: at) }
+    return AppliedWrite(feed: feed)
+  }
+
+  func apply(on connection: PostgresConnection, logger: Logger) async throws {
+    if let refused = try await applyRefusing(on: connection, logger: logger).refused[0] {
+      throw refused
     }
   }
 }

@@ -81,8 +81,9 @@ public struct SQLiteExchanges: ExchangeStorage, StoreBacked {
     }
   }
 
+  /// One node: memory already knows of every exchange, so `new` needs no check.
   public func syncingRequest(
-    from: Int64, to: Int64, current: @escaping @Sendable () -> Double?
+    from: Int64, to: Int64, new: Bool, current: @escaping @Sendable () -> Double?
   ) -> any DurableWrite {
     TransactionWrite { db in
       if let at = current() {
