@@ -210,10 +210,19 @@ def visit(browser, session, origin, page, scheme, artifacts):
 
 def wait_for(browser, session, page, condition):
     deadline = time.monotonic() + TIMEOUT
-    while condition and not evaluate(browser, session, condition):
+    while condition and not holds(browser, session, condition):
         if time.monotonic() > deadline:
             raise TimeoutError(f"{page['name']}: never held: {condition}")
         time.sleep(0.05)
+
+
+def holds(browser, session, condition):
+    """The condition's value; false while a step's navigation replaces the document (the old
+    one's context is gone, the new one's not there yet)."""
+    try:
+        return evaluate(browser, session, condition)
+    except RuntimeError:
+        return False
 
 
 def evaluate(browser, session, expression):

@@ -123,6 +123,7 @@ struct BrowserRun: Sendable {
     }
     try Self.seedMap(port: respPort)
     pages.append(Self.mapPage)
+    pages.append(Self.accountFlow(wallet: origin + "/c/" + seeded.full))
     report = try Self.check(pages, origin: origin)
   }
 
@@ -191,6 +192,79 @@ struct BrowserRun: Sendable {
       "countries": "document.querySelectorAll('svg path:not(.leaflet-interactive)').length",
       "features": "Number(document.querySelector('#map').getAttribute('data-features'))",
     ])
+
+  /// A newcomer on the web: signs up (a new email each run), signs in, creates a card with a
+  /// photo at a city (Lima or Cusco, far from the map page's cards), finds it through the map's
+  /// API from
+  /// the map page, and
+  /// adds `wallet` (another's card's link) to the wallet. Each step is a form a visitor fills
+  /// and sends; what it found is kept in `sessionStorage` across the pages.
+  static func accountFlow(wallet: String) -> Page {
+    let loaded = "document.readyState === 'complete' && "
+    func fill(_ values: [String: String]) -> String {
+      values.sorted { $0.key < $1.key }.map {
+        "document.querySelector('[name=\($0.key)]').value = \($0.value);"
+      }.joined(separator: " ")
+    }
+    // An 8×8 red PNG.
+    let png =
+      "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEklEQVR4nGP4z8CAFWEXHbQSACj/P8Fu7N9hAAAAAElFTkSuQmCC"
+    return Page(
+      name: "account", path: "/account/signup",
+      steps: [
+        Step(
+          run: "sessionStorage.email = 'web' + Date.now() + '@x.org'; "
+            // Each run's card in a city of its own: two at one point would be one cluster.
+            + "sessionStorage.city = matchMedia('(prefers-color-scheme: dark)').matches"
+            + " ? 'Cusco' : 'Lima'; "
+            + fill(["email": "sessionStorage.email", "password": "'secret1'"])
+            + " document.querySelector('form').submit()",
+          waitFor: loaded + "location.pathname === '/account/signin'"),
+        Step(
+          run: fill(["email": "sessionStorage.email", "password": "'secret1'"])
+            + " document.querySelector('form').submit()",
+          waitFor: loaded + "location.pathname === '/account/cards'"),
+        Step(
+          run: "location.href = '/account/cards/new'",
+          waitFor: loaded + "location.pathname === '/account/cards/new'"),
+        Step(
+          run: fill([
+            "firstName": "'Web'", "lastName": "'Newcomer'", "company": "'Atlas Web'",
+            "city": "sessionStorage.city", "country": "'Peru'",
+          ])
+            + " document.querySelector('[name=showOnMap]').checked = true;"
+            + " const bytes = Uint8Array.from(atob('\(png)'), c => c.charCodeAt(0));"
+            + " const files = new DataTransfer();"
+            + " files.items.add(new File([bytes], 'me.png', {type: 'image/png'}));"
+            + " document.querySelector('[name=photo]').files = files.files;"
+            + " document.querySelector('form[enctype]').submit()",
+          waitFor: loaded + "location.search === '?saved=1'"),
+        Step(
+          run: "sessionStorage.cards = document.querySelector('.items').innerText;"
+            + " location.href = '/map'",
+          waitFor: loaded + "location.pathname === '/map'"),
+        // From the map page, whose policy lets it ask the API (the account pages' does not).
+        Step(
+          run: "fetch('/v1/cards?bbox=-82,-19,-68,0&zoom=6').then(r => r.json())"
+            + ".then(j => { sessionStorage.map = JSON.stringify(j.features.map(f =>"
+            + " [f.properties.firstName, f.properties.city, Boolean(f.properties.imageUrl)])); })",
+          waitFor: "sessionStorage.map !== undefined"),
+        Step(
+          run: "location.href = '/account/wallet'",
+          waitFor: loaded + "location.pathname === '/account/wallet'"),
+        Step(
+          run: fill(["card": "'\(wallet)'"])
+            + " document.querySelector('[name=card]').form.submit()",
+          waitFor: loaded + "location.search === '?added=1'"),
+      ],
+      evaluate: [
+        "cards": "sessionStorage.cards",
+        "map": "JSON.parse(sessionStorage.map)",
+        "city": "sessionStorage.city",
+        "wallet": "Array.from(document.querySelectorAll('.items .name')).map(e => e.textContent)",
+        "cookies": "document.cookie",
+      ])
+  }
 
   /// Runs the script over `pages`; its report.
   static func check(_ pages: [Page], origin: String) throws -> [PageReport] {

@@ -234,4 +234,43 @@ struct BrowserTests {
       #expect((size ?? 0) > 1000, "\(place): no screenshot at \(page.screenshot)")
     }
   }
+
+  @Test(
+    "the account pages in Chromium, light and dark: sign up, sign in, create a card with a photo at a city, find it through the map's API, add another's card to the wallet; no script, no console error, the session cookie out of the page's reach"
+  )
+  func accountPages() async throws {
+    let run = try await BrowserRun.shared.value
+    let pages = run.pages("account")
+    #expect(pages.map(\.scheme) == ["light", "dark"])
+    for page in pages {
+      let place = "account (\(page.scheme))"
+      #expect(page.url.hasSuffix("/account/signup"))
+      #expect(page.console.isEmpty, "\(place): \(page.console)")
+      #expect(page.dialogs.isEmpty && page.dom.iframes == 0 && page.dom.scripts == 0, "\(place)")
+      #expect(page.dom.handlers.isEmpty, "\(place): \(page.dom.handlers)")
+      for request in page.requests {
+        #expect(request.hasPrefix(run.origin + "/"), "\(place) requested \(request)")
+      }
+      // The card list after saving, the map's features around Lima, the wallet at the end.
+      #expect(page.evaluated["cards"]?.contains("Web Newcomer") == true, "\(place)")
+      let map =
+        (try? JSONSerialization.jsonObject(with: Data((page.evaluated["map"] ?? "").utf8)))
+        as? [[Any]] ?? []
+      let city = try? JSONDecoder().decode(
+        String.self, from: Data((page.evaluated["city"] ?? "").utf8))
+      #expect(
+        map.contains {
+          $0.first as? String == "Web" && $0[1] as? String == city && $0[2] as? Bool == true
+        },
+        "\(place): \(map)")
+      let wallet = try? JSONDecoder().decode(
+        [String].self, from: Data((page.evaluated["wallet"] ?? "").utf8))
+      #expect(wallet == ["Zoë Łukasiewicz-Núñez"], "\(place): \(page.evaluated)")
+      // HttpOnly: neither the session nor the form value is readable by a script.
+      #expect(page.evaluated["cookies"] == "\"\"", "\(place): \(page.evaluated)")
+      #expect(page.dom.title == "Wallet", "\(place)")
+      let size = (try? FileManager.default.attributesOfItem(atPath: page.screenshot)[.size]) as? Int
+      #expect((size ?? 0) > 1000, "\(place): no screenshot at \(page.screenshot)")
+    }
+  }
 }

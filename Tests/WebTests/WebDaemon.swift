@@ -1,3 +1,4 @@
+import Accounts
 import Assets
 import CardAtlasApp
 import Cards
@@ -17,7 +18,9 @@ extension TestDaemon {
   /// page's options, and `limits` the HTTP side's connection limits.
   static func web(
     assets: Assets.Configuration = .init(), map: WebMap.Options = .init(),
-    limits: HTTPLimits = .init(), cards configure: (inout Cards.Configuration) -> Void = { _ in }
+    limits: HTTPLimits = .init(),
+    accounts configureAccounts: (inout Accounts.Configuration) -> Void = { _ in },
+    cards configure: (inout Cards.Configuration) -> Void = { _ in }
   ) async throws -> TestDaemon {
     var http = Daemon.HTTP()
     http.port = 0
@@ -25,7 +28,8 @@ extension TestDaemon {
     http.limits = limits
     // The handlers get threads of their own: the test run's synchronous tests block the pool.
     http.executor = DedicatedThreads.shared
-    return try await TestDaemon(cards: configure, domain: { $0.assets = assets }, http: http)
+    return try await TestDaemon(
+      accounts: configureAccounts, cards: configure, domain: { $0.assets = assets }, http: http)
   }
 
   /// The HTTP server.

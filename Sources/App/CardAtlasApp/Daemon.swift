@@ -31,7 +31,8 @@ public final class Daemon: Sendable {
       configuration: server, migrations: Domain.migrations, logger: logger)
     do {
       let domain = try Domain(
-        store: foundation.store, notifier: foundation.notifier, configuration: configuration)
+        store: foundation.store, notifier: foundation.notifier,
+        configuration: Self.linkingResets(configuration, http))
       self.domain = domain
       resp = try CardAtlasServer(
         configuration: server, foundation: foundation, parts: [domain.commands], logger: logger)
@@ -50,7 +51,8 @@ public final class Daemon: Sendable {
     http: HTTP?, outbox: String, logger: Logger
   ) async throws {
     let node = try await PostgresNode.open(
-      server: server, url: url, domain: configuration, outbox: outbox, logger: logger)
+      server: server, url: url, domain: Self.linkingResets(configuration, http), outbox: outbox,
+      logger: logger)
     domain = node.domain
     resp = node.server
     do {
@@ -59,6 +61,17 @@ public final class Daemon: Sendable {
       await node.server.stop()
       throw error
     }
+  }
+
+  /// With the web side, reset mails link to its page (`/account/reset`).
+  static func linkingResets(_ configuration: Domain.Configuration, _ http: HTTP?)
+    -> Domain.Configuration
+  {
+    var configuration = configuration
+    if http != nil, configuration.accounts.resetPage == nil {
+      configuration.accounts.resetPage = configuration.cards.publicURL + "/account/reset"
+    }
+    return configuration
   }
 
   /// The HTTP door over `domain`; `readiness` answers `GET /readyz`.

@@ -60,9 +60,12 @@ extension Accounts {
           "reset not stored, no mail sent", metadata: ["error": "\(error)"])
       }
       let minutes = Int(configuration.resetLifetime / 60)
+      let how = configuration.resetPage.map {
+        "open this link:\n\n    \($0)?token=\(token)\n\nor use this token"
+      }
       let body = """
         Someone asked to reset the password of the CardAtlas account \(account.email).
-        If it was you, set a new password within \(minutes) minutes with this token:
+        If it was you, set a new password within \(minutes) minutes: \(how ?? "use this token"):
 
             \(token)
 

@@ -30,6 +30,9 @@ public final class Accounts: Sendable {
     public var resetsPerEmail = 3
     /// Mails telling an owner that someone tried to sign up with their email: one an hour.
     public var signUpNoticesPerEmail = 1
+    /// The web page a reset mail links to with its token (`<public-url>/account/reset`); nil
+    /// when no web side serves it: the mail gives the token alone.
+    public var resetPage: String?
 
     public init() {}
   }

@@ -1,14 +1,15 @@
 /// What an email and a password must be.
-enum Validation {
-  static let minimumPasswordLength = 6
+public enum Validation {
+  public static let minimumPasswordLength = 6
   /// Bounds the work a password costs to hash.
-  static let maximumPasswordLength = 1_024
+  public static let maximumPasswordLength = 1_024
+  public static let maximumEmailLength = 254
 
   /// Why `email` is not acceptable, if it is not.
   static func problem(email: String) -> AccountError? {
     let invalid = AccountError.invalid(field: "email", reason: "not an email address")
-    guard email.utf8.count <= 254 else {
-      return .invalid(field: "email", reason: "longer than 254 bytes")
+    guard email.utf8.count <= maximumEmailLength else {
+      return .invalid(field: "email", reason: "longer than \(maximumEmailLength) bytes")
     }
     let parts = email.split(separator: "@", omittingEmptySubsequences: false)
     // The domain has two labels or more, none empty (no leading, trailing or double dot).

@@ -40,7 +40,8 @@ struct CardPages: Sendable {
         "notice", status: .ok,
         [
           "title": "CardAtlas", "heading": "Your business card, shared by a link.",
-          "detail": "Create your free card in the CardAtlas app: one card is free, Pro has ten.",
+          "detail": "One card is free, Pro has ten.",
+          "link": ["href": "/account/signup", "text": "Create your free card"],
         ])
     }
     // Every other path: the same 404 page (`/c` itself too, which the trie does not send on

@@ -8,12 +8,13 @@ enum PageResponse {
   static let contentSecurityPolicy = policy(styles: [PageTemplates.styleHash], script: false)
 
   /// The policy of a page with these style sheets (CSP hash sources) and, with `script`, the
-  /// scripts this server serves: never an inline one.
-  static func policy(styles: [String], script: Bool) -> String {
+  /// scripts this server serves: never an inline one. Forms post to this server only, and only
+  /// on the pages that have them (`forms`).
+  static func policy(styles: [String], script: Bool, forms: Bool = false) -> String {
     "default-src 'none'; style-src \(styles.joined(separator: " "))"
       + (script ? "; script-src 'self'" : "")
-      + "; img-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; "
-      + "frame-ancestors 'none'"
+      + "; img-src 'self'; manifest-src 'self'; base-uri 'none'; "
+      + "form-action \(forms ? "'self'" : "'none'"); frame-ancestors 'none'"
   }
 
   static func html(_ body: String, status: HTTPResponse.Status) -> Response {

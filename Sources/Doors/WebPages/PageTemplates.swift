@@ -75,8 +75,11 @@ enum PageTemplates {
     <meta name="referrer" content="no-referrer">
     """
 
+  /// A page's own referrer policy may replace the default (the account pages': their forms
+  /// must carry their origin, which `no-referrer` sends as `null`).
   static let layout = """
-    \(documentStart)
+    \(documentStart.replacingOccurrences(
+      of: #"content="no-referrer""#, with: #"content="{{$referrer}}no-referrer{{/referrer}}""#))
     <title>{{title}}</title>
     <link rel="icon" href="/favicon.ico">
     <link rel="manifest" href="/manifest.webmanifest">
@@ -160,6 +163,7 @@ enum PageTemplates {
     try library.register(layout, named: "layout")
     try library.register(card, named: "card")
     try library.register(notice, named: "notice")
+    try AccountTemplates.register(in: &library)
     return library
   }
 }

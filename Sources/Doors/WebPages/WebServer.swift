@@ -5,11 +5,12 @@ import Hummingbird
 import Logging
 import Venues
 
-/// The HTTP side of the daemon (`serve --http-port`): card pages, vCards, the JSON API and the
-/// map page on Hummingbird, in the same process as the RESP server and on the same `Accounts`,
+/// The HTTP side of the daemon (`serve --http-port`): card pages, vCards, the JSON API, the
+/// map page and the account pages on Hummingbird, in the same process as the RESP server and on the same `Accounts`,
 /// `Cards`, `CardViews` and `Wallets`.
 public final class WebServer: Sendable {
   private let pages: CardPages
+  private let account: AccountPages
   private let qrCodes: QRRoutes
   private let previews: PreviewRoutes
   private let site: SiteFiles
@@ -31,8 +32,11 @@ public final class WebServer: Sendable {
   ) throws {
     self.map = try WebMap(options: map, logger: logger)
     api = CardAPI(accounts: accounts, cards: cards, views: views, wallets: wallets)
-    pages = CardPages(
-      accounts: accounts, cards: cards, views: views, library: try PageTemplates.library())
+    let library = try PageTemplates.library()
+    pages = CardPages(accounts: accounts, cards: cards, views: views, library: library)
+    account = AccountPages(
+      accounts: accounts, cards: cards, wallets: wallets, assets: assets,
+      site: AccountSite(library: library, publicURL: cards.configuration.publicURL))
     qrCodes = QRRoutes(pages: pages, venues: venues)
     previews = PreviewRoutes(pages: pages)
     site = try SiteFiles()
@@ -56,6 +60,7 @@ public final class WebServer: Sendable {
     health.add(to: router)
     api.add(to: router)
     map.add(to: router)
+    account.add(to: router)
     pages.add(to: router)
     qrCodes.add(to: router)
     previews.add(to: router)
