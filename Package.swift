@@ -382,7 +382,7 @@ let package = Package(
       dependencies: [
         "ErrorLines",
         "Accounts", "Cards", "Venues", "Assets", "QRCodes", "PreviewImages", "Datasets",
-        "RateLimits", "Listeners",
+        "RateLimits", "Listeners", "Geocoding",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

@@ -24,6 +24,7 @@ commands on fd 3, replies on fd 4, NUL-terminated JSON), so no driver and no Pyt
 import base64
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -111,7 +112,9 @@ class Browser:
 
     def _read(self, deadline):
         while b"\0" not in self._buffer:
-            if time.monotonic() > deadline:
+            remaining = deadline - time.monotonic()
+            # Never a read that blocks past the deadline: a page that never answers fails.
+            if remaining <= 0 or not select.select([self._from_browser], [], [], remaining)[0]:
                 raise TimeoutError("no answer from chromium")
             chunk = os.read(self._from_browser, 1 << 16)
             if not chunk:
@@ -158,6 +161,10 @@ class Browser:
 def visit(browser, session, origin, page, scheme, artifacts):
     browser.send("Emulation.setEmulatedMedia",
                  {"features": [{"name": "prefers-color-scheme", "value": scheme}]}, session)
+    # Through a blank page: from /map#a to /map#b would be a fragment's move, with no load.
+    start = len(browser.events)
+    browser.send("Page.navigate", {"url": "about:blank"}, session)
+    browser.wait_for("Page.loadEventFired", session, start)
     start = len(browser.events)
     url = origin + page["path"]
     browser.send("Page.navigate", {"url": url}, session)

@@ -124,7 +124,76 @@ struct BrowserRun: Sendable {
     try Self.seedMap(port: respPort)
     pages.append(Self.mapPage)
     pages.append(Self.accountFlow(wallet: origin + "/c/" + seeded.full))
-    report = try Self.check(pages, origin: origin)
+    report = try Self.check(pages, origin: origin) + Self.demoMaps()
+  }
+
+  /// The map over `serve --demo`'s 3,000 cards in the world's largest cities, where clusters
+  /// crowd: at zooms 2, 5 and 8, and the view and filter kept in the URL. A server of its own.
+  static func demoMaps() throws -> [PageReport] {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("cardatlas-browser-demo-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let httpPort = try RedisProcess.freeLoopbackPort()
+    let origin = "http://127.0.0.1:\(httpPort)"
+    let server = try CardAtlasProcess(
+      directory: directory,
+      arguments: ["--http-port", "\(httpPort)", "--public-url", origin, "--demo"])
+    defer {
+      server.signal(SIGKILL)
+      server.waitUntilExit()
+    }
+    let drawn =
+      "document.querySelector('#map').hasAttribute('data-features')"
+      + " && document.querySelectorAll('svg path').length > 100"
+    // The world (counts past 999 at zoom 1), Europe, and Shanghai's crowd of cities.
+    let views = [
+      ("demo-map-1", "#1/20/0"), ("demo-map-2", "#2/30/10"), ("demo-map-5", "#5/48.5/5"),
+      ("demo-map-8", "#8/31.2/121.5"),
+    ]
+    var pages = views.map { name, hash in
+      Page(
+        name: name, path: "/map" + hash, waitFor: drawn,
+        evaluate: [
+          // Each marker as a circle on the screen: centre and radius (a dot's stroke included).
+          "circles": "Array.from(document.querySelectorAll('.cluster, path.leaflet-interactive'))"
+            + ".map(e => { const r = e.getBoundingClientRect();"
+            + " return [r.left + r.width / 2, r.top + r.height / 2,"
+            + " r.width / 2 + (e.localName === 'path' ? 1 : 0)]; })",
+          "labels": "Array.from(document.querySelectorAll('.cluster')).map(e => e.textContent)",
+          "fits": "Array.from(document.querySelectorAll('.cluster'))"
+            + ".every(e => e.scrollWidth <= e.clientWidth)",
+          "features": "Number(document.querySelector('#map').getAttribute('data-features'))",
+          "hash": "location.hash",
+        ])
+    }
+    let inputs =
+      "JSON.stringify([location.hash, document.getElementById('field').value,"
+      + " document.getElementById('value').value])"
+    pages.append(
+      Page(
+        name: "map-url", path: "/map#6/48.85/2.35?company=Acme", waitFor: drawn,
+        steps: [
+          Step(run: "sessionStorage.opened = \(inputs)", waitFor: "sessionStorage.opened"),
+          Step(
+            run: "document.getElementById('field').value = 'city';"
+              + " document.getElementById('value').value = 'Paris';"
+              + " document.getElementById('filter').requestSubmit()",
+            waitFor: "location.hash.endsWith('?city=Paris')"),
+          Step(
+            run: "document.getElementById('place').value = 'Tokyo';"
+              + " document.getElementById('search').requestSubmit()",
+            waitFor: "location.hash.startsWith('#11/35.')"),
+          Step(
+            run: "sessionStorage.searched = \(inputs); location.reload()",
+            // The reloaded document, not the one about to go.
+            waitFor: "performance.getEntriesByType('navigation')[0].type === 'reload'"
+              + " && document.readyState === 'complete' && \(drawn)"),
+        ],
+        evaluate: [
+          "opened": "sessionStorage.opened", "searched": "sessionStorage.searched",
+          "reloaded": inputs, "status": "document.getElementById('status').textContent",
+        ]))
+    return try check(pages, origin: origin)
   }
 
   /// The full card once its script has shown the share button; then what a link preview and a
@@ -174,7 +243,7 @@ struct BrowserRun: Sendable {
   }
 
   /// The map: drawn once the countries and the markers are in; then a click on the cluster,
-  /// which zooms in until it splits.
+  /// which zooms in until it splits, and a click on a card, which opens its summary.
   static let mapPage = Page(
     name: "map", path: "/map",
     waitFor: "document.querySelectorAll('svg path').length > 100"
@@ -184,9 +253,23 @@ struct BrowserRun: Sendable {
       Step(
         run: "document.querySelector('.cluster').click()",
         waitFor: "document.querySelectorAll('.cluster').length"
-          + " + document.querySelectorAll('path.leaflet-interactive').length >= 2")
+          + " + document.querySelectorAll('path.leaflet-interactive').length >= 2"),
+      // A click on one card opens its summary, with a link to its page.
+      Step(
+        // Once a dot is drawn (the markers are redrawn after each move).
+        run: "(function click() { const dot = document.querySelector('path.leaflet-interactive');"
+          + " if (!dot) { setTimeout(click, 50); return; }"
+          + " const box = dot.getBoundingClientRect();"
+          + " const at = {bubbles: true, cancelable: true, view: window,"
+          + " clientX: box.left + box.width / 2, clientY: box.top + box.height / 2};"
+          + " for (const type of ['mousedown', 'mouseup', 'click'])"
+          + " dot.dispatchEvent(new MouseEvent(type, at)); })()",
+        waitFor: "document.querySelector('.leaflet-popup-content a') !== null"),
     ],
     evaluate: [
+      "popup": "[document.querySelector('.leaflet-popup-content strong').textContent,"
+        + " document.querySelector('.leaflet-popup-content a').getAttribute('href')]",
+      "land": "getComputedStyle(document.querySelector('svg path:not(.leaflet-interactive)')).fill",
       "markers": "document.querySelectorAll('path.leaflet-interactive').length",
       "clusters": "Array.from(document.querySelectorAll('.cluster')).map(e => e.textContent)",
       "countries": "document.querySelectorAll('svg path:not(.leaflet-interactive)').length",

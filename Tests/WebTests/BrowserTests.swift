@@ -230,6 +230,15 @@ struct BrowserTests {
       #expect(number("countries") > 100, "\(place): the country outlines")
       #expect(number("features") >= 2 && number("markers") + clusters.count >= 2, "\(place)")
       #expect(clusters.allSatisfy { Int($0).map { $0 < 3 } ?? false }, "\(place): \(clusters)")
+      // Dark land in dark mode; a card's summary links its page.
+      let land = page.scheme == "dark" ? "rgb(39, 48, 59)" : "rgb(233, 237, 242)"
+      #expect(page.evaluated["land"] == "\"\(land)\"", "\(place): \(page.evaluated)")
+      let popup =
+        (try? JSONDecoder().decode([String].self, from: Data((page.evaluated["popup"] ?? "").utf8)))
+        ?? []
+      #expect(
+        popup.count == 2 && popup[0].hasPrefix("Map ")
+          && popup[1].hasPrefix(run.origin + "/c/"), "\(place): \(popup)")
       let size = (try? FileManager.default.attributesOfItem(atPath: page.screenshot)[.size]) as? Int
       #expect((size ?? 0) > 1000, "\(place): no screenshot at \(page.screenshot)")
     }
@@ -271,6 +280,78 @@ struct BrowserTests {
       #expect(page.dom.title == "Wallet", "\(place)")
       let size = (try? FileManager.default.attributesOfItem(atPath: page.screenshot)[.size]) as? Int
       #expect((size ?? 0) > 1000, "\(place): no screenshot at \(page.screenshot)")
+    }
+  }
+
+  @Test(
+    "over the demo's 3,000 cards at zooms 1, 2, 5 and 8, in light and dark: no two markers overlap on the screen, and every count fits its circle, abbreviated past 999"
+  )
+  func crowdedMap() async throws {
+    let run = try await BrowserRun.shared.value
+    for name in ["demo-map-1", "demo-map-2", "demo-map-5", "demo-map-8"] {
+      let pages = run.pages(name)
+      #expect(pages.map(\.scheme) == ["light", "dark"])
+      for page in pages {
+        let place = "\(name) (\(page.scheme))"
+        #expect(page.console.isEmpty, "\(place): \(page.console)")
+        let circles =
+          (try? JSONDecoder().decode(
+            [[Double]].self, from: Data((page.evaluated["circles"] ?? "").utf8))) ?? []
+        let labels =
+          (try? JSONDecoder().decode(
+            [String].self, from: Data((page.evaluated["labels"] ?? "").utf8))) ?? []
+        #expect(
+          circles.count >= 3 && Int(page.evaluated["features"] ?? "") ?? 0 >= circles.count,
+          "\(place): \(circles.count) markers")
+        for i in circles.indices {
+          for j in circles.indices where j > i {
+            let (a, b) = (circles[i], circles[j])
+            let apart = ((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1])).squareRoot()
+            #expect(apart >= a[2] + b[2] - 0.5, "\(place): \(a) and \(b) overlap")
+          }
+        }
+        #expect(page.evaluated["fits"] == "true", "\(place)")
+        for label in labels {
+          #expect(
+            label.count <= 4 && (Int(label).map { $0 < 1000 } ?? label.hasSuffix("k")),
+            "\(place): \(label)")
+        }
+      }
+    }
+    // At zoom 1 the demo's cards are thousands in a few circles: a count abbreviated (1.3k).
+    let world = run.pages("demo-map-1").first?.evaluated["labels"] ?? ""
+    #expect(world.contains(".") && world.contains("k"), "\(world)")
+  }
+
+  @Test(
+    "the view and filter in the URL: a link opens at its view with its filter (the API asked with it); a filter and a search move the URL; a reload opens where it was"
+  )
+  func mapURL() async throws {
+    let run = try await BrowserRun.shared.value
+    let pages = run.pages("map-url")
+    #expect(pages.map(\.scheme) == ["light", "dark"])
+    for page in pages {
+      let place = "map-url (\(page.scheme))"
+      #expect(page.console.isEmpty, "\(place): \(page.console)")
+      let value = { (key: String) -> [String] in
+        let text =
+          (try? JSONDecoder().decode(String.self, from: Data((page.evaluated[key] ?? "").utf8)))
+          ?? ""
+        return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+      }
+      #expect(
+        value("opened") == ["#6/48.85000/2.35000?company=Acme", "company", "Acme"], "\(place)")
+      #expect(
+        page.requests.contains { $0.contains("/v1/cards?bbox=") && $0.hasSuffix("&company=Acme") },
+        "\(place)")
+      #expect(page.requests.contains { $0.hasSuffix("&city=Paris") }, "\(place)")
+      #expect(page.requests.contains { $0.contains("/v1/geocode?count=1&q=Tokyo") }, "\(place)")
+      let searched = value("searched")
+      #expect(
+        searched.count == 3 && searched[0].hasPrefix("#11/35.")
+          && searched[0].hasSuffix("?city=Paris")
+          && searched[1] == "city" && searched[2] == "Paris", "\(place): \(searched)")
+      #expect(value("reloaded") == searched, "\(place)")
     }
   }
 }

@@ -12,6 +12,8 @@ struct CardAPI: Sendable {
   let cards: Cards
   let views: CardViews
   let wallets: Wallets
+  /// The map's searches by address (`geocode`).
+  let geocodes = KeyedLimit(CardAPI.geocodesPerMinute, per: 60)
 
   /// A card's JSON is at most 32 KiB (`CardFields`); a larger body is refused unread.
   static let maxBodyBytes = 64 * 1024
@@ -19,6 +21,12 @@ struct CardAPI: Sendable {
   func add(to router: Router<PageContext>) {
     router.get("/v1/cards") { request, _ in await APIResponse.run { try clusters(request) } }
     router.get("/v1/cards/nearby") { request, _ in await APIResponse.run { try nearby(request) } }
+    router.get("/v1/geocode") { request, context in
+      await APIResponse.run {
+        try await geocode(
+          request, client: ClientAddress.key(context.remoteAddress?.ipAddress ?? "?"))
+      }
+    }
     router.get("/v1/cards/mine") { request, _ in await APIResponse.run { try mine(request) } }
     router.post("/v1/cards/mine") { request, _ in
       await APIResponse.run { try await create(request) }

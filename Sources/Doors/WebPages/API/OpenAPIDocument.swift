@@ -1,5 +1,6 @@
 import Cards
 import Foundation
+import Geocoding
 
 /// The API's OpenAPI 3.1 document, served at `/openapi.json`: every `/v1` route with its
 /// parameters, bodies, responses and the Bearer scheme. `APIDocumentTests` keeps it in step
@@ -62,6 +63,29 @@ enum OpenAPIDocument {
               type: "application/geo+json"),
             "400": error("A bbox or zoom missing, malformed or out of range"),
             "422": error("A bbox whose minLat is above its maxLat, or too large for the zoom"),
+          ])
+      ],
+      "/v1/geocode": [
+        "get": operation(
+          "geocode", "Places matching a text, best first (GEOCODE): the map's search box",
+          parameters: [
+            query(
+              "q", required: true,
+              ["type": "string", "minLength": 1, "maxLength": CardAPI.maxGeocodeText],
+              "What to look for: a place, an address (only spaces find nothing)"),
+            query(
+              "count", required: false,
+              [
+                "type": "integer", "minimum": 1, "maximum": GeocodeQuery.maximumLimit,
+                "default": CardAPI.defaultGeocodeCount,
+              ], "At most this many"),
+          ],
+          responses: [
+            "200": body("The places", ["type": "array", "items": ref("Place")]),
+            "400": error("No text, an empty one, or a bad count"),
+            "429": limited("Past \(CardAPI.geocodesPerMinute) searches a minute from one address"),
+            "502": error("The geocoder failed"),
+            "503": error("No geocoder is configured"),
           ])
       ],
       "/v1/cards/nearby": [

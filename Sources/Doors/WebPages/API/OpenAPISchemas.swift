@@ -78,6 +78,15 @@ extension OpenAPIDocument {
         "Error": [
           "type": "object", "required": ["error"], "properties": ["error": string],
         ],
+        "Place": [
+          "type": "object", "required": ["lon", "lat", "label", "confidence", "provider", "name"],
+          "properties": [
+            "lon": ["type": "number"], "lat": ["type": "number"], "label": string,
+            "confidence": ["type": "number", "minimum": 0, "maximum": 1], "provider": string,
+            "name": string, "region": string, "country": string, "countryCode": string,
+            "postcode": string,
+          ],
+        ],
         "CardInput": [
           "type": "object", "required": ["firstName"], "additionalProperties": false,
           "description": "A card's fields as CARD.CREATE takes them (docs/PROTOCOL.md lists all)",

@@ -123,6 +123,13 @@ public struct WebMap: Sendable {
     </head>
     <body>
     <div id="map" data-countries="/static/countries.geojson" data-tiles="{{tiles}}" data-tiles-attribution="{{attribution}}"></div>
+    <div class="panel">
+    <h1>CardAtlas map</h1>
+    <form id="search" role="search" autocomplete="off"><input id="place" type="search" placeholder="Find a place" aria-label="Find a place" maxlength="200"><button type="submit">Go</button></form>
+    <form id="filter" autocomplete="off"><select id="field" aria-label="Filter by"><option value="company">Company</option><option value="jobTitle">Job title</option><option value="city">City</option></select><input id="value" type="search" placeholder="Any" aria-label="Filter value" maxlength="150"><button type="submit">Filter</button></form>
+    <p id="status" role="status"></p>
+    <p><span class="dot"></span> a card &nbsp; <span class="ring">12</span> cards close together (click to zoom in)</p>
+    </div>
     <script src="/static/leaflet/leaflet.js"></script>
     <script src="/static/map.js"></script>
     </body>
