@@ -80,17 +80,16 @@ struct AccountPages: Sendable {
     return await body(form)
   }
 
-  /// `posted`, for the session cookie's account; without one, to the sign-in page.
+  /// `posted`, for the session cookie's account; without one, to the sign-in page before
+  /// the body is read (a card's form may be megabytes: only an account's are read).
   func postedSignedIn(
     _ request: Request, limit: Int = maxFormBytes,
     _ body: (SubmittedForm, WebSession.SignedIn) async -> Response
   ) async -> Response {
-    await posted(request, limit: limit) { form in
-      guard let session = WebSession.signedIn(request, accounts) else {
-        return AccountPage.redirect("/account/signin")
-      }
-      return await body(form, session)
+    guard let session = WebSession.signedIn(request, accounts) else {
+      return AccountPage.redirect("/account/signin")
     }
+    return await posted(request, limit: limit) { await body($0, session) }
   }
 
   /// A page for the session cookie's account; without one, to the sign-in page.
