@@ -140,14 +140,9 @@ struct MyCardPages: Sendable {
     switch saved {
     case .success(let made): savedCard = made
     case .failure(let error):
-      let status: HTTPResponse.Status =
-        switch error {
-        case .limit, .limited: .tooManyRequests
-        case .tryAgain, .notPersisted: .serviceUnavailable
-        default: .badRequest
-        }
       return self.form(
-        request, card, values: values, error: Self.sentence(error.message), status: status)
+        request, card, values: values, error: Self.sentence(error.message),
+        status: APIError(error).status)
     }
     return await place(savedCard, owner: owner, wanted: values.showOnMap)
   }

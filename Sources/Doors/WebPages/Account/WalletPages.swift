@@ -29,7 +29,7 @@ struct WalletPages: Sendable {
         case .failure(let error):
           var response = list(
             request, session, error: MyCardPages.sentence(error.message),
-            status: Self.status(error))
+            status: APIError(error).status)
           if case .limited(let limit) = error {
             response.headers[.retryAfter] = "\(limit.retryAfter)"
           }
@@ -52,18 +52,9 @@ struct WalletPages: Sendable {
         case .failure(let error):
           return list(
             request, session, error: MyCardPages.sentence(error.message),
-            status: Self.status(error))
+            status: APIError(error).status)
         }
       }
-    }
-  }
-
-  static func status(_ error: CardError) -> HTTPResponse.Status {
-    switch error {
-    case .notFound, .inactive: .notFound
-    case .limited: .tooManyRequests
-    case .tryAgain, .notPersisted: .serviceUnavailable
-    default: .badRequest
     }
   }
 
