@@ -27,7 +27,8 @@ FUZZER = $(FUZZ_SCRATCH)/release/CommandFuzzer
 # threads by hand (SpatialIndex, Keyspace and Server run with exclusivity checks off) and the code
 # that reads what clients send. The protocol fuzzer runs shorter there, without its RSS bound
 # (the sanitizers' allocators hold freed memory on purpose), and the real-data oracle test asks
-# fewer queries (its brute force was a third of the AddressSanitizer run).
+# fewer queries (its brute force was a third of the AddressSanitizer run), and the rebuild test
+# loads half its items.
 # Their build has only these test targets (CARDATLAS_TEST_TARGETS, read by Package.swift), and
 # line tables for debug information: reports keep their files and lines, the build is faster.
 SANITIZE_BUILD_FLAGS ?= -Xswiftc -gline-tables-only
@@ -36,7 +37,8 @@ empty :=
 space := $(empty) $(empty)
 comma := ,
 SANITIZE_FILTER ?= $(subst $(space),|,$(strip $(SANITIZE_TARGETS)))
-SANITIZE_ENV ?= CARDATLAS_PROTOCOL_FUZZ_SECONDS=15 CARDATLAS_PROTOCOL_FUZZ_RSS_MB=0 CARDATLAS_ORACLE_QUERIES=60
+SANITIZE_ENV ?= CARDATLAS_PROTOCOL_FUZZ_SECONDS=15 CARDATLAS_PROTOCOL_FUZZ_RSS_MB=0 CARDATLAS_ORACLE_QUERIES=60 \
+	CARDATLAS_REBUILD_LOADS=2
 # Tests that wait at most 10 s for a reply and, under TSan's slowdown, time out rather than fail
 # (they run in the plain suite): pipelined durable writes' order, kill -9 recovery, slow clients.
 # The timed suites too, and those that load a million members or 60,000-star patterns: their

@@ -59,7 +59,7 @@ struct VenuesTests {
     #expect(visit.venueId == cafe.id && visit.isOpen)
     #expect(
       try venues.visitors(owner: owner, venue: cafe.id, from: nil, to: nil, count: 10).get() == [
-        visit
+        .account(visit)
       ])
     #expect(throws: VenueError.noPermission("the venue is not yours")) {
       try venues.visitors(owner: visitor, venue: cafe.id, from: nil, to: nil, count: 10).get()

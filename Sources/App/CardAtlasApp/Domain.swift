@@ -116,6 +116,7 @@ public struct Domain: Sendable {
       configuration: configuration.documents)
     var venueSettings = configuration.venues
     if venueSettings.geocoder == nil { venueSettings.geocoder = cards.configuration.geocoder }
+    venueSettings.publicURL = cards.configuration.publicURL
     if venueSettings.positiveTest == nil {
       // EXPOSURE.REPORT asks for the reporter's latest positive test on file.
       venueSettings.positiveTest = { [documents] in documents.positiveTest(of: $0) }

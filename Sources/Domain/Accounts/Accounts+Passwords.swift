@@ -72,7 +72,7 @@ extension Accounts {
         (redis-cli: ACCOUNT.RESET \(token) <new password>)
         If it was not you, ignore this message: nothing has changed.
         """
-      send(to: account.email, subject: "Reset your CardAtlas password", body: body)
+      mail(to: account.email, subject: "Reset your CardAtlas password", body: body)
     }
   }
 

@@ -65,11 +65,12 @@ extension Accounts {
       (redis-cli: ACCOUNT.RESET.REQUEST \(owner.email)).
       If it was not you, you need do nothing.
       """
-    send(to: owner.email, subject: "Someone tried to sign up with your address", body: body)
+    mail(to: owner.email, subject: "Someone tried to sign up with your address", body: body)
   }
 
-  /// Hands a mail to the mail queue; a failure is logged (the outbox keeps what SMTP refused).
-  func send(to: String, subject: String, body: String) {
+  /// Hands a mail to the mail queue (the accounts' and the venues' guests'); a failure is logged
+  /// (the outbox keeps what SMTP refused).
+  public func mail(to: String, subject: String, body: String) {
     mailQueue.async { [mailer, configuration] in
       do {
         try mailer.send(to: to, subject: subject, body: body)

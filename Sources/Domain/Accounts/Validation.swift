@@ -6,7 +6,7 @@ public enum Validation {
   public static let maximumEmailLength = 254
 
   /// Why `email` is not acceptable, if it is not.
-  static func problem(email: String) -> AccountError? {
+  public static func problem(email: String) -> AccountError? {
     let invalid = AccountError.invalid(field: "email", reason: "not an email address")
     guard email.utf8.count <= maximumEmailLength else {
       return .invalid(field: "email", reason: "longer than \(maximumEmailLength) bytes")

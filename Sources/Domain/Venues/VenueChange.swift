@@ -11,6 +11,8 @@ public enum VenueChange: Sendable, Equatable, Codable {
   /// When the account added the venue to its favorites; nil: not a favorite.
   case favorite(account: Int64, venue: Int64, addedAt: Double?)
   case notices([ExposureNotice])
+  /// The guest visit as written; nil: gone.
+  case guest(id: Int64, GuestVisit?)
 }
 
 /// A visit as JSON holds it: an open visit's end (infinity) is none.
@@ -36,10 +38,12 @@ public struct StoredVisit: Sendable, Equatable, Codable {
   }
 }
 
-/// What one node tells the nodes that share its store and is not a write: a venue created, as
-/// the per-hour limit counts it.
+/// What one node tells the nodes that share its store and is not a write: a venue created or a
+/// guest checked in, as the per-hour limits count them.
 public enum VenuesNews: Sendable, Equatable, Codable {
   case created(account: Int64)
+  /// A guest checked in from `client` (an address's key) at the venue.
+  case guestCheckedIn(client: String, venue: Int64)
 }
 
 extension Venues {
@@ -55,10 +59,7 @@ extension Venues {
         if s.venues[venue.id] == nil { Self.add(venue, to: &s) }
       case .code(let id, let code?):
         guard var venue = s.venues[id] else { return }
-        s.byCode[venue.code] = nil
-        venue.code = code
-        s.byCode[code] = id
-        s.venues[id] = venue
+        Self.replaceCode(of: &venue, with: code, in: &s)
       case .code(_, nil): return
       case .dependant(let dependant):
         guard s.dependants[dependant.id] == nil else { return }
@@ -78,6 +79,10 @@ extension Venues {
       case .favorite(let account, let venue, let addedAt):
         s.favorites[account, default: [:]][venue] = addedAt
         if s.favorites[account]?.isEmpty == true { s.favorites[account] = nil }
+      case .guest(let id, let guest?):
+        if s.guests[id] == nil { Self.add(guest, to: &s) } else { s.guests[id] = guest }
+      case .guest(let id, nil):
+        Self.forget(guest: id, in: &s)
       case .notices(let notices):
         for notice in notices
         where !(s.notices[notice.accountId] ?? []).contains(where: { $0.sameWindow(notice) }) {
@@ -100,6 +105,9 @@ extension Venues {
   public func apply(followed news: VenuesNews) {
     switch news {
     case .created(let account): creates.record(["account:\(account)"])
+    case .guestCheckedIn(let client, let venue):
+      guestsByAddress.record(["address:\(client)"])
+      guestsByVenue.record(["venue:\(venue)"])
     }
   }
 }

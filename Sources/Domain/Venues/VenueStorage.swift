@@ -25,8 +25,11 @@ public protocol VenueStorage: WriteCommitter {
   ) -> any DurableWrite
   /// Notices of exposure; one already stored is kept as it was.
   func inserting(_ notices: [ExposureNotice]) -> any DurableWrite
+  /// Makes the stored guest visit what `current` answers as the write applies (none: gone).
+  func syncingGuest(_ id: Int64, current: @escaping @Sendable () -> GuestVisit?)
+    -> any DurableWrite
   /// Where new venues', dependants' and visits' ids come from when nodes share the store (nil:
-  /// one after the highest, counted in memory).
+  /// one after the highest, counted in memory). Guest visits take theirs from the visits'.
   var ids: VenueIDs? { get }
 }
 
@@ -57,10 +60,13 @@ public struct StoredVenues: Sendable {
   public var favorites: [(account: Int64, venue: Int64, addedAt: Double)] = []
   /// By time reported.
   public var notices: [ExposureNotice] = []
+  /// By start, then id.
+  public var guests: [GuestVisit] = []
   /// The id after the highest each table has ever given (a deleted row's is never given again).
   public var nextVenue: Int64 = 1
   public var nextDependant: Int64 = 1
   public var nextVisit: Int64 = 1
+  public var nextGuest: Int64 = 1
 
   public init() {}
 }

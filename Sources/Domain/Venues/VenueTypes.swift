@@ -12,10 +12,12 @@ public struct Venue: Sendable, Equatable, Codable {
   /// What the QR code holds: never in a venue's replies but VENUE.CODE's.
   public internal(set) var code: String
   public let createdAt: Date
+  /// The code the last rotation replaced: its check-in page says the code changed.
+  public internal(set) var previousCode: String?
 
   public init(
     id: Int64, ownerId: Int64, name: String, longitude: Double, latitude: Double,
-    address: String?, code: String, createdAt: Date
+    address: String?, code: String, createdAt: Date, previousCode: String? = nil
   ) {
     self.id = id
     self.ownerId = ownerId
@@ -25,6 +27,50 @@ public struct Venue: Sendable, Equatable, Codable {
     self.address = address
     self.code = code
     self.createdAt = createdAt
+    self.previousCode = previousCode
+  }
+}
+
+/// A visitor without an account, checked in from the venue's page with a name and a way to
+/// reach them (an email, a phone, or both). A guest cannot check out: the stay ends
+/// `Configuration.guestStay` after the check-in.
+public struct GuestVisit: Sendable, Equatable, Codable {
+  public let id: Int64
+  public let venueId: Int64
+  public let name: String
+  public let email: String?
+  public let phone: String?
+  /// Seconds since 1970.
+  public let start: Double
+  public let end: Double
+  /// Mailed of an exposure already (a guest hears of one visit once).
+  public internal(set) var notified: Bool
+
+  public init(
+    id: Int64, venueId: Int64, name: String, email: String?, phone: String?, start: Double,
+    end: Double, notified: Bool
+  ) {
+    self.id = id
+    self.venueId = venueId
+    self.name = name
+    self.email = email
+    self.phone = phone
+    self.start = start
+    self.end = end
+    self.notified = notified
+  }
+}
+
+/// Who was at a venue: an account (or its dependant), or a guest.
+public enum VenueVisitor: Sendable, Equatable {
+  case account(Visit)
+  case guest(GuestVisit)
+
+  var start: Double {
+    switch self {
+    case .account(let visit): visit.start
+    case .guest(let guest): guest.start
+    }
   }
 }
 
@@ -75,7 +121,8 @@ public struct Visit: Sendable, Equatable {
 }
 
 /// Another visit that overlapped one of the subject's, at the same venue: what EXPOSURE
-/// answers (a health authority learns who).
+/// answers (a health authority learns who). A guest's has account 0, its guest visit's id,
+/// and the guest.
 public struct Exposure: Sendable, Equatable {
   public let accountId: Int64
   public let dependantId: Int64
@@ -84,6 +131,7 @@ public struct Exposure: Sendable, Equatable {
   /// The overlap, seconds since 1970.
   public let from: Double
   public let to: Double
+  public var guest: GuestVisit? = nil
 
   public var minutes: Double { (to - from) / 60 }
 }

@@ -170,16 +170,37 @@ extension Venues {
     }
   }
 
-  /// The venue's visits that overlap `from..<to`, newest first, at most `count`: for its owner
-  /// only.
+  /// The venue's visits and guests that overlap `from..<to`, newest first, at most `count`:
+  /// for its owner only.
   public func visitors(owner: Int64, venue id: Int64, from: Double?, to: Double?, count: Int)
-    -> Result<[Visit], VenueError>
+    -> Result<[VenueVisitor], VenueError>
   {
     state.withLock { s in
       guard let venue = s.venues[id] else { return .failure(.notFound("no such venue")) }
       guard venue.ownerId == owner else { return .failure(.noPermission("the venue is not yours")) }
-      return .success(
-        Self.newestFirst(s.atVenue[id]?.ids ?? [], s, from, to, count) { $0.accountId != 0 })
+      let visits = Self.newestFirst(s.atVenue[id]?.ids ?? [], s, from, to, count) {
+        $0.accountId != 0
+      }
+      var guests: [GuestVisit] = []
+      for guestId in (s.guestsAt[id] ?? []).reversed() where guests.count < count {
+        let guest = s.guests[guestId]!
+        if let to, guest.start >= to { continue }
+        if let from, guest.end <= from { continue }
+        guests.append(guest)
+      }
+      // Both newest first: merged, the later start first (a visit before a guest at a tie).
+      var merged: [VenueVisitor] = []
+      var (v, g) = (0, 0)
+      while merged.count < count && (v < visits.count || g < guests.count) {
+        if g == guests.count || (v < visits.count && visits[v].start >= guests[g].start) {
+          merged.append(.account(visits[v]))
+          v += 1
+        } else {
+          merged.append(.guest(guests[g]))
+          g += 1
+        }
+      }
+      return .success(merged)
     }
   }
 

@@ -35,7 +35,8 @@ extension Venues {
       guard mine.accountId == subject, mine.dependantId == 0 else { continue }
       let low = max(mine.start, from)
       let high = min(mine.end(now: now), to)
-      guard low < high, let at = s.atVenue[mine.venueId] else { continue }
+      guard low < high else { continue }
+      let at = s.atVenue[mine.venueId] ?? AtVenue()
       func consider(_ other: Visit) {
         guard other.accountId != subject, other.accountId != 0 else { return }
         let a = max(low, other.start)
@@ -58,6 +59,12 @@ extension Venues {
         if !at.long.contains(other.id) { consider(other) }
       }
       for other in at.long { consider(s.visits.at(other)) }
+      for guest in guests(at: mine.venueId, overlapping: low, high, s) {
+        found.append(
+          Exposure(
+            accountId: 0, dependantId: 0, venueId: guest.venueId, visitId: guest.id,
+            from: max(low, guest.start), to: min(high, guest.end), guest: guest))
+      }
     }
     return found.sorted {
       ($0.from, $0.venueId, $0.accountId, $0.visitId) < (
@@ -68,28 +75,42 @@ extension Venues {
 
   /// Tells every visitor whose visit overlapped one of the account's own in the days before its
   /// positive test (`reportDays`) up to now: each hears the venue and the window, rounded out to
-  /// whole hours, and never who (pub/sub `account:<id>` once durable, and `notices`). Refused
-  /// without a positive test on file. Answers how many notices were new.
+  /// whole hours, and never who (pub/sub `account:<id>` once durable, and `notices`; a guest,
+  /// by mail to the email it left, once a visit). Refused without a positive test on file.
+  /// Answers how many notices were new.
   public func report(account: Int64, _ done: @escaping Done<Int>) {
     guard let tested = configuration.positiveTest?(account) else {
       return done(.failure(.notFound("no positive test result on file")))
     }
     let now = now
     let from = tested.timeIntervalSince1970 - configuration.reportDays * 86_400
-    let fresh = state.withLock { s -> [ExposureNotice] in
+    let (fresh, guests) = state.withLock { s -> ([ExposureNotice], [GuestMail]) in
       var fresh: [ExposureNotice] = []
+      var guests: [GuestMail] = []
       for exposure in Self.exposures(of: account, from, now, now, s) {
         guard let venue = s.venues[exposure.venueId] else { continue }
+        let (windowFrom, windowTo) = (
+          (exposure.from / 3600).rounded(.down) * 3600, (exposure.to / 3600).rounded(.up) * 3600
+        )
+        if let guest = exposure.guest {
+          // Told once a visit, through the email it left (a phone's is for the authority).
+          guard let email = guest.email, s.guests[guest.id]?.notified == false,
+            !guests.contains(where: { $0.id == guest.id })
+          else { continue }
+          s.guests[guest.id]?.notified = true
+          let mail = Self.exposureMail(guest, venue: venue.name, from: windowFrom, to: windowTo)
+          guests.append(GuestMail(id: guest.id, to: email, subject: mail.subject, body: mail.body))
+          continue
+        }
         let notice = ExposureNotice(
           accountId: exposure.accountId, dependantId: exposure.dependantId, venueId: venue.id,
-          venueName: venue.name, from: (exposure.from / 3600).rounded(.down) * 3600,
-          to: (exposure.to / 3600).rounded(.up) * 3600, reportedAt: now)
+          venueName: venue.name, from: windowFrom, to: windowTo, reportedAt: now)
         let known = (s.notices[notice.accountId] ?? []) + fresh
         guard !known.contains(where: { $0.sameWindow(notice) }) else { continue }
         fresh.append(notice)
       }
       for notice in fresh { s.notices[notice.accountId, default: []].append(notice) }
-      return fresh
+      return (fresh, guests)
     }
     let messages = fresh.map { notice in
       (
@@ -101,7 +122,8 @@ extension Venues {
       [
         storage.inserting(fresh),
         Publish(notifier: notifier, messages: messages),
-      ], answer: fresh.count, done)
+      ] + guests.map { syncGuest($0.id) } + [GuestMails(venues: self, mails: guests)],
+      answer: fresh.count + guests.count, done)
   }
 
   /// The exposures the account was told of, the latest first.
@@ -135,7 +157,11 @@ extension Venues {
       venues.state.withLock { s in
         let owned = s.byOwner.removeValue(forKey: id) ?? []
         for venueId in owned {
-          if let venue = s.venues.removeValue(forKey: venueId) { s.byCode[venue.code] = nil }
+          if let venue = s.venues.removeValue(forKey: venueId) {
+            s.byCode[venue.code] = nil
+            if let previous = venue.previousCode { s.byPreviousCode[previous] = nil }
+          }
+          for guest in s.guestsAt.removeValue(forKey: venueId) ?? [] { s.guests[guest] = nil }
           for visit in s.atVenue.removeValue(forKey: venueId)?.ids ?? [] {
             Self.forget(visit, in: &s)
           }

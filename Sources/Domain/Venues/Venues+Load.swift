@@ -16,11 +16,14 @@ extension Venues {
       s.favorites[favorite.account, default: [:]][favorite.venue] = favorite.addedAt
     }
     for notice in stored.notices { s.notices[notice.accountId, default: []].append(notice) }
+    s.nextGuest = stored.nextGuest
+    for guest in stored.guests { add(guest, to: &s) }
   }
 
   static func add(_ venue: Venue, to s: inout State) {
     s.venues[venue.id] = venue
     s.byCode[venue.code] = venue.id
+    if let previous = venue.previousCode { s.byPreviousCode[previous] = venue.id }
     s.byOwner[venue.ownerId, default: []].append(venue.id)
     s.nextVenue = max(s.nextVenue, venue.id + 1)
   }
@@ -49,6 +52,22 @@ extension Venues {
     if visit.isOpen || visit.end - visit.start > longVisit {
       s.atVenue[visit.venueId]?.long.insert(visit.id)
     }
+  }
+
+  /// Adds a guest visit to its venue's, in order of start.
+  static func add(_ guest: GuestVisit, to s: inout State) {
+    s.guests[guest.id] = guest
+    s.nextGuest = max(s.nextGuest, guest.id + 1)
+    let guests = s.guests
+    func insert(into ids: inout [Int64]) {
+      var (low, high) = (0, ids.count)
+      while low < high {
+        let mid = (low + high) / 2
+        if guests[ids[mid]]!.start <= guest.start { low = mid + 1 } else { high = mid }
+      }
+      ids.insert(guest.id, at: low)
+    }
+    insert(into: &s.guestsAt[guest.venueId, default: []])
   }
 
   /// Closes an open visit at `end`, or at its start if the clock went back meanwhile.

@@ -155,7 +155,8 @@ extension Venues {
     commit([storage.inserting(venue)], answer: venue, done)
   }
 
-  /// Gives the owner's venue a new code: the old one checks nobody in from now on.
+  /// Gives the owner's venue a new code: the old one checks nobody in from now on (its page
+  /// says the code changed, until the next rotation).
   public func rotate(owner: Int64, venue id: Int64, _ done: @escaping Done<String>) {
     let rotated = state.withLock { s -> Result<String, VenueError> in
       guard var venue = s.venues[id] else { return .failure(.notFound("no such venue")) }
@@ -164,15 +165,25 @@ extension Venues {
       }
       var code = Self.code()
       while s.byCode[code] != nil { code = Self.code() }
-      s.byCode[venue.code] = nil
-      venue.code = code
-      s.byCode[code] = id
-      s.venues[id] = venue
+      Self.replaceCode(of: &venue, with: code, in: &s)
       return .success(code)
     }
     guard case .success(let code) = rotated else { return done(rotated) }
     // What memory holds when it applies: racing rotations leave the latest.
     let write = storage.syncingCode(of: id) { [self] in venue(id)?.code }
     commit([write], answer: code, done)
+  }
+}
+
+extension Venues {
+  static func replaceCode(of venue: inout Venue, with code: String, in s: inout State) {
+    guard venue.code != code else { return }
+    s.byCode[venue.code] = nil
+    if let previous = venue.previousCode { s.byPreviousCode[previous] = nil }
+    venue.previousCode = venue.code
+    s.byPreviousCode[venue.code] = venue.id
+    venue.code = code
+    s.byCode[code] = venue.id
+    s.venues[venue.id] = venue
   }
 }

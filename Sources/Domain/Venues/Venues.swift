@@ -26,6 +26,16 @@ public final class Venues: Sendable {
     public var clock: @Sendable () -> Date = { Date() }
     /// Venues one account may create in an hour (`--venues-per-hour`, 0: no limit).
     public var createsPerHour = 30
+    /// Where a venue's check-in page is: its QR code holds `<publicURL>/v/<code>`.
+    public var publicURL = "http://127.0.0.1:8080"
+    /// How long a guest's stay counts (a guest cannot check out), at most `longVisit`.
+    public var guestStay = 7_200.0
+    /// Guest check-ins one client address may make in an hour, and one venue may take.
+    public var guestsPerAddress = 10
+    public var guestsPerVenue = 600
+    /// Exposure mails one guest email may get in a day: what someone checking in strangers'
+    /// addresses could make the server send them.
+    public var guestMailsPerDay = 3
 
     public init() {}
   }
@@ -50,6 +60,8 @@ public final class Venues: Sendable {
   struct State {
     var venues: [Int64: Venue] = [:]
     var byCode: [String: Int64] = [:]
+    /// Codes a rotation replaced (one a venue): their page says the code changed.
+    var byPreviousCode: [String: Int64] = [:]
     var byOwner: [Int64: [Int64]] = [:]
     var nextVenue: Int64 = 1
     var dependants: [Int64: Dependant] = [:]
@@ -63,6 +75,10 @@ public final class Venues: Sendable {
     /// Venue to when it was added.
     var favorites: [Int64: [Int64: Double]] = [:]
     var notices: [Int64: [ExposureNotice]] = [:]
+    var guests: [Int64: GuestVisit] = [:]
+    /// Each venue's guests, by start.
+    var guestsAt: [Int64: [Int64]] = [:]
+    var nextGuest: Int64 = 1
   }
 
   let storage: any VenueStorage
@@ -70,6 +86,9 @@ public final class Venues: Sendable {
   let notifier: any Notifier
   public let configuration: Configuration
   let creates: KeyedLimit
+  let guestsByAddress: KeyedLimit
+  let guestsByVenue: KeyedLimit
+  let guestMails: KeyedLimit
   let state = Mutex(State())
   let newsShare = Mutex<(@Sendable (VenuesNews) -> Void)?>(nil)
   public typealias Done<T> = @Sendable (Result<T, VenueError>) -> Void
@@ -82,7 +101,11 @@ public final class Venues: Sendable {
     self.accounts = accounts
     self.notifier = notifier
     self.configuration = configuration
+    precondition(configuration.guestStay > 0 && configuration.guestStay <= Self.longVisit)
     creates = KeyedLimit(configuration.createsPerHour, per: 3_600)
+    guestsByAddress = KeyedLimit(configuration.guestsPerAddress, per: 3_600)
+    guestsByVenue = KeyedLimit(configuration.guestsPerVenue, per: 3_600)
+    guestMails = KeyedLimit(configuration.guestMailsPerDay, per: 86_400)
     let stored = try storage.load()
     state.withLock { Self.load(stored, into: &$0) }
     accounts.addObserver(Observer(venues: self))

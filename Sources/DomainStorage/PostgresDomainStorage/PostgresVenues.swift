@@ -8,8 +8,8 @@ import Venues
 
 /// The venues in PostgreSQL, in tables named as the embedded store's: `venues` (the place a
 /// PostGIS point under a GiST index; its code unique), `venue_dependants`, `venue_visits` (times
-/// in seconds since 1970, as the nodes hold them; an open visit's end NULL), `venue_favorites`
-/// and `exposure_notices`. Ids come in blocks. Each write's `VenueChange` rides in the change
+/// in seconds since 1970, as the nodes hold them; an open visit's end NULL), `venue_guests`,
+/// `venue_favorites` and `exposure_notices`. Ids come in blocks. Each write's `VenueChange` rides in the change
 /// feed to every node (`consumer(into:)`).
 public final class PostgresVenues: VenueStorage, Sendable {
   public static let migrations = [
@@ -72,7 +72,27 @@ public final class PostgresVenues: VenueStorage, Sendable {
         "CREATE SEQUENCE venue_id_blocks INCREMENT BY \(blockSize)",
         "CREATE SEQUENCE venue_dependant_id_blocks INCREMENT BY \(blockSize)",
         "CREATE SEQUENCE venue_visit_id_blocks INCREMENT BY \(blockSize)",
-      ])
+      ]),
+    // Guests checked in from a venue's page (their ids from the visits' blocks), and the code
+    // each venue's last rotation replaced (its page says the code changed).
+    PostgresMigration(
+      "venues-v2",
+      [
+        "ALTER TABLE venues ADD COLUMN previous_code text",
+        """
+        CREATE TABLE venue_guests (
+          id bigint PRIMARY KEY,
+          venue_id bigint NOT NULL REFERENCES venues ON DELETE CASCADE,
+          name text NOT NULL,
+          email text,
+          phone text,
+          checked_in_at double precision NOT NULL,
+          checked_out_at double precision NOT NULL,
+          notified boolean NOT NULL DEFAULT false,
+          CHECK (email IS NOT NULL OR phone IS NOT NULL))
+        """,
+        "CREATE INDEX venue_guests_by_venue ON venue_guests (venue_id, checked_in_at)",
+      ]),
   ]
 
   static let blockSize: Int64 = 1_000
@@ -142,8 +162,12 @@ public final class PostgresVenues: VenueStorage, Sendable {
     SyncedWrite(source: Self.source) { connection, logger in
       let code = current()
       if let code {
+        // The code replaced is kept: its page says the code changed.
         try await connection.query(
-          "UPDATE venues SET code = \(code) WHERE id = \(venue)", logger: logger)
+          """
+          UPDATE venues SET previous_code = code, code = \(code)
+          WHERE id = \(venue) AND code <> \(code)
+          """, logger: logger)
       }
       return VenueChange.code(venue: venue, code: code)
     }
@@ -211,6 +235,26 @@ public final class PostgresVenues: VenueStorage, Sendable {
     }
   }
 
+  public func syncingGuest(_ id: Int64, current: @escaping @Sendable () -> GuestVisit?)
+    -> any DurableWrite
+  {
+    SyncedWrite(source: Self.source) { connection, logger in
+      guard let guest = current() else {
+        try await connection.query("DELETE FROM venue_guests WHERE id = \(id)", logger: logger)
+        return VenueChange.guest(id: id, nil)
+      }
+      try await connection.query(
+        """
+        INSERT INTO venue_guests
+          (id, venue_id, name, email, phone, checked_in_at, checked_out_at, notified)
+        VALUES (\(id), \(guest.venueId), \(guest.name), \(guest.email), \(guest.phone),
+          \(guest.start), \(guest.end), \(guest.notified))
+        ON CONFLICT (id) DO UPDATE SET notified = excluded.notified
+        """, logger: logger)
+      return VenueChange.guest(id: id, guest)
+    }
+  }
+
   public func inserting(_ notices: [ExposureNotice]) -> any DurableWrite {
     SyncedWrite(source: Self.source) { connection, logger in
       for n in notices {
@@ -232,17 +276,32 @@ public final class PostgresVenues: VenueStorage, Sendable {
     -> StoredVenues
   {
     var stored = StoredVenues()
-    for try await (id, owner, name, longitude, latitude, address, code, created)
+    for try await (id, owner, name, longitude, latitude, address, code, created, previous)
       in try await connection.query(
         """
-        SELECT id, owner_id, name, ST_X(geom), ST_Y(geom), address, code, created_at FROM venues
+        SELECT id, owner_id, name, ST_X(geom), ST_Y(geom), address, code, created_at,
+          previous_code
+        FROM venues
         """, logger: logger
-      ).decode((Int64, Int64, String, Double, Double, String?, String, Date).self)
+      ).decode((Int64, Int64, String, Double, Double, String?, String, Date, String?).self)
     {
       stored.venues.append(
         Venue(
           id: id, ownerId: owner, name: name, longitude: longitude, latitude: latitude,
-          address: address, code: code, createdAt: created))
+          address: address, code: code, createdAt: created, previousCode: previous))
+    }
+    for try await (id, venue, name, email, phone, start, end, notified)
+      in try await connection.query(
+        """
+        SELECT id, venue_id, name, email, phone, checked_in_at, checked_out_at, notified
+        FROM venue_guests ORDER BY checked_in_at, id
+        """, logger: logger
+      ).decode((Int64, Int64, String, String?, String?, Double, Double, Bool).self)
+    {
+      stored.guests.append(
+        GuestVisit(
+          id: id, venueId: venue, name: name, email: email, phone: phone, start: start,
+          end: end, notified: notified))
     }
     for try await (id, account, name, removed, created) in try await connection.query(
       "SELECT id, account_id, name, removed, created_at FROM venue_dependants ORDER BY id",
@@ -284,6 +343,7 @@ public final class PostgresVenues: VenueStorage, Sendable {
     stored.nextVenue = (stored.venues.map(\.id).max() ?? 0) + 1
     stored.nextDependant = (stored.dependants.map(\.id).max() ?? 0) + 1
     stored.nextVisit = (stored.visits.map(\.id).max() ?? 0) + 1
+    stored.nextGuest = (stored.guests.map(\.id).max() ?? 0) + 1
     return stored
   }
 }

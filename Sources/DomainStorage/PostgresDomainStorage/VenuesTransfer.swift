@@ -4,9 +4,9 @@ import PostgresNIO
 import PostgresStore
 import Venues
 
-/// Moving an embedded store's venues, dependants, visits, favourites and exposure notices into
-/// a database (`cardatlas migrate --to`), and checking they arrived; as `CardsTransfer` does
-/// for the cards.
+/// Moving an embedded store's venues, dependants, visits, guests, favourites and exposure
+/// notices into a database (`cardatlas migrate --to`), and checking they arrived; as
+/// `CardsTransfer` does for the cards.
 public enum VenuesTransfer {
   /// Writes `stored` into `store`'s venue tables (empty: the cards' check found the database
   /// so), then moves the id sequences past the highest ids given.
@@ -19,14 +19,14 @@ public enum VenuesTransfer {
       // Arrays hold no NULL here: '' stands for none.
       try await connection.query(
         """
-        INSERT INTO venues (id, owner_id, name, geom, address, code, created_at)
+        INSERT INTO venues (id, owner_id, name, geom, address, code, created_at, previous_code)
         SELECT id, owner, name, ST_SetSRID(ST_MakePoint(lon, lat), 4326), NULLIF(address, ''),
-          code, created
+          code, created, NULLIF(previous, '')
         FROM unnest(
           \(part.map(\.id)), \(part.map(\.ownerId)), \(part.map(\.name)),
           \(part.map(\.longitude)), \(part.map(\.latitude)), \(part.map { $0.address ?? "" }),
-          \(part.map(\.code)), \(part.map(\.createdAt)))
-          AS moved (id, owner, name, lon, lat, address, code, created)
+          \(part.map(\.code)), \(part.map(\.createdAt)), \(part.map { $0.previousCode ?? "" }))
+          AS moved (id, owner, name, lon, lat, address, code, created, previous)
         """, logger: logger)
     }
     for part in stored.dependants.chunks(chunk) {
@@ -52,6 +52,19 @@ public enum VenuesTransfer {
           AS moved (id, venue, account, dependant, start_at, end_at)
         """, logger: logger)
     }
+    for part in stored.guests.chunks(chunk) {
+      try await connection.query(
+        """
+        INSERT INTO venue_guests
+          (id, venue_id, name, email, phone, checked_in_at, checked_out_at, notified)
+        SELECT id, venue, name, NULLIF(email, ''), NULLIF(phone, ''), start_at, end_at, told
+        FROM unnest(
+          \(part.map(\.id)), \(part.map(\.venueId)), \(part.map(\.name)),
+          \(part.map { $0.email ?? "" }), \(part.map { $0.phone ?? "" }), \(part.map(\.start)),
+          \(part.map(\.end)), \(part.map(\.notified)))
+          AS moved (id, venue, name, email, phone, start_at, end_at, told)
+        """, logger: logger)
+    }
     for part in stored.favorites.chunks(chunk) {
       try await connection.query(
         """
@@ -72,7 +85,8 @@ public enum VenuesTransfer {
     }
     for (sequence, next) in [
       ("venue_id_blocks", stored.nextVenue), ("venue_dependant_id_blocks", stored.nextDependant),
-      ("venue_visit_id_blocks", stored.nextVisit),
+      // Guests take their ids from the visits' blocks.
+      ("venue_visit_id_blocks", max(stored.nextVisit, stored.nextGuest)),
     ] {
       try await connection.run("SELECT setval(\(sequence), \(next), false)", logger: logger)
     }
@@ -96,6 +110,7 @@ public struct VenuesSummary: Equatable, Sendable, CustomStringConvertible {
   public let dependants: Int
   public let favorites: Int
   public let notices: Int
+  public let guests: Int
   public let checksum: UInt64
 
   public init(_ stored: StoredVenues) {
@@ -104,6 +119,7 @@ public struct VenuesSummary: Equatable, Sendable, CustomStringConvertible {
     dependants = stored.dependants.count
     favorites = stored.favorites.count
     notices = stored.notices.count
+    guests = stored.guests.count
     var sum = TransferChecksumSum()
     func millis(_ seconds: Double) -> Int64 {
       seconds.isFinite ? Int64((seconds * 1_000).rounded()) : -1
@@ -113,7 +129,9 @@ public struct VenuesSummary: Equatable, Sendable, CustomStringConvertible {
         $0.add("venue")
         $0.add(v.id)
         $0.add(v.ownerId)
-        $0.add("\(v.name) \(v.longitude) \(v.latitude) \(v.address ?? "-") \(v.code)")
+        $0.add(
+          "\(v.name) \(v.longitude) \(v.latitude) \(v.address ?? "-") \(v.code) "
+            + (v.previousCode ?? "-"))
         $0.add(Int64(v.createdAt.timeIntervalSince1970.rounded()))
       }
     }
@@ -135,6 +153,16 @@ public struct VenuesSummary: Equatable, Sendable, CustomStringConvertible {
         $0.add(v.dependantId)
         $0.add(millis(v.start))
         $0.add(millis(v.end))
+      }
+    }
+    for g in stored.guests {
+      sum.add {
+        $0.add("guest")
+        $0.add(g.id)
+        $0.add(g.venueId)
+        $0.add("\(g.name)\n\(g.email ?? "-")\n\(g.phone ?? "-") \(g.notified)")
+        $0.add(millis(g.start))
+        $0.add(millis(g.end))
       }
     }
     for f in stored.favorites {
@@ -162,6 +190,6 @@ public struct VenuesSummary: Equatable, Sendable, CustomStringConvertible {
 
   public var description: String {
     "\(venues) venues (\(visits) visits, \(dependants) dependants, \(favorites) favorites, "
-      + "\(notices) exposure notices), checksum " + String(checksum, radix: 16)
+      + "\(notices) exposure notices, \(guests) guests), checksum " + String(checksum, radix: 16)
   }
 }

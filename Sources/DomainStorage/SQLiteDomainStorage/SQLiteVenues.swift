@@ -4,14 +4,14 @@ import Store
 import Venues
 
 /// The venues in the embedded store: `venues`, `venue_dependants`, `venue_visits`,
-/// `venue_favorites` and `exposure_notices`.
+/// `venue_guests`, `venue_favorites` and `exposure_notices`.
 public struct SQLiteVenues: VenueStorage, StoreBacked {
   let store: Store
 
   public init(_ store: Store) { self.store = store }
 
   /// The tables' migrations, frozen, after the accounts'.
-  public static let migrations = [venuesV1]
+  public static let migrations = [venuesV1, venuesV2]
 
   public func load() throws -> StoredVenues {
     try store.read { db in
@@ -22,17 +22,36 @@ public struct SQLiteVenues: VenueStorage, StoreBacked {
         case "venues": stored.nextVenue = seq + 1
         case "venue_dependants": stored.nextDependant = seq + 1
         case "venue_visits": stored.nextVisit = seq + 1
+        case "venue_guests": stored.nextGuest = seq + 1
         default: break
         }
       }
       let venues = try Row.fetchCursor(
-        db, sql: "SELECT id, owner_id, name, lon, lat, address, code, created_at FROM venues")
+        db,
+        sql: """
+          SELECT id, owner_id, name, lon, lat, address, code, created_at, previous_code
+          FROM venues
+          """)
       while let row = try venues.next() {
         stored.venues.append(
           Venue(
             id: row["id"], ownerId: row["owner_id"], name: row["name"], longitude: row["lon"],
             latitude: row["lat"], address: row["address"], code: row["code"],
-            createdAt: Date(timeIntervalSince1970: row["created_at"])))
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            previousCode: row["previous_code"]))
+      }
+      let guests = try Row.fetchCursor(
+        db,
+        sql: """
+          SELECT id, venue_id, name, email, phone, checked_in_at, checked_out_at, notified
+          FROM venue_guests ORDER BY checked_in_at, id
+          """)
+      while let row = try guests.next() {
+        stored.guests.append(
+          GuestVisit(
+            id: row["id"], venueId: row["venue_id"], name: row["name"], email: row["email"],
+            phone: row["phone"], start: row["checked_in_at"], end: row["checked_out_at"],
+            notified: row["notified"]))
       }
       let dependants = try Row.fetchCursor(
         db,
@@ -98,7 +117,10 @@ public struct SQLiteVenues: VenueStorage, StoreBacked {
   {
     TransactionWrite { db in
       guard let code = current() else { return }
-      try db.execute(sql: "UPDATE venues SET code = ? WHERE id = ?", arguments: [code, venue])
+      // The code replaced is kept: its page says the code changed.
+      try db.execute(
+        sql: "UPDATE venues SET previous_code = code, code = ? WHERE id = ? AND code != ?",
+        arguments: [code, venue, code])
     }
   }
 
@@ -159,6 +181,28 @@ public struct SQLiteVenues: VenueStorage, StoreBacked {
           sql: "DELETE FROM venue_favorites WHERE account_id = ? AND venue_id = ?",
           arguments: [account, venue])
       }
+    }
+  }
+
+  public func syncingGuest(_ id: Int64, current: @escaping @Sendable () -> GuestVisit?)
+    -> any DurableWrite
+  {
+    TransactionWrite { db in
+      guard let guest = current() else {
+        try db.execute(sql: "DELETE FROM venue_guests WHERE id = ?", arguments: [id])
+        return
+      }
+      try db.execute(
+        sql: """
+          INSERT INTO venue_guests
+            (id, venue_id, name, email, phone, checked_in_at, checked_out_at, notified)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT (id) DO UPDATE SET notified = excluded.notified
+          """,
+        arguments: [
+          id, guest.venueId, guest.name, guest.email, guest.phone, guest.start, guest.end,
+          guest.notified,
+        ])
     }
   }
 

@@ -58,7 +58,7 @@ public struct VenueCommands: Sendable {
         case .failure(let error): return .error(error.message)
         case .success(let code):
           call.replyBytes = QRArguments.replyBytes(options)
-          call.pending = QRArguments.draw(code, options)
+          call.pending = QRArguments.draw(venues.checkInLink(code: code), options)
           return .null
         }
       },
@@ -76,7 +76,7 @@ public struct VenueCommands: Sendable {
         case .failure(let error): return .error(error.message)
         case .success(let w):
           return venues.visitors(owner: owner, venue: id, from: w.from, to: w.to, count: w.count)
-            .reply { VenueJSON.array($0.map { VenueJSON.visit($0, venues, who: accounts) }) }
+            .reply { VenueJSON.array($0.map { VenueJSON.visitor($0, venues, accounts) }) }
         }
       },
     ]
@@ -87,7 +87,8 @@ public struct VenueCommands: Sendable {
       // CHECKIN <code> [<lon> <lat>] [WITH <dependantId>...]
       later("checkin", arity: -2) { [venues] call, account in
         let args = call.arguments
-        let code = args.string(1)
+        // The code, or the URL of its page that the venue's QR code holds.
+        let code = Venues.code(scanned: args.string(1))
         var i = 2
         var position: (longitude: Double, latitude: Double)?
         if i < args.count, !args.is(i, "with") {

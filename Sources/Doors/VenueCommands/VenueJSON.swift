@@ -34,6 +34,30 @@ enum VenueJSON {
     return object
   }
 
+  /// A visitor as the venue's owner sees it: an account's visit, or a guest's with the name and
+  /// contact it left (`guest`, and no `accountId`).
+  static func visitor(_ visitor: VenueVisitor, _ venues: Venues, _ accounts: Accounts)
+    -> [String: Any]
+  {
+    switch visitor {
+    case .account(let visit): return Self.visit(visit, venues, who: accounts)
+    case .guest(let guest):
+      var object: [String: Any] = [
+        "id": guest.id, "venueId": guest.venueId, "checkedInAt": time(guest.start),
+        "checkedOutAt": time(guest.end), "isOpen": false, "guest": Self.guest(guest),
+      ]
+      if let venue = venues.venue(guest.venueId) { object["venueName"] = venue.name }
+      return object
+    }
+  }
+
+  static func guest(_ guest: GuestVisit) -> [String: Any] {
+    var object: [String: Any] = ["name": guest.name]
+    if let email = guest.email { object["email"] = email }
+    if let phone = guest.phone { object["phone"] = phone }
+    return object
+  }
+
   static func checkIn(_ checkIn: CheckIn, _ venues: Venues) -> [String: Any] {
     var object = checkIn.visit.map { visit($0, venues) } ?? [:]
     if !checkIn.dependants.isEmpty {
@@ -49,15 +73,20 @@ enum VenueJSON {
     ]
   }
 
-  /// For a health authority: who was there, where, and for how long together.
+  /// For a health authority: who was there (an account, or a guest's name and contact), where,
+  /// and for how long together.
   static func exposure(_ exposure: Exposure, _ venues: Venues, _ accounts: Accounts)
     -> [String: Any]
   {
     var object: [String: Any] = [
-      "accountId": exposure.accountId, "venueId": exposure.venueId, "visitId": exposure.visitId,
-      "from": time(exposure.from), "to": time(exposure.to),
-      "minutes": (exposure.minutes * 100).rounded() / 100,
+      "venueId": exposure.venueId, "visitId": exposure.visitId, "from": time(exposure.from),
+      "to": time(exposure.to), "minutes": (exposure.minutes * 100).rounded() / 100,
     ]
+    if let guest = exposure.guest {
+      object["guest"] = Self.guest(guest)
+    } else {
+      object["accountId"] = exposure.accountId
+    }
     if let account = accounts.account(exposure.accountId) { object["username"] = account.username }
     if let venue = venues.venue(exposure.venueId) { object["venueName"] = venue.name }
     addDependant(exposure.dependantId, venues, to: &object)

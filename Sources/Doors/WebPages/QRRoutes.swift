@@ -8,8 +8,8 @@ import QRCodes
 import Venues
 
 /// `…/qr.png|svg|jpg` of a card's share URL (`/c/<user>[/<slug>]/qr.*`, what CARD.QR draws,
-/// with the page's statuses when there is no card to show) and of a venue's check-in code
-/// (`/v/<venue>/qr.*`, its owner's only, as VENUE.QR), with `?size=&transparent=1&ecc=`.
+/// with the page's statuses when there is no card to show) and of a venue's check-in page
+/// (`/v/<venue>/qr.*`: `<public-url>/v/<code>`, its owner's only, as VENUE.QR), with `?size=&transparent=1&ecc=`.
 struct QRRoutes: Sendable {
   let pages: CardPages
   let venues: Venues
@@ -68,7 +68,8 @@ struct QRRoutes: Sendable {
     case .success(let code):
       // The code rotates (VENUE.ROTATE): kept by no shared cache, checked again each time.
       return await Self.reply(
-        code, options, request, name: "venue-\(id)-qr", cache: "private, no-cache")
+        venues.checkInLink(code: code), options, request, name: "venue-\(id)-qr",
+        cache: "private, no-cache")
     }
   }
 

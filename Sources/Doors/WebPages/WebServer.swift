@@ -35,7 +35,7 @@ public final class WebServer: Sendable {
     let library = try PageTemplates.library()
     pages = CardPages(accounts: accounts, cards: cards, views: views, library: library)
     account = AccountPages(
-      accounts: accounts, cards: cards, wallets: wallets, assets: assets,
+      accounts: accounts, cards: cards, wallets: wallets, assets: assets, venues: venues,
       site: AccountSite(library: library, publicURL: cards.configuration.publicURL))
     qrCodes = QRRoutes(pages: pages, venues: venues)
     previews = PreviewRoutes(pages: pages)

@@ -6,6 +6,7 @@ import Foundation
 import Hummingbird
 import Mustache
 import RateLimits
+import Venues
 
 /// Signing up, in and out, and resetting a password on the web (`/account/…`): server-drawn
 /// forms that call the same `Accounts` functions as ACCOUNT.CREATE, SESSION.OPEN,
@@ -17,6 +18,7 @@ struct AccountPages: Sendable {
   let cards: Cards
   let wallets: Wallets
   let assets: Assets
+  let venues: Venues
   let site: AccountSite
 
   /// A form without a file: its fields are short.
@@ -58,6 +60,7 @@ struct AccountPages: Sendable {
     }
     MyCardPages(pages: self).add(to: router)
     WalletPages(pages: self).add(to: router)
+    CheckInPages(pages: self).add(to: router)
   }
 
   // MARK: Posting
@@ -147,7 +150,7 @@ struct AccountPages: Sendable {
 
   func signInForm(
     _ request: Request, email: String? = nil, error: String? = nil,
-    status: HTTPResponse.Status = .ok
+    status: HTTPResponse.Status = .ok, next: String? = nil
   ) -> Response {
     let query = request.uri.queryParameters
     let done: String? =
@@ -158,6 +161,8 @@ struct AccountPages: Sendable {
       } else if query.get("out") != nil {
         "You are signed out."
       } else { nil }
+    var hidden: [String: String] = [:]
+    hidden["next"] = Self.returnPath(next ?? query.get("next").map { String($0) })
     return AccountPage.render(
       site,
       AccountPage.Form(
@@ -172,11 +177,22 @@ struct AccountPages: Sendable {
             autocomplete: "current-password", required: true,
             maxLength: Validation.maximumPasswordLength),
         ],
+        hidden: hidden,
         links: [
           ("New here?", "/account/signup", "Create an account"),
           ("Forgot your password?", "/account/reset", "Reset it"),
         ]),
       request: request, signedIn: false, status: status)
+  }
+
+  /// Where a sign-in may send the browser on: a venue's check-in page only (`/v/<code>`), so
+  /// that no link can make this site redirect elsewhere.
+  static func returnPath(_ path: String?) -> String? {
+    guard let path, path.hasPrefix("/v/"), path.utf8.count <= 64,
+      path.dropFirst(3).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }),
+      path.count > 3
+    else { return nil }
+    return path
   }
 
   /// As SESSION.OPEN: a session for this browser, its token in the session cookie. A wrong
@@ -192,12 +208,13 @@ struct AccountPages: Sendable {
     switch opened {
     case .success(let session):
       return AccountPage.redirect(
-        "/account/cards",
+        Self.returnPath(form["next"]) ?? "/account/cards",
         cookies: [WebSession.sessionCookie(session.token, secure: site.secureCookies)])
     case .failure(let error):
       let (message, status) = Self.refusal(error)
       return Self.retrying(
-        signInForm(request, email: email, error: message, status: status), error)
+        signInForm(request, email: email, error: message, status: status, next: form["next"]),
+        error)
     }
   }
 

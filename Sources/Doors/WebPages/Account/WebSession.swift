@@ -55,7 +55,7 @@ enum WebSession {
     return (
       value,
       Cookie(
-        name: formCookie, value: value, path: "/account", secure: secure, httpOnly: true,
+        name: formCookie, value: value, path: "/", secure: secure, httpOnly: true,
         sameSite: .lax)
     )
   }
