@@ -191,7 +191,10 @@ struct NodesOverRESPTests {
   func migrateMovesTheKeyspace() async throws {
     try await Self.withDatabase { url, directory in
       let source = directory + "/embedded"
-      let embedded = try CardAtlasProcess(directory: source)
+      let httpPort = try RedisProcess.freeLoopbackPort()
+      let embedded = try CardAtlasProcess(
+        directory: source,
+        arguments: ["--http-port", "\(httpPort)", "--public-url", "http://127.0.0.1:\(httpPort)"])
       let c = try RESPConnection(port: embedded.port)
       for k in 0..<3 {
         var args = ["GEOADD", "key\(k)"]
@@ -257,6 +260,11 @@ struct NodesOverRESPTests {
       let child = try #require(try eve.object("DEPENDANT.ADD", "Kid")["id"] as? Int)
       _ = try eve.object("CHECKIN", venueCode, "WITH", "\(child)")
       _ = try eve.text("FAVORITE.ADD", "\(venueId)")
+      // A guest checked in from the venue's page, then the code rotated (the old one's page
+      // says so).
+      let guest = try await Self.checkInGuest(httpPort, venueCode, name: "Gus", email: "gus@x.org")
+      #expect(guest.contains("You are checked in"), "\(guest)")
+      let newCode = try anaCards.text("VENUE.ROTATE", "\(venueId)")
       try await embedded.crash(after: .zero)
       let (status, said) = try Self.run(["migrate", "--from", source, "--to", url])
       #expect(status == 0, "\(said)")
@@ -268,7 +276,8 @@ struct NodesOverRESPTests {
       #expect(said.contains("moved 1 pins (1 votes, 1 photos)"), "\(said)")
       #expect(said.contains("moved 1 documents and 1 uploads (2 files)"), "\(said)")
       #expect(
-        said.contains("moved 1 venues (2 visits, 1 dependants, 1 favorites, 0 exposure notices)"),
+        said.contains(
+          "moved 1 venues (2 visits, 1 dependants, 1 favorites, 0 exposure notices, 1 guests)"),
         "\(said)")
       #expect(!said.contains("DIFFERENT") && !said.contains("not moved"), "\(said)")
       let node = try Self.node(url, directory + "/node")
@@ -302,9 +311,20 @@ struct NodesOverRESPTests {
         Issue.record("DOC.LIST on the node")
         return
       }
-      #expect(try signedIn.text("VENUE.CODE", "\(venueId)") == venueCode)
+      #expect(try signedIn.text("VENUE.CODE", "\(venueId)") == newCode)
       let visitors = try PeopleAcrossNodesTests.list(signedIn, "VENUE.VISITORS", "\(venueId)")
-      #expect(visitors.count == 2, "\(visitors)")
+      #expect(visitors.count == 3, "\(visitors)")
+      #expect(
+        visitors.contains { ($0["guest"] as? [String: Any])?["email"] as? String == "gus@x.org" })
+      let previous = try await TestDatabase(location: try PostgresLocation(url: url)).connect {
+        connection in
+        var codes: [String?] = []
+        for try await code in try await connection.query(
+          "SELECT previous_code FROM venues", logger: TestDatabase.logger
+        ).decode(String?.self) { codes.append(code) }
+        return codes
+      }
+      #expect(previous == [venueCode], "the rotated code's page still names the venue")
       // The exchange and the request waiting, on the node.
       #expect(try PeopleAcrossNodesTests.exchanged(signedIn) == [boId])
       let waiting = try PeopleAcrossNodesTests.list(signedIn, "EXCHANGE.PENDING")
@@ -433,6 +453,35 @@ struct NodesOverRESPTests {
         try publisher.command("PUBLISH", "news", large).text.hasPrefix(
           "-ERR a message published to the other nodes may be at most 5800 bytes"))
     }
+  }
+
+  /// A guest's check-in through the venue's page, as a browser makes it (the form's cookie and
+  /// CSRF token read from the page); the answer page's text.
+  static func checkInGuest(_ port: UInt16, _ code: String, name: String, email: String)
+    async throws -> String
+  {
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    let url = URL(string: "http://127.0.0.1:\(port)/v/\(code)")!
+    let (page, response) = try await session.data(from: url)
+    let html = String(decoding: page, as: UTF8.self)
+    let cookie = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Set-Cookie") ?? ""
+    let marker = #"name="csrf" value=""#
+    guard let at = html.range(of: marker), let end = html[at.upperBound...].firstIndex(of: "\"")
+    else { return "no form: \(html)" }
+    var request = URLRequest(url: url)
+    request.httpMethod = "POST"
+    request.setValue(String(cookie.prefix { $0 != ";" }), forHTTPHeaderField: "Cookie")
+    request.setValue("http://127.0.0.1:\(port)", forHTTPHeaderField: "Origin")
+    request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+    let fields = ["csrf": String(html[at.upperBound..<end]), "name": name, "email": email]
+    request.httpBody = Data(
+      fields.map {
+        "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+      }
+      .joined(separator: "&").utf8)
+    let (body, _) = try await session.data(for: request)
+    return String(decoding: body, as: UTF8.self)
   }
 
   /// GET on 127.0.0.1: the status and body, or nil when nothing answers.

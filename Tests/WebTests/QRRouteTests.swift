@@ -118,7 +118,7 @@ struct QRRouteTests {
   }
 
   @Test(
-    "/v/<venue>/qr.* decodes to the check-in code for its owner's Bearer token; 401 without one or with a bad one, 403 for another account, 404 for none"
+    "/v/<venue>/qr.* decodes to the check-in page's link for its owner's Bearer token; 401 without one or with a bad one, 403 for another account, 404 for none"
   )
   func venueCodes() async throws {
     let servers = try await TestDaemon.web()
@@ -131,19 +131,21 @@ struct QRRouteTests {
     let anaToken = try session.text("SESSION.OPEN", "ana@x.org", "secret1")
     let boToken = try session.text("SESSION.OPEN", "bo@x.org", "secret1")
     let owner = ["Authorization": "Bearer \(anaToken)"]
+    // What a phone's camera opens: the venue's check-in page.
+    func link(_ code: String) -> String { TestDaemon.publicURL + "/v/" + code }
 
     for ext in ["png", "svg", "jpg"] {
       let got = try await servers.get("/v/\(id)/qr.\(ext)?ecc=H&size=400", headers: owner)
       #expect(got.status == 200, "\(ext)")
       #expect(got.header("Cache-Control") == "private, no-cache")
-      #expect(try Self.decoded(got.body, ext) == [code], "\(ext)")
+      #expect(try Self.decoded(got.body, ext) == [link(code)], "\(ext)")
     }
     let transparent = try await servers.get("/v/\(id)/qr.png?transparent=1", headers: owner)
-    #expect(try Self.decoded(transparent.body, "png") == [code])
+    #expect(try Self.decoded(transparent.body, "png") == [link(code)])
     // A rotated code is a new image.
     let rotated = try ana.text("VENUE.ROTATE", "\(id)")
     let after = try await servers.get("/v/\(id)/qr.png", headers: owner)
-    #expect(try Self.decoded(after.body, "png") == [rotated])
+    #expect(try Self.decoded(after.body, "png") == [link(rotated)])
 
     let anonymous = try await servers.get("/v/\(id)/qr.png")
     #expect(anonymous.status == 401)

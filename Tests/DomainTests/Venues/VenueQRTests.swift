@@ -8,7 +8,7 @@ import Testing
 @Suite("Venue QR codes")
 struct VenueQRTests {
   @Test(
-    "VENUE.QR encodes the check-in code in each format; it follows a rotation; others get NOPERM; bad sizes are refused"
+    "VENUE.QR encodes the check-in page's link (<public-url>/v/<code>) in each format; it follows a rotation; others get NOPERM; bad sizes are refused"
   )
   func venueQR() async throws {
     let server = try await TestDaemon.venues()
@@ -16,19 +16,21 @@ struct VenueQRTests {
     let (bo, _, _) = try server.signedIn("bo@x.org")
     let id = try ana.venue("Cafe", 2.35, 48.85)
     let code = try ana.text("VENUE.CODE", id)
+    // What a phone's camera opens: the venue's check-in page.
+    func link(_ code: String) -> String { TestDaemon.publicURL + "/v/" + code }
     for (format, ext) in [("PNG", "png"), ("JPEG", "jpg")] {
       for level in ["L", "H"] {
         let image = try ana.image(["VENUE.QR", id, format, "ECC", level, "SIZE", "400"])
-        #expect(try ImageTools.qrTexts(image, ext: ext) == [code], "\(format) \(level)")
+        #expect(try ImageTools.qrTexts(image, ext: ext) == [link(code)], "\(format) \(level)")
       }
     }
     let svg = try ana.image(["VENUE.QR", id, "SVG", "TRANSPARENT"])
-    #expect(try ImageTools.qrTexts(try ImageTools.svgToPNG(svg), ext: "png") == [code])
+    #expect(try ImageTools.qrTexts(try ImageTools.svgToPNG(svg), ext: "png") == [link(code)])
 
     let rotated = try ana.text("VENUE.ROTATE", id)
     #expect(rotated != code)
     #expect(
-      try ImageTools.qrTexts(try ana.image(["VENUE.QR", id, "PNG"]), ext: "png") == [rotated])
+      try ImageTools.qrTexts(try ana.image(["VENUE.QR", id, "PNG"]), ext: "png") == [link(rotated)])
 
     #expect(try bo.text("VENUE.QR", id, "PNG") == "NOPERM the venue is not yours")
     #expect(try ana.text("VENUE.QR", "99", "PNG") == "NOTFOUND no such venue")

@@ -118,9 +118,9 @@ struct CheckInPages: Sendable {
         request, "Checked in", "You are checked in at \(venue), \(guest.name).",
         detail: "From \(Venues.readableTime(guest.start)) until \(Venues.readableTime(guest.end)).",
         status: .ok)
-    case .failure(.invalid(_, let reason)):
+    case .failure(.invalid(let field, let reason)):
       return page(
-        request, code: code, error: MyCardPages.sentence(reason), name: name, email: email,
+        request, code: code, error: "\(field.capitalized): \(reason).", name: name, email: email,
         phone: phone, status: .badRequest)
     case .failure(.limit(let why)):
       var response = page(
