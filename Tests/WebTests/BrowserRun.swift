@@ -124,6 +124,7 @@ struct BrowserRun: Sendable {
     try Self.seedMap(port: respPort)
     pages.append(Self.mapPage)
     pages.append(Self.accountFlow(wallet: origin + "/c/" + seeded.full))
+    pages.append(Self.checkInFlow(code: try Self.seedVenue(port: respPort)))
     report = try Self.check(pages, origin: origin) + Self.demoMaps()
   }
 
@@ -282,6 +283,66 @@ struct BrowserRun: Sendable {
   /// the map page, and
   /// adds `wallet` (another's card's link) to the wallet. Each step is a form a visitor fills
   /// and sends; what it found is kept in `sessionStorage` across the pages.
+  /// A venue of an account of its own; its check-in code.
+  static func seedVenue(port: UInt16) throws -> String {
+    let owner = try RESPConnection(port: port)
+    _ = try owner.signUp("venue-owner@x.org")
+    let venue = try owner.object("VENUE.CREATE", #"{"name":"Café Nord","lon":9.52,"lat":47.14}"#)
+    return try owner.text("VENUE.CODE", "\(venue["id"] as? Int ?? 0)")
+  }
+
+  /// What a phone's camera opens from a venue's QR code (`/v/<code>`): a guest's check-in, then
+  /// a sign-up, a sign-in from the page's link that comes back to it, and a check-in as the
+  /// account. It starts signed out (the account flow, before it, ends signed in).
+  static func checkInFlow(code: String) -> Page {
+    let loaded = "document.readyState === 'complete' && "
+    let said = "document.querySelector('h1') && document.querySelector('h1').innerText"
+    func fill(_ values: [String: String]) -> String {
+      values.sorted { $0.key < $1.key }.map {
+        "document.querySelector('[name=\($0.key)]').value = \($0.value);"
+      }.joined(separator: " ")
+    }
+    return Page(
+      name: "checkin", path: "/account/cards",
+      steps: [
+        Step(
+          run: "const out = document.querySelector('form[action=\"/account/signout\"]');"
+            + " if (out) { out.submit() } else { location.href = '/account/signin?out=1' }",
+          waitFor: loaded + "location.pathname === '/account/signin'"),
+        Step(
+          run: "location.href = '/v/\(code)'",
+          waitFor: loaded + "location.pathname === '/v/\(code)'"),
+        Step(
+          run: "sessionStorage.form = document.querySelector('main, body').innerText; "
+            + fill(["name": "'Guest Gil'", "email": "'gil@x.org'"])
+            + " document.querySelector('[name=name]').form.submit()",
+          waitFor: loaded + "(\(said) || '').startsWith('You are checked in')"),
+        Step(
+          run: "sessionStorage.guest = \(said); sessionStorage.email = 'v' + Date.now() + '@x.org';"
+            + " location.href = '/account/signup'",
+          waitFor: loaded + "location.pathname === '/account/signup'"),
+        Step(
+          run: fill(["email": "sessionStorage.email", "password": "'secret1'"])
+            + " document.querySelector('form').submit()",
+          waitFor: loaded + "location.pathname === '/account/signin'"),
+        Step(
+          run: "location.href = '/account/signin?next=/v/\(code)'",
+          waitFor: loaded + "location.search.startsWith('?next=')"),
+        Step(
+          run: fill(["email": "sessionStorage.email", "password": "'secret1'"])
+            + " document.querySelector('[name=password]').form.submit()",
+          waitFor: loaded + "location.pathname === '/v/\(code)'"),
+        Step(
+          run: "const form = document.querySelector('form[action=\"/v/\(code)\"]');"
+            + " sessionStorage.offer = form.querySelector('button').innerText; form.submit()",
+          waitFor: loaded + "(\(said) || '').startsWith('You are checked in')"),
+      ],
+      evaluate: [
+        "form": "sessionStorage.form", "guest": "sessionStorage.guest",
+        "offer": "sessionStorage.offer", "member": said, "email": "sessionStorage.email",
+      ])
+  }
+
   static func accountFlow(wallet: String) -> Page {
     let loaded = "document.readyState === 'complete' && "
     func fill(_ values: [String: String]) -> String {

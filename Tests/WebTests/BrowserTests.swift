@@ -245,6 +245,28 @@ struct BrowserTests {
   }
 
   @Test(
+    "a venue's check-in page in Chromium, as a phone's camera opens it: a guest checks in with a name and an email, then an account signs up, signs in from the page's link, comes back to it and checks in"
+  )
+  func checkInPages() async throws {
+    let run = try await BrowserRun.shared.value
+    let pages = run.pages("checkin")
+    #expect(pages.map(\.scheme) == ["light", "dark"])
+    func text(_ page: BrowserRun.PageReport, _ key: String) -> String {
+      (try? JSONDecoder().decode(String.self, from: Data((page.evaluated[key] ?? "").utf8))) ?? ""
+    }
+    for page in pages {
+      let place = "checkin (\(page.scheme))"
+      #expect(page.console.isEmpty && page.dialogs.isEmpty, "\(place): \(page.console)")
+      #expect(page.dom.scripts == 0 && page.dom.handlers.isEmpty, "\(place)")
+      #expect(text(page, "form").contains("Café Nord"), "\(place): \(page.evaluated)")
+      #expect(text(page, "guest") == "You are checked in at Café Nord, Guest Gil.", "\(place)")
+      #expect(text(page, "offer") == "Check in as \(text(page, "email"))", "\(place)")
+      #expect(text(page, "member") == "You are checked in at Café Nord.", "\(place)")
+      #expect(page.dom.overflowing.isEmpty, "\(place): \(page.dom.overflowing)")
+    }
+  }
+
+  @Test(
     "the account pages in Chromium, light and dark: sign up, sign in, create a card with a photo at a city, find it through the map's API, add another's card to the wallet; no script, no console error, the session cookie out of the page's reach"
   )
   func accountPages() async throws {
