@@ -123,8 +123,11 @@ struct BrowserRun: Sendable {
     }
     try Self.seedMap(port: respPort)
     pages.append(Self.mapPage)
+    // The check-in page as a guest sees it, before any flow signs the browser in.
+    let venueCode = try Self.seedVenue(port: respPort)
+    pages.append(Page(name: "checkin-guest", path: "/v/\(venueCode)"))
     pages.append(Self.accountFlow(wallet: origin + "/c/" + seeded.full))
-    pages.append(Self.checkInFlow(code: try Self.seedVenue(port: respPort)))
+    pages.append(Self.checkInFlow(code: venueCode))
     report = try Self.check(pages, origin: origin) + Self.demoMaps()
   }
 
@@ -293,7 +296,7 @@ struct BrowserRun: Sendable {
 
   /// What a phone's camera opens from a venue's QR code (`/v/<code>`): a guest's check-in, then
   /// a sign-up, a sign-in from the page's link that comes back to it, and a check-in as the
-  /// account. It starts signed out (the account flow, before it, ends signed in).
+  /// account. It starts signed out (the account flow, before it, ends signed in), and ends so.
   static func checkInFlow(code: String) -> Page {
     let loaded = "document.readyState === 'complete' && "
     let said = "document.querySelector('h1') && document.querySelector('h1').innerText"
@@ -336,10 +339,15 @@ struct BrowserRun: Sendable {
           run: "const form = document.querySelector('form[action=\"/v/\(code)\"]');"
             + " sessionStorage.offer = form.querySelector('button').innerText; form.submit()",
           waitFor: loaded + "(\(said) || '').startsWith('You are checked in')"),
+        Step(
+          run: "sessionStorage.member = \(said);"
+            + " document.querySelector('form[action=\"/account/signout\"]').submit()",
+          waitFor: loaded + "location.pathname === '/account/signin'"),
       ],
       evaluate: [
         "form": "sessionStorage.form", "guest": "sessionStorage.guest",
-        "offer": "sessionStorage.offer", "member": said, "email": "sessionStorage.email",
+        "offer": "sessionStorage.offer", "member": "sessionStorage.member",
+        "email": "sessionStorage.email",
       ])
   }
 

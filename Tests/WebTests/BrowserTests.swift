@@ -262,8 +262,16 @@ struct BrowserTests {
       #expect(text(page, "guest") == "You are checked in at Café Nord, Guest Gil.", "\(place)")
       #expect(text(page, "offer") == "Check in as \(text(page, "email"))", "\(place)")
       #expect(text(page, "member") == "You are checked in at Café Nord.", "\(place)")
-      #expect(page.dom.overflowing.isEmpty, "\(place): \(page.dom.overflowing)")
     }
+    for page in run.pages("checkin-guest") {
+      let place = "checkin-guest (\(page.scheme))"
+      #expect(page.status == 200 && page.dom.h1 == ["Café Nord"], "\(place): \(page.dom.h1)")
+      #expect(page.dom.text.contains("Check in as a guest"), "\(place)")
+      #expect(page.console.isEmpty && page.dom.scripts == 0, "\(place): \(page.console)")
+      #expect(page.dom.overflowing.isEmpty, "\(place): \(page.dom.overflowing)")
+      #expect(page.dom.scrollWidth <= page.dom.viewportWidth, "\(place)")
+    }
+    #expect(run.pages("checkin-guest").count == 2)
   }
 
   @Test(

@@ -109,6 +109,32 @@ struct CheckInPagesTests {
   }
 
   @Test(
+    "a venue's name and a guest's are escaped on the page and its answer (the XSS matrix's values), and the page runs no script"
+  )
+  func hostileText() async throws {
+    let server = try await TestDaemon.web()
+    let (owner, _, _) = try server.signedIn("owner@x.org")
+    let hostile = #"<script>alert(1)</script>"'&<img src=x onerror=alert(2)>"#
+    let json = try JSONSerialization.data(
+      withJSONObject: ["name": hostile, "lon": 9.52, "lat": 47.14])
+    let venue = try owner.object("VENUE.CREATE", String(decoding: json, as: UTF8.self))
+    let code = try owner.text("VENUE.CODE", "\(venue["id"] as? Int ?? 0)")
+    let browser = FormBrowser(port: server.httpPort)
+    let page = try await browser.get("/v/\(code)")
+    #expect(page.status == 200)
+    let escaped =
+      "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;&lt;img src=x onerror=alert(2)&gt;"
+    #expect(page.text.contains(escaped), "\(page.text)")
+    #expect(!page.text.contains("<script") && !page.text.contains("<img"))
+    #expect(page.headers["Content-Security-Policy"]?.contains("script-src") == false)
+    let done = try await browser.post(
+      "/v/\(code)", ["csrf": page.csrf ?? "", "name": hostile, "email": "x@x.org"])
+    #expect(done.status == 200 && done.text.contains(escaped))
+    #expect(!done.text.contains("<script") && !done.text.contains("<img"))
+    await server.stop()
+  }
+
+  @Test(
     "a rotated code's page names the venue and says the code changed (410); an unknown code is 404")
   func rotatedAndUnknown() async throws {
     let (server, owner, venue, code) = try await Self.venue()
