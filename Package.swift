@@ -287,7 +287,8 @@ let package = Package(
       name: "SQLiteDomainStorage",
       dependencies: [
         "Store", "Accounts", "Cards", "Documents", "Pins", "Assets", "People", "Venues",
-        "GeocoderClients", "MediaFiles", .product(name: "GRDB", package: "GRDB.swift"),
+        "GeocoderClients", "MediaFiles", "DomainSupport",
+        .product(name: "GRDB", package: "GRDB.swift"),
       ], path: "Sources/DomainStorage/SQLiteDomainStorage"),
     // DOC.*: arguments in, JSON replies and file bytes out.
     .target(

@@ -175,6 +175,10 @@ public final class Accounts: Sendable {
       // Ids are given in memory, after the highest ever used (deleted ones included).
       s.nextAccount = stored.nextAccount
       s.nextSession = stored.nextSession
+      // Sized once: grown a row at a time, the tables were rehashed some twenty times.
+      s.accounts.reserveCapacity(stored.accounts.count)
+      s.byEmail.reserveCapacity(stored.accounts.count)
+      s.byUsername.reserveCapacity(stored.accounts.count)
       for account in stored.accounts {
         s.accounts[account.id] = account
         s.byEmail[account.emailKey] = account.id
