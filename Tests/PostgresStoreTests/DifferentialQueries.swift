@@ -57,6 +57,8 @@ extension Workload {
       try await twins.everywhere(a, ["WALLET.LIST", "COUNT", "100"], unordered: true)
       try await twins.everywhere(a, ["VENUE.MINE"], unordered: true)
       try await twins.everywhere(a, ["FAVORITE.LIST"], unordered: true)
+      try await twins.everywhere(a, ["CHECKIN.LAST"])
+      try await twins.everywhere(a, ["CHECKIN.HISTORY"], unordered: true)
     }
     for pin in pins {
       try await twins.everywhere(
@@ -65,6 +67,9 @@ extension Workload {
     for venue in venues {
       try await twins.everywhere(
         venue.owner, ["VENUE.GET", venue.id.cluster], embedded: ["VENUE.GET", venue.id.embedded])
+      try await twins.everywhere(
+        venue.owner, ["VENUE.VISITORS", venue.id.cluster],
+        embedded: ["VENUE.VISITORS", venue.id.embedded], unordered: true)
     }
   }
 

@@ -29,6 +29,8 @@ struct Workload {
     var name = ""
     var at = (lon: 0.0, lat: 0.0)
     var alive = true
+    /// A venue's check-in code.
+    var code: Pair? = nil
   }
 
   let twins: Twins
@@ -84,6 +86,12 @@ struct Workload {
         as? [String: Any]
     else { return "" }
     return object[name].map { "\($0)" } ?? ""
+  }
+
+  /// A bulk string's text ("" for anything else).
+  static func text(_ reply: RESPValue) -> String {
+    if case .bulkString(let b) = reply { return String(buffer: b) }
+    return ""
   }
 
   static func succeeded(_ reply: RESPValue) -> Bool {
@@ -180,10 +188,13 @@ struct Workload {
         #"{"name":"v\#(venues.count)","lon":\#(Self.text(p.lon)),"lat":\#(Self.text(p.lat))}"#
       let reply = try await twins.both(owner, node: n, ["VENUE.CREATE", json])
       if Self.succeeded(reply.embedded) {
+        let id = Pair(cluster: Twins.id(reply.cluster), embedded: Twins.id(reply.embedded))
+        let code = try await twins.own(
+          owner, node: n, ["VENUE.CODE", id.cluster], embedded: ["VENUE.CODE", id.embedded])
         venues.append(
           Thing(
-            owner: owner,
-            id: Pair(cluster: Twins.id(reply.cluster), embedded: Twins.id(reply.embedded))))
+            owner: owner, id: id,
+            code: Pair(cluster: Self.text(code.cluster), embedded: Self.text(code.embedded))))
       }
     case 76..<80:
       guard let v = pick(Array(venues.indices)) else { return }
@@ -201,6 +212,16 @@ struct Workload {
       if Self.succeeded(reply.embedded) {
         if flag == "1" { pro.insert(a) } else { pro.remove(a) }
       }
+    case 83..<88:
+      // A check-in (an account open elsewhere is checked out there), or one by a code that
+      // was never given.
+      guard let v = pick(Array(venues.indices)), let code = venues[v].code else { return }
+      let known = next(8) != 0
+      try await twins.both(
+        anyAccount(), node: n, ["CHECKIN", known ? code.cluster : "nosuchcode"],
+        embedded: ["CHECKIN", known ? code.embedded : "nosuchcode"])
+    case 88..<90:
+      try await twins.both(anyAccount(), node: n, ["CHECKOUT"])
     default:
       // Reads mid-way, on the node that took the last write or another.
       if let c = pick(Array(cards.indices)) {
