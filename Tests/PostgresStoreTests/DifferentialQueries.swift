@@ -59,6 +59,12 @@ extension Workload {
       try await twins.everywhere(a, ["FAVORITE.LIST"], unordered: true)
       try await twins.everywhere(a, ["CHECKIN.LAST"])
       try await twins.everywhere(a, ["CHECKIN.HISTORY"], unordered: true)
+      try await twins.everywhere(a, ["EXCHANGE.LIST"], unordered: true)
+      try await twins.everywhere(a, ["EXCHANGE.PENDING"], unordered: true)
+      // Distances are moved under each store's key: the nodes agree with each other.
+      try await twins.everywhere(
+        a, ["PEOPLE.NEARBY", "50", "km", "COUNT", "100"], unordered: true,
+        storeOwn: ["distance"])
     }
     for pin in pins {
       try await twins.everywhere(

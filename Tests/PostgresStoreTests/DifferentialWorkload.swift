@@ -40,6 +40,8 @@ struct Workload {
   var pins: [Thing] = []
   var venues: [Thing] = []
   var pro: Set<Int> = []
+  /// Accounts that set a presence (live for the run: the default lifetime is 10 minutes).
+  var present: Set<Int> = []
   /// Brute-force comparisons made.
   var brute = 0
   /// Hits brute force expected, over all its checks.
@@ -222,6 +224,25 @@ struct Workload {
         embedded: ["CHECKIN", known ? code.embedded : "nosuchcode"])
     case 88..<90:
       try await twins.both(anyAccount(), node: n, ["CHECKOUT"])
+    case 90..<94:
+      // People nearby: a presence within 10 km of the Louvre (people meet where the others
+      // are), and a search from it.
+      let a = anyAccount()
+      let lon = 2.33 + Double(next(200) - 100) / 1_000
+      let lat = 48.86 + Double(next(200) - 100) / 1_000
+      try await twins.both(a, node: n, ["PRESENCE.SET", Self.text(lon), Self.text(lat)])
+      present.insert(a)
+      try await twins.both(
+        a, node: node(), ["PEOPLE.NEARBY", "50", "km", "COUNT", "100"], unordered: true,
+        storeOwn: ["distance"])
+    case 94..<97:
+      // A request between two people present (refused alike when one has no primary card).
+      guard let from = pick(Array(present)), let to = pick(present.filter { $0 != from })
+      else { return }
+      let ids = twins.accountIDs[to]
+      try await twins.both(
+        from, node: n, ["EXCHANGE.REQUEST", ids.cluster],
+        embedded: ["EXCHANGE.REQUEST", ids.embedded])
     default:
       // Reads mid-way, on the node that took the last write or another.
       if let c = pick(Array(cards.indices)) {

@@ -3,12 +3,13 @@ import Foundation
 
 /// The distance a search shows: the cells' distance moved by up to `spread` metres, then
 /// rounded to 100 m. The move is fixed for a pair of people and the pair of cells they are in
-/// (a keyed hash, its key made at start and never shown), so asking again from the same cell
-/// averages nothing away, and every other cell asked from draws a new one: three distances from
-/// three chosen cells no longer meet in one cell (docs/PROTOCOL.md, "What stops trilateration").
+/// (a keyed hash, its key the store's and never shown: the same on every node and after a
+/// restart), so asking again from the same cell averages nothing away, and every other cell
+/// asked from draws a new one: three distances from three chosen cells no longer meet in one
+/// cell (docs/PROTOCOL.md, "What stops trilateration").
 struct DistanceBlur: Sendable {
   let spread: Double
-  private let key = SymmetricKey(size: .bits256)
+  let key: SymmetricKey
 
   /// What `viewer`, in the cell centred at `from`, is shown of `target`, in the cell centred at
   /// `to`, `metres` away.

@@ -1,4 +1,5 @@
 import Durability
+import Foundation
 
 /// What the exchanges need from a store: the pending requests and who has exchanged with whom,
 /// read back at start; an account's exchanges, read when asked; and the writes that keep them,
@@ -21,6 +22,10 @@ public protocol ExchangeStorage: WriteCommitter {
   func syncingRequest(
     from: Int64, to: Int64, new: Bool, current: @escaping @Sendable () -> Double?
   ) -> any DurableWrite
+  /// The key the distances PEOPLE.NEARBY shows are moved under (`DistanceBlur`): kept in the
+  /// store, so that every node and every restart moves a pair's distance alike (a key per
+  /// process let a client average over nodes or restarts).
+  func distanceKey() throws -> Data
   /// The account's requests, both ways, and its exchanges, when the account goes.
   func deletingAll(of account: Int64) -> any DurableWrite
   /// Where new exchanges' ids come from when nodes share the store (nil: one after the

@@ -1,5 +1,6 @@
 import Accounts
 import Cards
+import Crypto
 import DomainSupport
 import Durability
 import Foundation
@@ -79,7 +80,8 @@ public final class People: Sendable {
     self.geocoder = cards.configuration.geocoder
     self.configuration = configuration
     grid = PresenceGrid(metres: configuration.cell)
-    blur = DistanceBlur(spread: configuration.distanceSpread)
+    blur = DistanceBlur(
+      spread: configuration.distanceSpread, key: SymmetricKey(data: try storage.distanceKey()))
     searches = KeyedLimit(configuration.searchesPerMinute ?? 0, per: 60)
     searchCells = DistinctLimit(configuration.searchCellsPerAccount, per: 3_600)
     searchCellsByAddress = DistinctLimit(configuration.searchCellsPerAddress, per: 3_600)

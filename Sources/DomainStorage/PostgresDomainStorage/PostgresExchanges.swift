@@ -56,13 +56,15 @@ public final class PostgresExchanges: ExchangeStorage, Sendable {
   private let loaded: LoadedOnce<(requests: [StoredExchangeRequest], pairs: [(Int64, Int64)])>
   private let position: Int64
   private let logger: Logger
+  private let storedDistanceKey: Data
 
   /// Reads the requests and the pairs in one snapshot, and takes this node's first block of
   /// ids.
   public init(store: PostgresStore, logger: Logger) async throws {
     self.store = store
     self.logger = logger
-    let (requests, pairs, position) = try await store.snapshot { connection, position in
+    try await PostgresIdKeys.ensure("distances", in: store, logger: logger)
+    let (requests, pairs, key, position) = try await store.snapshot { connection, position in
       var requests: [StoredExchangeRequest] = []
       for try await (from, to, at) in try await connection.query(
         "SELECT from_account, to_account, requested_at FROM exchange_requests", logger: logger
@@ -75,14 +77,26 @@ public final class PostgresExchanges: ExchangeStorage, Sendable {
       ).decode((Int64, Int64).self) {
         pairs.append(pair)
       }
-      return (requests, pairs, position)
+      var key: ByteBuffer?
+      for try await found in try await connection.query(
+        "SELECT key FROM id_keys WHERE purpose = 'distances'", logger: logger
+      ).decode(ByteBuffer.self) {
+        key = found
+      }
+      guard let key else {
+        throw PostgresAccountsError(description: "id_keys has no key for distances")
+      }
+      return (requests, pairs, Data(buffer: key), position)
     }
     loaded = LoadedOnce((requests, pairs))
+    storedDistanceKey = key
     self.position = position
     exchangeIDs = try await PostgresIDBlocks(
       sequence: "exchange_id_blocks", blockSize: Self.blockSize, connector: store.connector,
       logger: logger)
   }
+
+  public func distanceKey() throws -> Data { storedDistanceKey }
 
   /// Hands on what was read at start, once. The next id is the blocks'.
   public func load() throws -> (

@@ -10,7 +10,7 @@ public struct SQLiteExchanges: ExchangeStorage, StoreBacked {
   public init(_ store: Store) { self.store = store }
 
   /// The tables' migrations, frozen, after the accounts' and the cards'.
-  public static let migrations = [peopleV1]
+  public static let migrations = [peopleV1, peopleV2]
 
   public func load() throws -> (
     requests: [StoredExchangeRequest], pairs: [(Int64, Int64)], nextId: Int64
@@ -30,6 +30,10 @@ public struct SQLiteExchanges: ExchangeStorage, StoreBacked {
       },
       pairs.map { ($0["account_a"], $0["account_b"]) }, (last ?? 0) + 1
     )
+  }
+
+  public func distanceKey() throws -> Data {
+    try store.read { try IdKeys.key("distances", $0) }
   }
 
   public func exchanges(
