@@ -65,13 +65,6 @@ public struct GuestVisit: Sendable, Equatable, Codable {
 public enum VenueVisitor: Sendable, Equatable {
   case account(Visit)
   case guest(GuestVisit)
-
-  var start: Double {
-    switch self {
-    case .account(let visit): visit.start
-    case .guest(let guest): guest.start
-    }
-  }
 }
 
 /// A family member without a login, checked in with its account.

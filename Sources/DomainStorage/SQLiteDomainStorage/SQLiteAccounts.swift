@@ -154,39 +154,39 @@ public struct SQLiteAccounts: AccountStorage, StoreBacked {
   /// account), the accounts made on every core (a username drawn from its id is FF1's work:
   /// a million of them were a quarter of the accounts' start).
   static func accounts(_ db: Database, usernames: IdText) throws -> [Account] {
-    struct Read: Sendable {
-      let id: Int64
-      let email: String
-      let username: String?
-      let passwordHash: String?
-      let isPro: Bool
-      let role: String
-      let created: Double
-    }
-    var rows: [Read] = []
+    var rows: [AccountRow] = []
     rows.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM accounts") ?? 0)
     let cursor = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM accounts")
-    while let row = try cursor.next() {
-      rows.append(
-        Read(
-          id: row[0], email: row[1], username: row[2], passwordHash: row[3], isPro: row[4],
-          role: row[5], created: row[6]))
-    }
-    return try rows.concurrentMap { row in
-      Account(
-        id: row.id, email: row.email, username: row.username ?? usernames.text(row.id),
-        passwordHash: row.passwordHash, isPro: row.isPro,
-        role: Account.Role(rawValue: row.role) ?? .none,
-        createdAt: Date(timeIntervalSince1970: row.created))
-    }
+    while let row = try cursor.next() { rows.append(AccountRow(row)) }
+    return try rows.concurrentMap { $0.account(usernames: usernames) }
   }
 
   static func account(_ row: Row, usernames: IdText) -> Account {
-    let id: Int64 = row[0]
-    return Account(
-      id: id, email: row[1], username: row[2] ?? usernames.text(id), passwordHash: row[3],
-      isPro: row[4], role: Account.Role(rawValue: row[5]) ?? .none,
-      createdAt: Date(timeIntervalSince1970: row[6]))
+    AccountRow(row).account(usernames: usernames)
+  }
+
+  /// An account's row (`columns`) as plain values.
+  struct AccountRow: Sendable {
+    let id: Int64
+    let email: String
+    let username: String?
+    let passwordHash: String?
+    let isPro: Bool
+    let role: String
+    let created: Double
+
+    init(_ row: Row) {
+      (id, email, username, passwordHash, isPro, role, created) = (
+        row[0], row[1], row[2], row[3], row[4], row[5], row[6]
+      )
+    }
+
+    func account(usernames: IdText) -> Account {
+      Account(
+        id: id, email: email, username: username ?? usernames.text(id),
+        passwordHash: passwordHash, isPro: isPro, role: Account.Role(rawValue: role) ?? .none,
+        createdAt: Date(timeIntervalSince1970: created))
+    }
   }
 
   /// Inserts a new account's row through a cached statement (GRDB's `Codable` insert was a

@@ -127,6 +127,36 @@ struct GuestTests {
   }
 
   @Test(
+    "a venue takes at most guestsPerVenue guests an hour, however many addresses they come from; another venue is not held back"
+  )
+  func boundedPerVenue() async throws {
+    var configuration = Venues.Configuration()
+    configuration.guestsPerVenue = 5
+    let server = try await TestDaemon(domain: { $0.venues = configuration })
+    let (owner, _, _) = try server.signedIn("owner@x.org")
+    let venues = try (0..<2).map { try owner.venue("V\($0)", 1, 1) }
+    let codes = try venues.map { try owner.text("VENUE.CODE", $0) }
+    for i in 0..<5 {
+      _ = try await Self.guest(
+        server, codes[0], "G\(i)", email: "g\(i)@x.org", client: "198.51.100.\(i)"
+      ).get()
+    }
+    let refused = await Self.guest(
+      server, codes[0], "Sixth", email: "s@x.org", client: "203.0.113.99")
+    guard case .failure(.limit(let why)) = refused else {
+      Issue.record("a sixth guest from a sixth address: \(refused)")
+      return
+    }
+    #expect(why.hasPrefix("at most 5 guest check-ins an hour at this venue"))
+    #expect(
+      try owner.objects("VENUE.VISITORS", venues[0]).count == 5, "the refused one is not kept")
+    let elsewhere = await Self.guest(
+      server, codes[1], "Elsewhere", email: "e@x.org", client: "203.0.113.99")
+    #expect(elsewhere.failure == nil, "the other venue has its own bound")
+    await server.stop()
+  }
+
+  @Test(
     "EXPOSURE lists the guests who overlapped (name and contact); EXPOSURE.REPORT mails a guest with an email once, never says who, and a phone-only guest is left to the authority; the told state survives a restart"
   )
   func exposureMails() async throws {
