@@ -96,9 +96,11 @@ public final class TestDaemon {
     return (c, id, username)
   }
 
-  /// Stops the daemon and starts a new one over the same store, on new ports.
-  public func restart() async throws {
+  /// Stops the daemon cleanly, runs `whileStopped`, and starts a new one over the same store, on new
+  /// ports.
+  public func restart(whileStopped: () async throws -> Void = {}) async throws {
     await daemon.stop()
+    try await whileStopped()
     var server = daemon.resp.configuration
     server.port = 0
     var http = http

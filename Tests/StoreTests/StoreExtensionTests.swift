@@ -55,7 +55,7 @@ import Testing
         let applied = try store.read { db in
           try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
         }
-        #expect(applied == ["v1", "v2", "test-notes-v1"])
+        #expect(applied == ["v1", "v2", "v3", "test-notes-v1"])
         store.close()
       }
       // A store opened without the domain keeps its table and rows.

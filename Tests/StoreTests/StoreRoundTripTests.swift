@@ -14,7 +14,9 @@ import Testing
       #expect(FileManager.default.fileExists(atPath: dir + "/var/cardatlas.sqlite"))
       try store.read { db in
         #expect(
-          try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") == ["v1", "v2"])
+          try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") == [
+            "v1", "v2", "v3",
+          ])
         for table in ["strings", "geo_members", "idx_geo_members_geom", "spatial_ref_sys"] {
           #expect(try db.tableExists(table), "\(table)")
         }
@@ -41,7 +43,7 @@ import Testing
       let migrations = try reopened.read { db in
         try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
       }
-      #expect(migrations == ["v1", "v2"])
+      #expect(migrations == ["v1", "v2", "v3"])
       #expect(
         try reopened.loadAll() == [
           move("fleet", "a", 2.35, 48.85), .setString(db: 0, key: bytes("s"), value: bytes("v")),

@@ -34,6 +34,7 @@ public final class Daemon: Sendable {
         store: foundation.store, notifier: foundation.notifier,
         configuration: Self.linkingResets(configuration, http))
       self.domain = domain
+      if domain.cards.loadedFromHeld { logger.info("cards: read from the held file, cards.held") }
       resp = try CardAtlasServer(
         configuration: server, foundation: foundation, parts: [domain.commands], logger: logger)
       web = try http.map { try Self.webServer(domain, $0, logger: logger) }

@@ -88,20 +88,24 @@ public struct Domain: Sendable {
     }
   }
 
-  /// Loads every service's state from `store` (opened with `migrations`).
+  /// Loads every service's state from `store` (opened with `migrations`). As the store closes,
+  /// the cards are kept as held, for the next start to load flat (`Cards.keepHeld`).
   public init(store: Store, notifier: any Notifier, configuration: Configuration) throws {
     try self.init(storage: .embedded(store), notifier: notifier, configuration: configuration)
+    store.whenClosing { [cards] in try? cards.keepHeld() }
   }
 
   /// Loads every service's state from `storage`, in dependency order. What they publish goes
   /// to `notifier`.
   public init(storage: Storage, notifier: any Notifier, configuration: Configuration) throws {
     geocoder = try configuration.geocoder?(GeocodeCache(storage.geocodeCache))
-    accounts = try Accounts(
-      storage: storage.accounts, outbox: storage.outbox, configuration: configuration.accounts)
     var cardSettings = configuration.cards
     if cardSettings.geocoder == nil { cardSettings.geocoder = geocoder }
-    cards = try Cards(storage: storage.cards, accounts: accounts, configuration: cardSettings)
+    let heldCards = Cards.HeldRead(storage.cards, cardSettings)
+    accounts = try Accounts(
+      storage: storage.accounts, outbox: storage.outbox, configuration: configuration.accounts)
+    cards = try Cards(
+      storage: storage.cards, accounts: accounts, configuration: cardSettings, held: heldCards)
     notices = try Notices(storage: storage.notices, cards: cards, notifier: notifier)
     views = CardViews(storage: storage.views, cards: cards, notices: notices)
     wallets = try Wallets(storage: storage.wallets, cards: cards, notices: notices)

@@ -59,6 +59,18 @@ final class CardMap: Sendable {
     summaries = Summaries(table)
   }
 
+  /// Every card on the map with its summary (`CardsHeldFile`).
+  func forEachEntry(_ body: (Item, UnsafeRawBufferPointer) -> Void) {
+    let items = index.allItems().sorted { $0.id < $1.id }
+    summaries.read { table in
+      table.arena.withStorage { storage in
+        for item in items {
+          if let slot = table.slots[Int64(item.id)] { body(item, storage.bytes(slot)) }
+        }
+      }
+    }
+  }
+
   /// Shows the card with its summary, or hides it (`summary` nil).
   func place(_ card: Card, summary: [UInt8]?) {
     guard let summary, let item = Self.item(card) else { return remove(card.id) }

@@ -27,10 +27,19 @@ public protocol CardStorage: WriteCommitter {
   func deletingAll(of owner: Int64) -> any DurableWrite
   /// Where new cards' ids come from when nodes share the store; nil: after the highest stored.
   var cardIDs: (any IDBlocks)? { get }
+  /// What `keepHeld` kept at the last clean stop, if nothing has written to the store since,
+  /// with the share codes' key; taken once. Nil: `load` the rows.
+  func takeHeld() throws -> (held: Data, codes: IdText)?
+  /// Keeps `make()`'s bytes (the cards as held) for the next start. Called as the store closes,
+  /// once nothing else writes (`Cards.keepHeld`).
+  func keepHeld(_ make: () -> [UInt8]?) throws
 }
 
 extension CardStorage {
   public var cardIDs: (any IDBlocks)? { nil }
+  /// A store many nodes share keeps nothing: another node may write before this one starts.
+  public func takeHeld() throws -> (held: Data, codes: IdText)? { nil }
+  public func keepHeld(_ make: () -> [UInt8]?) throws {}
 }
 
 /// What the cards' store holds besides the cards.

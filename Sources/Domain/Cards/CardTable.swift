@@ -34,6 +34,15 @@ public struct CardTable<Value> {
     }
   }
 
+  /// Every value with its id, in the order of the ids.
+  func forEachValue(_ body: (Int64, Value) throws -> Void) rethrows {
+    for (c, chunk) in chunks.enumerated() {
+      for (slot, value) in chunk.enumerated() {
+        if let value { try body(Int64(c << Self.chunkShift + slot + 1), value) }
+      }
+    }
+  }
+
   /// Starts loading `id`'s slot, for a caller about to read several slots at random.
   func prefetch(_ id: Int64) {
     guard id > 0 else { return }

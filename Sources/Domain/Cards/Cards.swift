@@ -73,6 +73,8 @@ public final class Cards: Sendable {
   public let configuration: Configuration
   let state: Mutex<State>
   let map: CardMap
+  /// Whether this start read the cards from the held file (`keepHeld`), not from the rows.
+  public let loadedFromHeld: Bool
   let codeReads: KeyedLimit
   let codeReadsByAddress: KeyedLimit
   let newsShare = Mutex<(@Sendable (CardsNews) -> Void)?>(nil)
@@ -80,18 +82,41 @@ public final class Cards: Sendable {
   private let guards = Mutex<[any CardFieldsGuard]>([])
   public typealias Done<T> = @Sendable (Result<T, CardError>) -> Void
 
+  /// `held`: the cards' held file, if already being read (`HeldRead`).
   public init(
-    storage: any CardStorage, accounts: Accounts, configuration: Configuration = .init()
+    storage: any CardStorage, accounts: Accounts, configuration: Configuration = .init(),
+    held: HeldRead? = nil
   ) throws {
     self.storage = storage
     self.accounts = accounts
     self.configuration = configuration
     codeReads = KeyedLimit(configuration.codeReadsPerAccount, per: 3_600)
     codeReadsByAddress = KeyedLimit(configuration.codeReadsPerAddress, per: 3_600)
+    if let (codes, restored) = (held ?? HeldRead(storage, configuration, now: true)).take() {
+      self.codes = codes
+      map = CardMap(placed: restored.placed)
+      let held = restored.state
+      state = Mutex(held)
+      loadedFromHeld = true
+    } else {
+      let (loaded, codes, placed) = try Self.load(storage, accounts, configuration)
+      self.codes = codes
+      // One bulk build of the map, not an insert per card.
+      map = CardMap(placed: placed)
+      state = Mutex(loaded)
+      loadedFromHeld = false
+    }
+    accounts.addObserver(Observer(cards: self))
+  }
+
+  /// Every card from the store's rows, a chunk at a time, each card packed as it is read: never
+  /// every card parsed at once.
+  private static func load(
+    _ storage: any CardStorage, _ accounts: Accounts, _ configuration: Configuration
+  ) throws -> (State, IdText, [(item: Item, summary: [UInt8])]) {
     var s = State()
     if storage.cardIDs != nil { s.pending = [:] }
     var placed: [(item: Item, summary: [UInt8])] = []
-    // A chunk at a time, each card packed as it is read: never every card parsed at once.
     let stored = try storage.load { chunk in
       // The map's entries, on every core.
       let onMap = try chunk.concurrentMap { [configuration] card, _ in
@@ -112,12 +137,51 @@ public final class Cards: Sendable {
     }
     s.nextCard = stored.nextId
     s.reserved = stored.reserved
-    let loaded = s
-    codes = stored.codes
-    state = Mutex(loaded)
-    // One bulk build of the map, not an insert per card.
-    map = CardMap(placed: placed)
-    accounts.addObserver(Observer(cards: self))
+    return (s, stored.codes, placed)
+  }
+
+  /// The cards' held file (`CardStorage.takeHeld`), read on a thread of its own while the
+  /// accounts load: the cards read from it need nothing of theirs.
+  public final class HeldRead: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    /// Written once, before `done` is signalled; read after waiting for it.
+    private var read: (IdText, CardsHeldFile.Restored)?
+
+    public convenience init(_ storage: any CardStorage, _ configuration: Configuration) {
+      self.init(storage, configuration, now: false)
+    }
+
+    init(_ storage: any CardStorage, _ configuration: Configuration, now: Bool) {
+      let body: @Sendable () -> Void = { [self] in
+        // Anything amiss (none kept, another build's, unreadable) reads the rows instead.
+        if let (held, codes) = try? storage.takeHeld(),
+          let restored = try? CardsHeldFile.read(held, maker: Cards.heldMaker(configuration))
+        {
+          read = (codes, restored)
+        }
+        done.signal()
+      }
+      if now { body() } else { Thread.detachNewThread(body) }
+    }
+
+    func take() -> (IdText, CardsHeldFile.Restored)? {
+      done.wait()
+      return read
+    }
+  }
+
+  /// What the cards' held file must have been made by: this build, with this public URL (a
+  /// summary holds it).
+  private static func heldMaker(_ configuration: Configuration) -> String {
+    BuildIdentity.current + " " + configuration.publicURL
+  }
+
+  /// Keeps the cards as held for the next start, if the store keeps such things
+  /// (`CardStorage.keepHeld`). Called as the store closes, once nothing else writes.
+  public func keepHeld() throws {
+    try storage.keepHeld {
+      state.withLock { CardsHeldFile.write($0, map: map, maker: Self.heldMaker(configuration)) }
+    }
   }
 
   public func addObserver(_ observer: any CardObserver) {

@@ -6,7 +6,7 @@ import Foundation
 /// unpacked when read: held as `Card` values (a box of parsed fields each) and a dictionary of
 /// codes, a card cost some 400 bytes beyond its JSON at a million cards, the goal's whole share.
 struct HeldCards {
-  private struct Record {
+  struct Record {
     let ownerId: Int64
     /// `Date.timeIntervalSinceReferenceDate`, which a date gives back exactly.
     let createdAt: Double
@@ -56,6 +56,31 @@ struct HeldCards {
   }
 
   func contains(_ id: Int64) -> Bool { records[id] != nil }
+
+  /// Every card as held, in the order of the ids, with its packed fields (`CardsHeldFile`).
+  func forEachRecord(_ body: (Int64, Record, UnsafeRawBufferPointer) throws -> Void) rethrows {
+    try fields.withStorage { storage in
+      try records.forEachValue { id, record in try body(id, record, storage.bytes(record.fields)) }
+    }
+  }
+
+  /// Makes room in the code index for `count` cards at once.
+  mutating func reserve(_ count: Int) {
+    var size = max(16, byCode.count)
+    while count * 4 > size * 3 { size *= 2 }
+    if size > byCode.count { resize(to: size) }
+  }
+
+  /// A card as `forEachRecord` gave it, its fields already packed; `id` is new.
+  mutating func restore(
+    _ id: Int64, ownerId: Int64, createdAt: Double, updatedAt: Double, code: UInt64, slug: UInt32,
+    isPrimary: Bool, fields packed: UnsafeRawBufferPointer
+  ) {
+    records[id] = Record(
+      ownerId: ownerId, createdAt: createdAt, updatedAt: updatedAt, code: code,
+      fields: fields.store(packed), slug: slug, isPrimary: isPrimary)
+    insertCode(code, id)
+  }
 
   /// The card holding `code`.
   func id(code: String) -> Int64? {
@@ -128,9 +153,11 @@ struct HeldCards {
     codes += 1
   }
 
-  private mutating func grow() {
+  private mutating func grow() { resize(to: max(16, byCode.count * 2)) }
+
+  private mutating func resize(to size: Int) {
     let ids = byCode.filter { $0 != 0 }
-    byCode = Array(repeating: 0, count: max(16, byCode.count * 2))
+    byCode = Array(repeating: 0, count: size)
     for id in ids {
       var i = bucket(records[Int64(id)]!.code)
       while byCode[i] != 0 { i = (i + 1) & (byCode.count - 1) }

@@ -13,7 +13,7 @@ public struct SQLiteCards: CardStorage, StoreBacked {
   public init(_ store: Store) { self.store = store }
 
   /// The tables' migrations, frozen, after the accounts'.
-  public static let migrations = [cardsV1, cardsV2, cardsV3, cardsV4]
+  public static let migrations = [cardsV1, cardsV2, cardsV3, cardsV4, cardsV5]
 
   public func load(_ chunk: ([(card: Card, externalId: String?)]) throws -> Void) throws
     -> StoredCards
@@ -45,6 +45,15 @@ public struct SQLiteCards: CardStorage, StoreBacked {
       if !part.isEmpty { try chunk(try LoadedCard.parse(part, codes: codes)) }
       return StoredCards(codes: codes, reserved: reserved, nextId: next)
     }
+  }
+
+  public func takeHeld() throws -> (held: Data, codes: IdText)? {
+    guard let held = store.takeHeld("cards") else { return nil }
+    return (held, try store.read { try Self.codes($0) })
+  }
+
+  public func keepHeld(_ make: () -> [UInt8]?) throws {
+    try store.keepHeld("cards", make)
   }
 
   /// `plan` was checked in memory: this store has one writer, this node.

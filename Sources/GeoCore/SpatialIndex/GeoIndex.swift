@@ -95,6 +95,9 @@ public final class GeoIndex: @unchecked Sendable {
 
   public func item(id: ItemID) -> Item? { lock.withReadLock { state.item(id: id) } }
 
+  /// Every item, in no particular order (what a copy of the index keeps).
+  public func allItems() -> [Item] { lock.withReadLock { state.allItems() } }
+
   /// Inserts an item, or moves and updates it if its id is already indexed. Returns whether it
   /// is new. Throws, changing nothing, for a NaN or out-of-range coordinate or radius.
   @discardableResult

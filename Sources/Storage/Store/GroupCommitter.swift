@@ -135,6 +135,7 @@ final class GroupCommitter: Sendable {
       case .success:
         s.transactions += 1
         s.commands += batch.count - refused.count
+        s.refusedCommands += refused.count
         s.changes += changes
       case .failure(let error):
         s.failedTransactions += 1

@@ -18,6 +18,7 @@ public final class Store: WriteCommitter {
   // Internal for the tests, which check the SQL side through its pool.
   let committer: GroupCommitter
   private let closed = Atomic<Bool>(false)
+  let held: HeldFiles
 
   /// Opens (creating if needed) `directory/cardatlas.sqlite` and runs the store's migrations,
   /// then `migrations` (the domain modules'), oldest first.
@@ -50,6 +51,8 @@ public final class Store: WriteCommitter {
         path: path, configuration: Connection.configuration(tuning: tuning, wal: wal))
       try Connection.setSynchronous(fsync, pool)
       try Schema.migrator(migrations).migrate(pool)
+      held = HeldFiles(directory: directory)
+      try held.takeTokens(pool)
       // The new file's directory entry must survive a power loss too.
       try syncPath(directory, directory: true)
     } catch {
@@ -73,8 +76,22 @@ public final class Store: WriteCommitter {
   ) {
     let pending = PendingCommit(writes: writes, completion: completion)
     if closed.load(ordering: .acquiring) || !committer.queue.append(pending) {
+      // Memory may hold this write: what was kept of it (`HeldFiles`) no longer matches.
+      held.forget()
       completion(.failure(StoreError.closed))
     }
+  }
+
+  /// `commit`, waiting for the outcome (never on the writer thread).
+  func commitAndWait(_ writes: [any DurableWrite]) throws {
+    let done = DispatchSemaphore(value: 0)
+    let outcome = Mutex<Result<Void, any Error>>(.success(()))
+    commit(writes) { result in
+      outcome.withLock { $0 = result }
+      done.signal()
+    }
+    done.wait()
+    try outcome.withLock { $0 }.get()
   }
 
   /// Runs `body` on a reader connection, in one snapshot (SpatiaLite loaded): modules load
@@ -120,11 +137,16 @@ public final class Store: WriteCommitter {
 
   /// Writes what is queued, checkpoints the WAL into the database file and closes it.
   /// Idempotent. Called from a completion (the writer thread), it returns without waiting.
+  /// Before the store's last commit, `whenClosing`'s bodies run, once.
   public func close() {
+    if !committer.isCurrentThread { held.runClosing() }
     if !closed.exchange(true, ordering: .acquiringAndReleasing) {
       committer.queue.close()
     }
-    if !committer.isCurrentThread { committer.finished.wait() }
+    if !committer.isCurrentThread {
+      committer.finished.wait()
+      held.closed(committer.stats.withLock { $0 })
+    }
   }
 
   public var statistics: StoreStatistics {

@@ -86,6 +86,8 @@ public struct StoreStatistics: Sendable, Equatable {
   public var changes = 0
   /// Transactions that failed (every command in them got the error).
   public var failedTransactions = 0
+  /// Commands refused within a transaction that went through (a domain write's own error).
+  public var refusedCommands = 0
   /// The last error a transaction failed with, if any.
   public var lastError: String?
   /// Wall time of the last transaction, from BEGIN to the end of COMMIT (and its fsync).

@@ -23,7 +23,7 @@ public struct StoreMigration: Sendable {
   }
 
   /// The store's own migrations, oldest first.
-  static let core: [StoreMigration] = [.v1, .v2]
+  static let core: [StoreMigration] = [.v1, .v2, .v3]
 }
 
 extension StoreMigration {
