@@ -151,7 +151,8 @@ let package = Package(
     // What the domain modules share that is too small for a module of its own: the `Notifier`
     // they publish through (the server delivers it as Redis pub/sub), and a task executor on
     // Dispatch's threads for work that must not wait behind code blocking Swift's pool.
-    .target(name: "DomainSupport", path: "Sources/Domain/DomainSupport"),
+    .target(
+      name: "DomainSupport", dependencies: ["IndexIntrinsics"], path: "Sources/Domain/DomainSupport"),
     // The command layer: Redis commands parsed, checked and run on the keyspace, as RESP replies.
     .target(
       name: "Commands",
@@ -190,7 +191,7 @@ let package = Package(
     .target(
       name: "Accounts",
       dependencies: [
-        "Durability", "IdentityTokens", "RateLimits",
+        "Durability", "IdentityTokens", "RateLimits", "DomainSupport",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -229,6 +230,7 @@ let package = Package(
       name: "Pins",
       dependencies: [
         "Accounts", "Cards", "Durability", "SpatialIndex", "Geodesy", "MediaFiles", "RateLimits",
+        "DomainSupport",
       ], path: "Sources/Domain/Pins"),
     // The pins' commands (PIN.*): arguments in, JSON replies out.
     .target(

@@ -72,20 +72,6 @@ import Testing
     #expect(Self.bytes(arena, slots[0]) == strings[0])
   }
 
-  @Test("a table by id reads what was set, across its chunks, and nothing else")
-  func tableChunks() {
-    var table = CardTable<Int>()
-    let ids: [Int64] = [1, 2, 4_095, 4_096, 4_097, 8_193, 100_000]
-    for id in ids { table[id] = Int(id) * 3 }
-    for id in ids { #expect(table[id] == Int(id) * 3) }
-    for id: Int64 in [0, -1, 3, 4_098, 8_192, 12_000, 100_001, 1 << 40] {
-      #expect(table[id] == nil)
-    }
-    table[4_096] = nil
-    table[50_000] = nil  // in no chunk: nothing made
-    #expect(table[4_096] == nil && table[4_097] == 4_097 * 3 && table[50_000] == nil)
-  }
-
   @Test("random stores, replaces and releases keep every string's bytes")
   func arenaAgainstDictionary() {
     var random = SeededGenerator(seed: 7)

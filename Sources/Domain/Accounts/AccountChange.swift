@@ -34,20 +34,18 @@ extension Accounts {
       case .inserted(let account):
         // A sign-up here of the same email, if any, loses: its insert fails on the database's
         // unique email, and its undo (`forget`) leaves this one.
-        s.accounts[account.id] = account
-        s.byEmail[account.emailKey] = account.id
-        s.byUsername[account.username] = account.id
+        s.set(account)
       case .usedUp: break
       case .deleted(let id):
         s.remove(account: id)
         revocationCount.add(1, ordering: .sequentiallyConsistent)
       case .pro(let id, let isPro):
         guard let before = s.accounts[id], before.isPro != isPro else { break }
-        s.accounts[id]?.isPro = isPro
+        s.update(id) { $0.isPro = isPro }
         proChanged = (s.accounts[id]!, s.observers)
-      case .role(let id, let role): s.accounts[id]?.role = role
+      case .role(let id, let role): s.update(id) { $0.role = role }
       case .password(let id, let hash, let closing):
-        s.accounts[id]?.passwordHash = hash
+        s.update(id) { $0.passwordHash = hash }
         s.resets = s.resets.filter { $0.value.accountId != id }
         let closing = Set(closing)
         _ = s.removeSessions { closing.contains($0.id) }

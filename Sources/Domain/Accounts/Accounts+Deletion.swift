@@ -42,7 +42,7 @@ extension Accounts {
   public func setPro(account id: Int64, _ isPro: Bool, _ done: @escaping Done<Account>) {
     let changed = state.withLock { s -> (Account, [any AccountObserver])? in
       guard let before = s.accounts[id] else { return nil }
-      s.accounts[id]!.isPro = isPro
+      s.update(id) { $0.isPro = isPro }
       // The same plan again changes nothing the observers hold: they are not told.
       return (s.accounts[id]!, before.isPro == isPro ? [] : s.observers)
     }
@@ -55,7 +55,7 @@ extension Accounts {
 
   public func setRole(account id: Int64, _ role: Account.Role, _ done: @escaping Done<Account>) {
     let account = state.withLock { s -> Account? in
-      s.accounts[id]?.role = role
+      s.update(id) { $0.role = role }
       return s.accounts[id]
     }
     guard let account else { return done(.failure(.notFound)) }

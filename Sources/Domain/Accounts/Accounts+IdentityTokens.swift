@@ -79,7 +79,7 @@ extension Accounts {
     }
     let outcome = state.withLock { s -> Outcome in
       if let id = s.identities[key], let account = s.accounts[id] { return .known(account) }
-      if let id = s.byEmail[email], let account = s.accounts[id] {
+      if let id = s.id(email: email), let account = s.accounts[id] {
         s.identities[key] = id
         return .linked(account)
       }

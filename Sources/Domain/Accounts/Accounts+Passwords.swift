@@ -46,7 +46,7 @@ extension Accounts {
   private func mailReset(emailKey: String) {
     let token = Tokens.make()
     let reset: (PasswordReset, Account)? = state.withLock { s in
-      guard let id = s.byEmail[emailKey], let account = s.accounts[id] else { return nil }
+      guard let id = s.id(email: emailKey), let account = s.accounts[id] else { return nil }
       let reset = PasswordReset(
         tokenHash: Tokens.digest(token), accountId: id,
         expiresAt: Date().addingTimeInterval(configuration.resetLifetime))
@@ -115,7 +115,7 @@ extension Accounts {
       }
       let changed = state.withLock { s -> (closed: [Int64], generation: Int)? in
         guard s.accounts[id] != nil else { return nil }
-        s.accounts[id]?.passwordHash = hash
+        s.update(id) { $0.passwordHash = hash }
         // A reset token is for one password change.
         s.resets = s.resets.filter { $0.value.accountId != id }
         let closed = s.removeSessions { $0.accountId == id && $0.id != keeping }

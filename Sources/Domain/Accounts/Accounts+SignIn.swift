@@ -30,7 +30,7 @@ extension Accounts {
     }
     let hasher = configuration.hasher
     let started = slow.run(key: address, after: wait) { [self] in
-      let account = state.withLock { s in s.byEmail[key].flatMap { s.accounts[$0] } }
+      let account = state.withLock { s in s.id(email: key).flatMap { s.accounts[$0] } }
       // Past the longest password, a prefix is hashed: the work stays bounded, and the same.
       let candidate = String(
         decoding: password.utf8.prefix(Validation.maximumPasswordLength + 1), as: UTF8.self)

@@ -3,7 +3,7 @@ import Foundation
 import RateLimits
 
 extension Accounts {
-  public var isEmpty: Bool { state.withLock { $0.accounts.isEmpty } }
+  public var isEmpty: Bool { state.withLock { $0.accounts.count == 0 } }
   public var count: Int { state.withLock { $0.accounts.count } }
 
   /// A new account named by its id. Answers alike whether or not the email already has an
@@ -31,7 +31,7 @@ extension Accounts {
         return done(.failure(.notPersisted("cannot hash the password: \(error)")))
       }
       let made = state.withLock { s -> (Account, taken: Bool)? in
-        guard s.byEmail[key] == nil else {
+        guard s.id(email: key) == nil else {
           return s.decoy(email: email).map { ($0, true) }
         }
         return s.register(email: email, passwordHash: hash, isPro: false).map { ($0, false) }
@@ -84,7 +84,7 @@ extension Accounts {
     if let problem = Validation.problem(email: email) { return done(.failure(problem)) }
     let key = Account.key(email)
     let account = state.withLock { s -> Result<Account, AccountError> in
-      guard s.byEmail[key] == nil else {
+      guard s.id(email: key) == nil else {
         return .failure(.invalid(field: "email", reason: "already registered"))
       }
       return s.register(email: email, passwordHash: nil, isPro: isPro).map { .success($0) }
@@ -102,7 +102,7 @@ extension Accounts {
   /// Its durable write is queued now: a write queued after it commits with it or later.
   public func invite(email: String) -> Result<Account, AccountError> {
     let invited = state.withLock { s in
-      Self.invite(email, registered: { s.byEmail[$0] != nil }) {
+      Self.invite(email, registered: { s.id(email: $0) != nil }) {
         s.register(email: email, passwordHash: nil, isPro: false)
       }
     }
@@ -132,7 +132,7 @@ extension Accounts.State {
   /// it would have had (used up), never stored.
   mutating func decoy(email: String) -> Account? {
     guard let floor = accountIDFloor() else { return nil }
-    let (id, username) = usernames.firstFree(from: floor) { byUsername[$0] != nil }
+    let (id, username) = usernames.firstFree(from: floor) { self.id(username: $0) != nil }
     nextAccount = id + 1
     return Account.new(id: id, email: email, username: username, passwordHash: nil, isPro: false)
   }

@@ -1,4 +1,5 @@
 import Durability
+import DomainSupport
 import Foundation
 import IdentityTokens
 import Logging
@@ -55,10 +56,12 @@ public final class Accounts: Sendable {
 
   struct State {
     let usernames: IdText
-    var accounts: [Int64: Account] = [:]
-    var byEmail: [String: Int64] = [:]
-    /// Account ids by username: share URLs name the account by it.
-    var byUsername: [String: Int64] = [:]
+    /// By id (`IdTable`: a million accounts in a dictionary took 2^21 buckets of 80 bytes).
+    var accounts = IdTable<Account>()
+    /// Account ids by email (its `emailKey`) and by username (share URLs name the account by
+    /// it), the texts kept once, in the accounts (`set`).
+    var byEmail = IdIndex()
+    var byUsername = IdIndex()
     var sessions: [String: StoredSession] = [:]
     /// Session token hashes by session id.
     var sessionHashes: [Int64: String] = [:]
@@ -92,14 +95,64 @@ public final class Accounts: Sendable {
     /// is at hand (`AccountError.busy`).
     mutating func register(email: String, passwordHash: String?, isPro: Bool) -> Account? {
       guard let floor = accountIDFloor() else { return nil }
-      let (id, username) = usernames.firstFree(from: floor) { byUsername[$0] != nil }
+      let (id, username) = usernames.firstFree(from: floor) { self.id(username: $0) != nil }
       let account = Account.new(
         id: id, email: email, username: username, passwordHash: passwordHash, isPro: isPro)
       nextAccount = id + 1
-      accounts[account.id] = account
-      byEmail[account.emailKey] = account.id
-      byUsername[account.username] = account.id
+      set(account)
       return account
+    }
+
+    /// The account under its id, email and username, in place of any other holding either (a
+    /// sign-up on another node that won the email); not `replacing` when loading the store's,
+    /// which are unique.
+    mutating func set(_ account: Account, replacing: Bool = true) {
+      if replacing {
+        if let old = accounts[account.id] { unindex(old) }
+        for other in [id(email: account.emailKey), id(username: account.username)] {
+          if let other, other != account.id, let held = accounts[other] { unindex(held) }
+        }
+      }
+      accounts[account.id] = account
+      let accounts = accounts
+      byEmail.insert(account.id, hash: account.emailKey.hashValue) {
+        accounts[$0]!.emailKey.hashValue
+      }
+      byUsername.insert(account.id, hash: account.username.hashValue) {
+        accounts[$0]!.username.hashValue
+      }
+    }
+
+    /// Changes a held account's plan, role or password (never its email or username).
+    mutating func update(_ id: Int64, _ change: (inout Account) -> Void) {
+      guard var account = accounts[id] else { return }
+      change(&account)
+      accounts[id] = account
+    }
+
+    /// Makes room for `count` accounts, before the first.
+    mutating func reserve(_ count: Int) {
+      byEmail.reserve(count)
+      byUsername.reserve(count)
+    }
+
+    private mutating func unindex(_ account: Account) {
+      let accounts = accounts
+      byEmail.remove(account.id, hash: account.emailKey.hashValue) {
+        accounts[$0]!.emailKey.hashValue
+      }
+      byUsername.remove(account.id, hash: account.username.hashValue) {
+        accounts[$0]!.username.hashValue
+      }
+    }
+
+    /// The id of the account whose email is `key` (`Account.key`).
+    func id(email key: String) -> Int64? {
+      byEmail.first(hash: key.hashValue) { accounts[$0]?.emailKey == key }
+    }
+
+    func id(username: String) -> Int64? {
+      byUsername.first(hash: username.hashValue) { accounts[$0]?.username == username }
     }
 
     mutating func add(_ session: StoredSession) {
@@ -120,9 +173,9 @@ public final class Accounts: Sendable {
     /// Removes an account and what only it uses: its sessions, resets and ID-token links. An
     /// email or username another account holds now (a sign-up that won on another node) stays.
     mutating func remove(account id: Int64) {
-      if let account = accounts.removeValue(forKey: id) {
-        if byEmail[account.emailKey] == id { byEmail[account.emailKey] = nil }
-        if byUsername[account.username] == id { byUsername[account.username] = nil }
+      if let account = accounts[id] {
+        unindex(account)
+        accounts[id] = nil
       }
       _ = removeSessions { $0.accountId == id }
       resets = resets.filter { $0.value.accountId != id }
@@ -176,13 +229,9 @@ public final class Accounts: Sendable {
       s.nextAccount = stored.nextAccount
       s.nextSession = stored.nextSession
       // Sized once: grown a row at a time, the tables were rehashed some twenty times.
-      s.accounts.reserveCapacity(stored.accounts.count)
-      s.byEmail.reserveCapacity(stored.accounts.count)
-      s.byUsername.reserveCapacity(stored.accounts.count)
+      s.reserve(stored.accounts.count)
       for account in stored.accounts {
-        s.accounts[account.id] = account
-        s.byEmail[account.emailKey] = account.id
-        s.byUsername[account.username] = account.id
+        s.set(account, replacing: false)
         s.nextAccount = max(s.nextAccount, account.id + 1)
       }
       for session in stored.sessions {
@@ -203,11 +252,11 @@ public final class Accounts: Sendable {
 
   /// The account of an email, whatever its case.
   public func account(email: String) -> Account? {
-    state.withLock { s in s.byEmail[Account.key(email)].flatMap { s.accounts[$0] } }
+    state.withLock { s in s.id(email: Account.key(email)).flatMap { s.accounts[$0] } }
   }
 
   public func account(username: String) -> Account? {
-    state.withLock { s in s.byUsername[username].flatMap { s.accounts[$0] } }
+    state.withLock { s in s.id(username: username).flatMap { s.accounts[$0] } }
   }
 
   /// Commits writes and answers once they are durable.

@@ -105,8 +105,7 @@ extension Cards {
         } else {
           Self.add(card, to: &s)
           if let externalId {
-            s.externalIds[card.id] = externalId
-            s.byExternalId[ExternalKey(owner: card.ownerId, externalId: externalId)] = card.id
+            s.setExternalId(externalId, of: card.id, owner: card.ownerId)
           }
         }
         return true

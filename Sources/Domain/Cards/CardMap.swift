@@ -1,3 +1,4 @@
+import DomainSupport
 import Foundation
 import IndexIntrinsics
 import SpatialIndex
@@ -35,7 +36,7 @@ final class CardMap: Sendable {
 
   private struct Table {
     var arena = ByteArena()
-    var slots = CardTable<ByteArena.Slot>()
+    var slots = IdTable<ByteArena.Slot>()
 
     mutating func set(_ id: Int64, _ summary: [UInt8]) {
       slots[id] = slots[id].map { arena.replace($0, with: summary) } ?? arena.store(summary)

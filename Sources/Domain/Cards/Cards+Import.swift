@@ -92,7 +92,7 @@ extension Cards {
     let key = ExternalKey(owner: owner.id, externalId: externalId)
     var before: Card?
     let made = state.withLock { s -> Result<(Card, ImportOutcome, Bool), CardError> in
-      if let id = s.byExternalId[key], let held = s.cards[id] {
+      if let id = s.card(imported: key), let held = s.cards[id] {
         guard let card = Self.reimported(held, with: fields) else {
           return .success((held, .unchanged, false))
         }
@@ -102,8 +102,7 @@ extension Cards {
         return .success((card, .updated, false))
       }
       return newCard(owner: owner.id, owner.isPro, fields, &s).map { card, wasReserved in
-        s.externalIds[card.id] = externalId
-        s.byExternalId[key] = card.id
+        s.setExternalId(externalId, of: card.id, owner: owner.id)
         return (card, .created, wasReserved)
       }
     }

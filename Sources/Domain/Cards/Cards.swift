@@ -34,19 +34,46 @@ public final class Cards: Sendable {
 
   struct State {
     var cards = HeldCards()
-    var byOwner: [Int64: [Int64]] = [:]
+    var byOwner = CardsByOwner()
     /// The owners with a primary card: what a new card is checked against, without reading
     /// (unpacking) each of the owner's cards under the lock.
-    var withPrimary: Set<Int64> = []
+    var withPrimary = IdSet()
     /// Accounts whose primary card was deleted: its URL shows a placeholder.
     var reserved: Set<Int64> = []
     var nextCard: Int64 = 1
     /// Imported cards' external ids (`importCard`): by card, and the card by owner and id.
-    var externalIds: [Int64: String] = [:]
-    var byExternalId: [ExternalKey: Int64] = [:]
+    var externalIds = IdTable<String>()
+    var byExternalId = IdIndex()
     /// On a store many nodes share: this node's writes of each card whose feed rows it has not
     /// read yet (`apply(followed:own:)`). Nil: the store is this node's alone.
     var pending: [Int64: Int]?
+
+    /// The card imported under `key` (`importCard`).
+    func card(imported key: ExternalKey) -> Int64? {
+      byExternalId.first(hash: key.hashValue) {
+        cards.owner(of: $0) == key.owner && externalIds[$0] == key.externalId
+      }
+    }
+
+    /// Records the external id an import gave a card already held.
+    mutating func setExternalId(_ externalId: String, of id: Int64, owner: Int64) {
+      externalIds[id] = externalId
+      let key = ExternalKey(owner: owner, externalId: externalId)
+      let (cards, externalIds) = (cards, externalIds)
+      byExternalId.insert(id, hash: key.hashValue) {
+        ExternalKey(owner: cards.owner(of: $0)!, externalId: externalIds[$0]!).hashValue
+      }
+    }
+
+    mutating func forgetExternalId(of id: Int64, owner: Int64) {
+      guard let externalId = externalIds[id] else { return }
+      let key = ExternalKey(owner: owner, externalId: externalId)
+      let (cards, externalIds) = (cards, externalIds)
+      byExternalId.remove(id, hash: key.hashValue) {
+        ExternalKey(owner: cards.owner(of: $0)!, externalId: externalIds[$0]!).hashValue
+      }
+      self.externalIds[id] = nil
+    }
 
     /// Keeps a card this node is writing.
     mutating func save(_ card: Card) {
@@ -130,8 +157,7 @@ public final class Cards: Sendable {
       for (card, externalId) in chunk {
         Self.add(card, to: &s)
         if let externalId {
-          s.externalIds[card.id] = externalId
-          s.byExternalId[ExternalKey(owner: card.ownerId, externalId: externalId)] = card.id
+          s.setExternalId(externalId, of: card.id, owner: card.ownerId)
         }
       }
     }
@@ -238,10 +264,10 @@ public final class Cards: Sendable {
   }
 
   /// How many cards there are.
-  public var count: Int { state.withLock { $0.byOwner.values.reduce(0) { $0 + $1.count } } }
+  public var count: Int { state.withLock { $0.byOwner.total } }
 
   public func cards(of owner: Int64) -> [Card] {
-    state.withLock { s in (s.byOwner[owner] ?? []).compactMap { s.cards[$0] } }
+    state.withLock { s in s.byOwner[owner].compactMap { s.cards[$0] } }
   }
 
   public func isActive(_ card: Card) -> Bool {
@@ -337,9 +363,9 @@ public final class Cards: Sendable {
     }
     let drawn = Self.newCard(
       after: next, codes, owner: owner, isPro: isPro, fields: fields, configuration,
-      count: s.byOwner[owner]?.count ?? 0, hasPrimary: s.withPrimary.contains(owner),
+      count: s.byOwner[owner].count, hasPrimary: s.withPrimary.contains(owner),
       codeTaken: { s.cards.id(code: $0) != nil },
-      slugTaken: { s.cards.hasSlug($0, among: s.byOwner[owner] ?? []) })
+      slugTaken: { s.cards.hasSlug($0, among: s.byOwner[owner]) })
     guard case .success(let card) = drawn else { return drawn.map { ($0, false) } }
     if let refused = claim(card) { return .failure(refused) }
     s.nextCard = card.id + 1
@@ -424,14 +450,14 @@ public final class Cards: Sendable {
       guard let card = s.cards[id] else { return .failure(.notFound) }
       guard card.ownerId == owner else { return .failure(.noPermission) }
       var changes: [Change] = []
-      for other in s.byOwner[owner] ?? [] {
+      for other in s.byOwner[owner] {
         guard var card = s.cards[other], card.isPrimary != (other == id) else { continue }
         let before = card
         card.isPrimary = other == id
         s.save(card)
         changes.append((before, card))
       }
-      let hadPrimary = !s.withPrimary.insert(owner).inserted
+      let hadPrimary = !s.withPrimary.insert(owner)
       return .success((changes, hadPrimary, s.reserved.remove(owner) != nil))
     }
     guard case .success(let (changes, hadPrimary, wasReserved)) = made else {
@@ -446,7 +472,7 @@ public final class Cards: Sendable {
       if case .failure(.tryAgain) = result {
         for change in changes { restore(change.before, over: change.after) }
         state.withLock { s in
-          let primary = (s.byOwner[owner] ?? []).contains { s.cards[$0]?.isPrimary == true }
+          let primary = s.byOwner[owner].contains { s.cards[$0]?.isPrimary == true }
           if !hadPrimary, !primary { s.withPrimary.remove(owner) }
           if wasReserved, !primary { s.reserved.insert(owner) }
         }
@@ -556,24 +582,21 @@ public final class Cards: Sendable {
 
   static func add(_ card: Card, to s: inout State) {
     s.cards[card.id] = card
-    s.byOwner[card.ownerId, default: []].append(card.id)
+    s.byOwner.add(card.id, to: card.ownerId)
     if card.isPrimary { s.withPrimary.insert(card.ownerId) }
   }
 
   static func remove(_ card: Card, from s: inout State) {
     s.cards[card.id] = nil
-    s.byOwner[card.ownerId]?.removeAll { $0 == card.id }
-    if let externalId = s.externalIds.removeValue(forKey: card.id) {
-      s.byExternalId[ExternalKey(owner: card.ownerId, externalId: externalId)] = nil
-    }
-    if s.byOwner[card.ownerId]?.isEmpty == true { s.byOwner[card.ownerId] = nil }
+    s.byOwner.remove(card.id, from: card.ownerId)
+    s.forgetExternalId(of: card.id, owner: card.ownerId)
     if card.isPrimary { s.withPrimary.remove(card.ownerId) }
   }
 
   /// Every card of the account leaves memory and the map; returns them.
   func forget(owner: Int64) -> [Card] {
     let gone = state.withLock { s -> [Card] in
-      let cards = (s.byOwner[owner] ?? []).compactMap { s.cards[$0] }
+      let cards = s.byOwner[owner].compactMap { s.cards[$0] }
       for card in cards { Self.remove(card, from: &s) }
       s.reserved.remove(owner)
       return cards

@@ -27,7 +27,7 @@ enum CardsHeldFile {
     out.i64(s.nextCard)
     out.i64(Int64(s.reserved.count))
     for owner in s.reserved.sorted() { out.i64(owner) }
-    out.i64(Int64(s.byOwner.values.reduce(0) { $0 + $1.count }))
+    out.i64(Int64(s.byOwner.total))
     out.i64(Int64(s.externalIds.count))
     s.cards.forEachRecord { id, record, fields in
       out.i64(id)
@@ -71,10 +71,8 @@ enum CardsHeldFile {
         // Sized once: grown a card at a time, the tables were most of the reading.
         let cards = try input.count()
         s.cards.reserve(cards)
-        s.byOwner.reserveCapacity(cards)
         let external = try input.count()
-        s.externalIds.reserveCapacity(external)
-        s.byExternalId.reserveCapacity(external)
+        s.byExternalId.reserve(external)
         while case let id = try input.i64(), id != 0 {
           guard id > 0, id < s.nextCard, UInt32(exactly: id) != nil, !s.cards.contains(id) else {
             throw Malformed()
@@ -88,12 +86,11 @@ enum CardsHeldFile {
           s.cards.restore(
             id, ownerId: owner, createdAt: createdAt, updatedAt: updatedAt, code: code,
             slug: slug, isPrimary: isPrimary, fields: try input.bytes())
-          s.byOwner[owner, default: []].append(id)
+          s.byOwner.add(id, to: owner)
           if isPrimary { s.withPrimary.insert(owner) }
           if try input.u8() == 1 {
             let external = String(decoding: try input.bytes(), as: UTF8.self)
-            s.externalIds[id] = external
-            s.byExternalId[Cards.ExternalKey(owner: owner, externalId: external)] = id
+            s.setExternalId(external, of: id, owner: owner)
           }
         }
         var placed: [(item: Item, summary: [UInt8])] = []

@@ -1,3 +1,4 @@
+import DomainSupport
 import Foundation
 
 /// The cards in memory (`Cards.State`), by id, as compact records: the ids, dates and flags in
@@ -18,12 +19,10 @@ struct HeldCards {
     let isPrimary: Bool
   }
 
-  private var records = CardTable<Record>()
+  private var records = IdTable<Record>()
   private var fields = ByteArena()
-  /// Card ids by their code: open addressing with linear probing, in a table of a power of two
-  /// buckets at most three quarters full; 0 is an empty bucket.
-  private var byCode: [UInt32] = []
-  private var codes = 0
+  /// Card ids by their code.
+  private var byCode = IdIndex()
 
   init() {}
 
@@ -57,6 +56,8 @@ struct HeldCards {
 
   func contains(_ id: Int64) -> Bool { records[id] != nil }
 
+  func owner(of id: Int64) -> Int64? { records[id]?.ownerId }
+
   /// Every card as held, in the order of the ids, with its packed fields (`CardsHeldFile`).
   func forEachRecord(_ body: (Int64, Record, UnsafeRawBufferPointer) throws -> Void) rethrows {
     try fields.withStorage { storage in
@@ -64,12 +65,8 @@ struct HeldCards {
     }
   }
 
-  /// Makes room in the code index for `count` cards at once.
-  mutating func reserve(_ count: Int) {
-    var size = max(16, byCode.count)
-    while count * 4 > size * 3 { size *= 2 }
-    if size > byCode.count { resize(to: size) }
-  }
+  /// Makes room in the code index for `count` cards at once, before the first.
+  mutating func reserve(_ count: Int) { byCode.reserve(count) }
 
   /// A card as `forEachRecord` gave it, its fields already packed; `id` is new.
   mutating func restore(
@@ -84,14 +81,8 @@ struct HeldCards {
 
   /// The card holding `code`.
   func id(code: String) -> Int64? {
-    guard let packed = Self.packed(code, bytes: 8), !byCode.isEmpty else { return nil }
-    var i = bucket(packed)
-    while byCode[i] != 0 {
-      let id = Int64(byCode[i])
-      if records[id]?.code == packed { return id }
-      i = (i + 1) & (byCode.count - 1)
-    }
-    return nil
+    guard let packed = Self.packed(code, bytes: 8) else { return nil }
+    return byCode.first(hash: Self.hash(packed)) { records[$0]?.code == packed }
   }
 
   /// Whether one of the cards `ids` has `slug`.
@@ -140,50 +131,16 @@ struct HeldCards {
 
   // MARK: The code index
 
-  private func bucket(_ code: UInt64) -> Int {
-    // Fibonacci hashing: codes are random, the multiplication spreads them over the high bits.
-    Int(truncatingIfNeeded: (code &* 0x9E37_79B9_7F4A_7C15) >> 32) & (byCode.count - 1)
-  }
+  /// Codes are FF1's output (or random): their own bits spread well, unseeded.
+  private static func hash(_ code: UInt64) -> Int { Int(truncatingIfNeeded: code) }
 
   private mutating func insertCode(_ code: UInt64, _ id: Int64) {
-    if (codes + 1) * 4 > byCode.count * 3 { grow() }
-    var i = bucket(code)
-    while byCode[i] != 0 { i = (i + 1) & (byCode.count - 1) }
-    byCode[i] = UInt32(id)
-    codes += 1
+    let records = records
+    byCode.insert(id, hash: Self.hash(code)) { Self.hash(records[$0]!.code) }
   }
 
-  private mutating func grow() { resize(to: max(16, byCode.count * 2)) }
-
-  private mutating func resize(to size: Int) {
-    let ids = byCode.filter { $0 != 0 }
-    byCode = Array(repeating: 0, count: size)
-    for id in ids {
-      var i = bucket(records[Int64(id)]!.code)
-      while byCode[i] != 0 { i = (i + 1) & (byCode.count - 1) }
-      byCode[i] = id
-    }
-  }
-
-  /// Removes `id` from its code's bucket, moving back the entries after it that may move (so
-  /// that no probe stops early at the hole).
   private mutating func removeCode(_ code: UInt64, _ id: Int64) {
-    let mask = byCode.count - 1
-    var hole = bucket(code)
-    while byCode[hole] != UInt32(id) { hole = (hole + 1) & mask }
-    var j = hole
-    while true {
-      j = (j + 1) & mask
-      guard byCode[j] != 0 else { break }
-      let home = bucket(records[Int64(byCode[j])]!.code)
-      // The entry at j stays if its home lies cyclically in (hole, j].
-      let stays = hole < j ? (home > hole && home <= j) : (home > hole || home <= j)
-      if !stays {
-        byCode[hole] = byCode[j]
-        hole = j
-      }
-    }
-    byCode[hole] = 0
-    codes -= 1
+    let records = records
+    byCode.remove(id, hash: Self.hash(code)) { Self.hash(records[$0]!.code) }
   }
 }

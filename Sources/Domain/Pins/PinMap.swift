@@ -1,3 +1,4 @@
+import DomainSupport
 import Cards
 import SpatialIndex
 import Synchronization
@@ -8,13 +9,13 @@ import Synchronization
 final class PinMap: Sendable {
   let index: GeoIndex
   let searchers: SearcherPool
-  private let summaries: Mutex<CardTable<[UInt8]>>
+  private let summaries: Mutex<IdTable<[UInt8]>>
 
   init(placed: [(pin: Pin, summary: [UInt8])]) {
     // Coordinates and radii are validated when a pin is made: none fails the index's checks.
     index = try! GeoIndex(items: placed.map { Self.item($0.pin) })
     searchers = SearcherPool(index: index)
-    var table = CardTable<[UInt8]>()
+    var table = IdTable<[UInt8]>()
     for (pin, summary) in placed { table[pin.id] = summary }
     summaries = Mutex(table)
   }

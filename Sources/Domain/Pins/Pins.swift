@@ -1,3 +1,4 @@
+import DomainSupport
 import Accounts
 import Cards
 import Durability
@@ -30,7 +31,7 @@ public final class Pins: Sendable {
   public static let radii = 10.0...50_000.0
 
   struct State {
-    var pins = CardTable<Pin>()
+    var pins = IdTable<Pin>()
     var byOwner: [Int64: Set<Int64>] = [:]
     /// Each pin's votes by account (+1, -1), and the pins each account voted on.
     var votes: [Int64: [Int64: Int8]] = [:]

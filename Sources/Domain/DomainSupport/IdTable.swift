@@ -1,15 +1,17 @@
 import IndexIntrinsics
 
-/// Values by card id, in chunks of 4,096 slots indexed by id: the cards themselves
-/// (`HeldCards`), the map's summaries' slots (`CardMap`), and other modules' records by id
-/// (pins). Ids are handed out in sequence from 1, so the slots are dense, and a value costs its
-/// own size: a dictionary of cards cost over twice that, its table being at most three quarters
-/// full and doubling as it grows, every bucket touched. Chunks, not one array: an array grown by
-/// doubling left each of its old buffers to the allocator, resident and unused. A deleted card
-/// leaves an empty slot.
-public struct CardTable<Value> {
+/// Values by row id, in chunks of 4,096 slots indexed by id: the cards themselves
+/// (`HeldCards`), the map's summaries' slots (`CardMap`), the accounts, pins. Ids are handed out
+/// in sequence from 1, so the slots are dense, and a value costs its own size: a dictionary of
+/// a million cards cost over twice that, its table being at most three quarters full and
+/// doubling as it grows (2^21 buckets for 1M), every bucket touched. Chunks, not one array: an
+/// array grown by doubling left each of its old buffers to the allocator, resident and unused.
+/// A deleted row leaves an empty slot.
+public struct IdTable<Value> {
   private static var chunkShift: Int { 12 }
   private var chunks: [[Value?]] = []
+  /// How many slots hold a value.
+  public private(set) var count = 0
 
   public init() {}
 
@@ -30,12 +32,17 @@ public struct CardTable<Value> {
         }
         chunks[chunk] = Array(repeating: nil, count: 1 << Self.chunkShift)
       }
+      switch (chunks[chunk][slot] == nil, newValue == nil) {
+      case (true, false): count += 1
+      case (false, true): count -= 1
+      default: break
+      }
       chunks[chunk][slot] = newValue
     }
   }
 
   /// Every value with its id, in the order of the ids.
-  func forEachValue(_ body: (Int64, Value) throws -> Void) rethrows {
+  public func forEachValue(_ body: (Int64, Value) throws -> Void) rethrows {
     for (c, chunk) in chunks.enumerated() {
       for (slot, value) in chunk.enumerated() {
         if let value { try body(Int64(c << Self.chunkShift + slot + 1), value) }
@@ -44,7 +51,7 @@ public struct CardTable<Value> {
   }
 
   /// Starts loading `id`'s slot, for a caller about to read several slots at random.
-  func prefetch(_ id: Int64) {
+  public func prefetch(_ id: Int64) {
     guard id > 0 else { return }
     let (chunk, slot) = Self.place(id)
     guard chunk < chunks.count, slot < chunks[chunk].count else { return }
@@ -56,3 +63,5 @@ public struct CardTable<Value> {
     return (i >> chunkShift, i & (1 << chunkShift - 1))
   }
 }
+
+extension IdTable: Sendable where Value: Sendable {}
