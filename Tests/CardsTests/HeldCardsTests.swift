@@ -1,5 +1,6 @@
 import Accounts
 import Datasets
+import DomainSupport
 import Foundation
 import Testing
 

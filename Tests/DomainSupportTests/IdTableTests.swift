@@ -3,7 +3,8 @@ import Testing
 @testable import DomainSupport
 
 @Suite struct IdTableTests {
-  @Test("a table by id reads what was set, across its chunks, and nothing else; it counts its values")
+  @Test(
+    "a table by id reads what was set, across its chunks, and nothing else; it counts its values")
   func tableChunks() {
     var table = IdTable<Int>()
     let ids: [Int64] = [1, 2, 4_095, 4_096, 4_097, 8_193, 100_000]

@@ -41,6 +41,8 @@ public struct Account: Sendable, Equatable, Codable {
   /// An email already in lower case is its own key: the same string, so the index by email
   /// holds no second copy of it.
   static func key(_ email: String) -> String {
+    // Most emails are lower-case ASCII: no lowered copy made only to be compared.
+    if email.utf8.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) { return email }
     let lowered = email.lowercased()
     return lowered == email ? email : lowered
   }

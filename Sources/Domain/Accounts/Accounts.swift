@@ -1,5 +1,5 @@
-import Durability
 import DomainSupport
+import Durability
 import Foundation
 import IdentityTokens
 import Logging
@@ -56,8 +56,8 @@ public final class Accounts: Sendable {
 
   struct State {
     let usernames: IdText
-    /// By id (`IdTable`: a million accounts in a dictionary took 2^21 buckets of 80 bytes).
-    var accounts = IdTable<Account>()
+    /// By id (`HeldAccounts`: a million accounts in a dictionary took 2^21 buckets of 80 bytes).
+    var accounts = HeldAccounts()
     /// Account ids by email (its `emailKey`) and by username (share URLs name the account by
     /// it), the texts kept once, in the accounts (`set`).
     var byEmail = IdIndex()
@@ -116,10 +116,10 @@ public final class Accounts: Sendable {
       accounts[account.id] = account
       let accounts = accounts
       byEmail.insert(account.id, hash: account.emailKey.hashValue) {
-        accounts[$0]!.emailKey.hashValue
+        accounts.emailKey(of: $0)!.hashValue
       }
-      byUsername.insert(account.id, hash: account.username.hashValue) {
-        accounts[$0]!.username.hashValue
+      byUsername.insert(account.id, hash: accounts.username(of: account.id)!.hashValue) {
+        accounts.username(of: $0)!.hashValue
       }
     }
 
@@ -139,20 +139,23 @@ public final class Accounts: Sendable {
     private mutating func unindex(_ account: Account) {
       let accounts = accounts
       byEmail.remove(account.id, hash: account.emailKey.hashValue) {
-        accounts[$0]!.emailKey.hashValue
+        accounts.emailKey(of: $0)!.hashValue
       }
-      byUsername.remove(account.id, hash: account.username.hashValue) {
-        accounts[$0]!.username.hashValue
+      if let username = PackedASCII.pack(account.username, bytes: 8) {
+        byUsername.remove(account.id, hash: username.hashValue) {
+          accounts.username(of: $0)!.hashValue
+        }
       }
     }
 
     /// The id of the account whose email is `key` (`Account.key`).
     func id(email key: String) -> Int64? {
-      byEmail.first(hash: key.hashValue) { accounts[$0]?.emailKey == key }
+      byEmail.first(hash: key.hashValue) { accounts.emailKey(of: $0) == key }
     }
 
     func id(username: String) -> Int64? {
-      byUsername.first(hash: username.hashValue) { accounts[$0]?.username == username }
+      guard let packed = PackedASCII.pack(username, bytes: 8) else { return nil }
+      return byUsername.first(hash: packed.hashValue) { accounts.username(of: $0) == packed }
     }
 
     mutating func add(_ session: StoredSession) {

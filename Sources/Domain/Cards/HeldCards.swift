@@ -38,8 +38,9 @@ struct HeldCards {
         }
         return
       }
-      guard let code = Self.packed(card.code, bytes: 8),
-        let slug = Self.packed(card.slug, bytes: 4).map(UInt32.init), UInt32(exactly: id) != nil
+      guard let code = PackedASCII.pack(card.code, bytes: 8),
+        let slug = PackedASCII.pack(card.slug, bytes: 4).map(UInt32.init),
+        UInt32(exactly: id) != nil
       else { preconditionFailure("codes and slugs are the server's: short ASCII") }
       let packed = PackedFields.pack(card.fields)
       let slot = old.map { fields.replace($0.fields, with: packed) } ?? fields.store(packed)
@@ -81,13 +82,13 @@ struct HeldCards {
 
   /// The card holding `code`.
   func id(code: String) -> Int64? {
-    guard let packed = Self.packed(code, bytes: 8) else { return nil }
+    guard let packed = PackedASCII.pack(code, bytes: 8) else { return nil }
     return byCode.first(hash: Self.hash(packed)) { records[$0]?.code == packed }
   }
 
   /// Whether one of the cards `ids` has `slug`.
   func hasSlug(_ slug: String, among ids: [Int64]) -> Bool {
-    guard let packed = Self.packed(slug, bytes: 4).map(UInt32.init) else { return false }
+    guard let packed = PackedASCII.pack(slug, bytes: 4).map(UInt32.init) else { return false }
     return ids.contains { records[$0]?.slug == packed }
   }
 
@@ -100,33 +101,11 @@ struct HeldCards {
 
   private func card(_ id: Int64, _ record: Record) -> Card {
     Card(
-      id: id, ownerId: record.ownerId, code: Self.text(record.code),
-      slug: Self.text(UInt64(record.slug)), isPrimary: record.isPrimary,
+      id: id, ownerId: record.ownerId, code: PackedASCII.text(record.code),
+      slug: PackedASCII.text(UInt64(record.slug)), isPrimary: record.isPrimary,
       fields: fields.withBytes(record.fields, PackedFields.unpack),
       createdAt: Date(timeIntervalSinceReferenceDate: record.createdAt),
       updatedAt: Date(timeIntervalSinceReferenceDate: record.updatedAt))
-  }
-
-  // MARK: Codes and slugs as integers
-
-  /// Up to `bytes` ASCII characters (no NUL) in an integer, the first in the lowest byte.
-  static func packed(_ text: String, bytes: Int) -> UInt64? {
-    let utf8 = text.utf8
-    guard utf8.count <= bytes, utf8.allSatisfy({ $0 != 0 && $0 < 0x80 }) else { return nil }
-    return utf8.reversed().reduce(0) { $0 << 8 | UInt64($1) }
-  }
-
-  static func text(_ packed: UInt64) -> String {
-    String(unsafeUninitializedCapacity: 8) { buffer in
-      var count = 0
-      var rest = packed
-      while rest != 0 {
-        buffer[count] = UInt8(truncatingIfNeeded: rest)
-        rest >>= 8
-        count += 1
-      }
-      return count
-    }
   }
 
   // MARK: The code index

@@ -8,21 +8,24 @@
 /// Hashes of keys a client chooses must be seeded (`Hasher`), or a client could choose keys
 /// that share a bucket and make every probe walk them all.
 public struct IdIndex: Sendable {
-  private var buckets: [UInt32] = []
-  public private(set) var count = 0
+  @usableFromInline var buckets: [UInt32] = []
+  @usableFromInline var held = 0
 
-  public init() {}
+  // Inlinable: a start inserts millions, and each call takes a closure.
+  @inlinable public init() {}
+
+  @inlinable public var count: Int { held }
 
   /// Makes room for `count` ids at once, before the first is inserted.
   public mutating func reserve(_ count: Int) {
-    precondition(self.count == 0, "reserve before the first insert")
+    precondition(held == 0, "reserve before the first insert")
     var size = max(16, buckets.count)
     while count * 4 > size * 3 { size *= 2 }
     if size > buckets.count { buckets = Array(repeating: 0, count: size) }
   }
 
   /// The id whose row `holds` the key hashed `hash`, if any.
-  public func first(hash: Int, where holds: (Int64) -> Bool) -> Int64? {
+  @inlinable public func first(hash: Int, where holds: (Int64) -> Bool) -> Int64? {
     guard !buckets.isEmpty else { return nil }
     var i = bucket(hash)
     while buckets[i] != 0 {
@@ -34,22 +37,22 @@ public struct IdIndex: Sendable {
   }
 
   /// Adds `id` under `hash`; `hashOf` gives every indexed id's hash, should the table grow.
-  public mutating func insert(_ id: Int64, hash: Int, hashOf: (Int64) -> Int) {
+  @inlinable public mutating func insert(_ id: Int64, hash: Int, hashOf: (Int64) -> Int) {
     guard let slot = UInt32(exactly: id), slot != 0 else {
       preconditionFailure("row ids are from 1 below 2^32")
     }
-    if (count + 1) * 4 > buckets.count * 3 {
+    if (held + 1) * 4 > buckets.count * 3 {
       resize(to: max(16, buckets.count * 2), hashOf: hashOf)
     }
     var i = bucket(hash)
     while buckets[i] != 0 { i = (i + 1) & (buckets.count - 1) }
     buckets[i] = slot
-    count += 1
+    held += 1
   }
 
   /// Removes `id`, indexed under `hash`, moving back the entries after it that may move (so
   /// that no probe stops early at the hole); `hashOf` as for `insert`.
-  public mutating func remove(_ id: Int64, hash: Int, hashOf: (Int64) -> Int) {
+  @inlinable public mutating func remove(_ id: Int64, hash: Int, hashOf: (Int64) -> Int) {
     guard !buckets.isEmpty else { return }
     let mask = buckets.count - 1
     var hole = bucket(hash)
@@ -70,16 +73,16 @@ public struct IdIndex: Sendable {
       }
     }
     buckets[hole] = 0
-    count -= 1
+    held -= 1
   }
 
-  private func bucket(_ hash: Int) -> Int {
+  @inlinable func bucket(_ hash: Int) -> Int {
     // Fibonacci hashing spreads any hash, however its low bits fall, over the high bits.
     Int(truncatingIfNeeded: (UInt64(bitPattern: Int64(hash)) &* 0x9E37_79B9_7F4A_7C15) >> 32)
       & (buckets.count - 1)
   }
 
-  private mutating func resize(to size: Int, hashOf: (Int64) -> Int) {
+  @usableFromInline mutating func resize(to size: Int, hashOf: (Int64) -> Int) {
     let ids = buckets.filter { $0 != 0 }
     buckets = Array(repeating: 0, count: size)
     for id in ids {

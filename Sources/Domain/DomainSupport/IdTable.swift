@@ -8,14 +8,18 @@ import IndexIntrinsics
 /// array grown by doubling left each of its old buffers to the allocator, resident and unused.
 /// A deleted row leaves an empty slot.
 public struct IdTable<Value> {
-  private static var chunkShift: Int { 12 }
-  private var chunks: [[Value?]] = []
+  @usableFromInline static var chunkShift: Int { 12 }
+  @usableFromInline var chunks: [[Value?]] = []
+  @usableFromInline var held = 0
+
+  // Inlinable, as a module's own generic code is specialized: the map's searches read a slot
+  // for every hit.
+  @inlinable public init() {}
+
   /// How many slots hold a value.
-  public private(set) var count = 0
+  @inlinable public var count: Int { held }
 
-  public init() {}
-
-  public subscript(id: Int64) -> Value? {
+  @inlinable public subscript(id: Int64) -> Value? {
     get {
       guard id > 0 else { return nil }
       let (chunk, slot) = Self.place(id)
@@ -33,8 +37,8 @@ public struct IdTable<Value> {
         chunks[chunk] = Array(repeating: nil, count: 1 << Self.chunkShift)
       }
       switch (chunks[chunk][slot] == nil, newValue == nil) {
-      case (true, false): count += 1
-      case (false, true): count -= 1
+      case (true, false): held += 1
+      case (false, true): held -= 1
       default: break
       }
       chunks[chunk][slot] = newValue
@@ -42,7 +46,7 @@ public struct IdTable<Value> {
   }
 
   /// Every value with its id, in the order of the ids.
-  public func forEachValue(_ body: (Int64, Value) throws -> Void) rethrows {
+  @inlinable public func forEachValue(_ body: (Int64, Value) throws -> Void) rethrows {
     for (c, chunk) in chunks.enumerated() {
       for (slot, value) in chunk.enumerated() {
         if let value { try body(Int64(c << Self.chunkShift + slot + 1), value) }
@@ -51,14 +55,14 @@ public struct IdTable<Value> {
   }
 
   /// Starts loading `id`'s slot, for a caller about to read several slots at random.
-  public func prefetch(_ id: Int64) {
+  @inlinable public func prefetch(_ id: Int64) {
     guard id > 0 else { return }
     let (chunk, slot) = Self.place(id)
     guard chunk < chunks.count, slot < chunks[chunk].count else { return }
     chunks[chunk].withUnsafeBufferPointer { cprefetch($0.baseAddress! + slot) }
   }
 
-  private static func place(_ id: Int64) -> (chunk: Int, slot: Int) {
+  @inlinable static func place(_ id: Int64) -> (chunk: Int, slot: Int) {
     let i = Int(id - 1)
     return (i >> chunkShift, i & (1 << chunkShift - 1))
   }

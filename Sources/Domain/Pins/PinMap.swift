@@ -1,5 +1,5 @@
-import DomainSupport
 import Cards
+import DomainSupport
 import SpatialIndex
 import Synchronization
 

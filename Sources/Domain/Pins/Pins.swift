@@ -1,6 +1,6 @@
-import DomainSupport
 import Accounts
 import Cards
+import DomainSupport
 import Durability
 import Foundation
 import Geodesy

@@ -5,37 +5,42 @@
 /// size stays where it was). Chunks are never moved: one array grown by doubling left each of
 /// its old buffers to the allocator, resident and mostly unused (a sixth of the RSS at 300,000
 /// cards), and the bytes of a chunk stay where they are while a reply is written from them.
-struct ByteArena {
-  struct Slot: Equatable, Sendable {
+public struct ByteArena {
+  public struct Slot: Equatable, Sendable {
     /// In granules, so that 32 bits reach 32 GB.
-    fileprivate let offset: UInt32
-    let count: UInt32
+    @usableFromInline let offset: UInt32
+    public let count: UInt32
 
-    fileprivate var granules: Int { ByteArena.granules(Int(count)) }
+    @inlinable init(offset: UInt32, count: UInt32) {
+      self.offset = offset
+      self.count = count
+    }
+
+    @inlinable var granules: Int { ByteArena.granules(Int(count)) }
   }
 
-  private static let granule = 8
-  private static let chunkGranules = 1 << 17
+  @usableFromInline static let granule = 8
+  @usableFromInline static let chunkGranules = 1 << 17
   /// The longest string held: a chunk's bytes.
-  static let maximumCount = chunkGranules * granule
+  public static let maximumCount = chunkGranules * granule
 
-  private var chunks = Chunks()
+  @usableFromInline var chunks = Chunks()
   /// Granules handed out: where the next string goes unless it reuses a released run.
-  private var end = 0
+  @usableFromInline var end = 0
   /// Released runs by their length in granules: their offsets.
-  private var released: [Int: [UInt32]] = [:]
+  @usableFromInline var released: [Int: [UInt32]] = [:]
 
-  init() {}
+  public init() {}
 
   /// The bytes the arena has handed out, released runs included.
-  var capacity: Int { end * Self.granule }
+  public var capacity: Int { end * Self.granule }
 
   /// The bytes of the runs released and not yet reused.
-  var releasedBytes: Int {
+  public var releasedBytes: Int {
     released.reduce(0) { $0 + $1.key * Self.granule * $1.value.count }
   }
 
-  mutating func store(_ data: some Collection<UInt8>) -> Slot {
+  @inlinable public mutating func store(_ data: some Collection<UInt8>) -> Slot {
     precondition(data.count <= Self.maximumCount, "longer than an arena's chunk")
     let granules = Self.granules(data.count)
     let offset: Int
@@ -56,7 +61,7 @@ struct ByteArena {
   }
 
   /// `slot`'s bytes replaced by `data`: in place when they take as many granules.
-  mutating func replace(_ slot: Slot, with data: some Collection<UInt8>) -> Slot {
+  @inlinable public mutating func replace(_ slot: Slot, with data: some Collection<UInt8>) -> Slot {
     guard slot.granules == Self.granules(data.count) else {
       release(slot)
       return store(data)
@@ -65,25 +70,29 @@ struct ByteArena {
     return Slot(offset: slot.offset, count: UInt32(data.count))
   }
 
-  mutating func release(_ slot: Slot) {
+  @inlinable public mutating func release(_ slot: Slot) {
     guard slot.granules > 0 else { return }
     released[slot.granules, default: []].append(slot.offset)
   }
 
-  func withBytes<R>(_ slot: Slot, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+  @inlinable public func withBytes<R>(_ slot: Slot, _ body: (UnsafeRawBufferPointer) throws -> R)
+    rethrows -> R
+  {
     try withStorage { try body($0.bytes(slot)) }
   }
 
   /// `body` given the arena's bytes, to read several slots' in one go.
-  func withStorage<R>(_ body: (Storage) throws -> R) rethrows -> R {
+  @inlinable public func withStorage<R>(_ body: (Storage) throws -> R) rethrows -> R {
     try withExtendedLifetime(chunks) { try body(Storage(chunks: chunks.pointers)) }
   }
 
   /// The arena's bytes while `withStorage`'s body runs.
-  struct Storage {
-    fileprivate let chunks: [UnsafeMutableRawPointer]
+  public struct Storage {
+    @usableFromInline let chunks: [UnsafeMutableRawPointer]
 
-    func bytes(_ slot: Slot) -> UnsafeRawBufferPointer {
+    @inlinable init(chunks: [UnsafeMutableRawPointer]) { self.chunks = chunks }
+
+    @inlinable public func bytes(_ slot: Slot) -> UnsafeRawBufferPointer {
       let offset = Int(slot.offset)
       return UnsafeRawBufferPointer(
         start: chunks[offset / ByteArena.chunkGranules] + offset % ByteArena.chunkGranules
@@ -92,7 +101,7 @@ struct ByteArena {
     }
   }
 
-  private mutating func write(_ data: some Collection<UInt8>, at offset: Int) {
+  @inlinable mutating func write(_ data: some Collection<UInt8>, at offset: Int) {
     // Copied first if another arena value shares the chunks.
     if !isKnownUniquelyReferenced(&chunks) { chunks = chunks.copy() }
     while chunks.pointers.count <= offset / Self.chunkGranules { chunks.add() }
@@ -102,17 +111,17 @@ struct ByteArena {
     UnsafeMutableRawBufferPointer(start: start, count: data.count).copyBytes(from: data)
   }
 
-  private static func granules(_ count: Int) -> Int { (count + granule - 1) / granule }
+  @inlinable static func granules(_ count: Int) -> Int { (count + granule - 1) / granule }
 
   /// The chunks' memory, owned: freed with the last arena value holding it.
-  private final class Chunks {
-    private(set) var pointers: [UnsafeMutableRawPointer] = []
+  @usableFromInline final class Chunks {
+    @usableFromInline private(set) var pointers: [UnsafeMutableRawPointer] = []
 
-    func add() {
+    @usableFromInline func add() {
       pointers.append(.allocate(byteCount: ByteArena.maximumCount, alignment: ByteArena.granule))
     }
 
-    func copy() -> Chunks {
+    @usableFromInline func copy() -> Chunks {
       let copy = Chunks()
       for pointer in pointers {
         copy.add()
