@@ -11,12 +11,19 @@ extension Array where Element: Sendable {
   {
     let slices = Swift.min(count, ProcessInfo.processInfo.activeProcessorCount * 2)
     guard slices > 1 else { return try map(transform) }
-    let results = Mutex<[Int: Result<[T], any Error>]>([:])
+    // In a class: a Mutex captured by the workers' closure is an access to the caller's local,
+    // which ThreadSanitizer counts as a write from each worker.
+    let results = Slices<T>()
     DispatchQueue.concurrentPerform(iterations: slices) { slice in
       let range = (count * slice / slices)..<(count * (slice + 1) / slices)
       let result = Result { try self[range].map(transform) }
-      results.withLock { $0[slice] = result }
+      results.all.withLock { $0[slice] = result }
     }
-    return try results.withLock { all in try (0..<slices).flatMap { try all[$0]!.get() } }
+    return try results.all.withLock { all in try (0..<slices).flatMap { try all[$0]!.get() } }
   }
+}
+
+/// `concurrentMap`'s slices' results, by position.
+private final class Slices<T: Sendable>: Sendable {
+  let all = Mutex<[Int: Result<[T], any Error>]>([:])
 }
