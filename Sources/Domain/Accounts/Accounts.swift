@@ -114,13 +114,10 @@ public final class Accounts: Sendable {
         }
       }
       accounts[account.id] = account
-      let accounts = accounts
-      byEmail.insert(account.id, hash: account.emailKey.hashValue) {
-        accounts.emailKey(of: $0)!.hashValue
-      }
-      byUsername.insert(account.id, hash: accounts.username(of: account.id)!.hashValue) {
-        accounts.username(of: $0)!.hashValue
-      }
+      byEmail.insert(account.id, hash: account.emailKey.hashValue, hashOf: Self.emailHash(accounts))
+      byUsername.insert(
+        account.id, hash: accounts.username(of: account.id)!.hashValue,
+        hashOf: Self.usernameHash(accounts))
     }
 
     /// Changes a held account's plan, role or password (never its email or username).
@@ -137,15 +134,21 @@ public final class Accounts: Sendable {
     }
 
     private mutating func unindex(_ account: Account) {
-      let accounts = accounts
-      byEmail.remove(account.id, hash: account.emailKey.hashValue) {
-        accounts.emailKey(of: $0)!.hashValue
-      }
+      byEmail.remove(account.id, hash: account.emailKey.hashValue, hashOf: Self.emailHash(accounts))
       if let username = PackedASCII.pack(account.username, bytes: 8) {
-        byUsername.remove(account.id, hash: username.hashValue) {
-          accounts.username(of: $0)!.hashValue
-        }
+        byUsername.remove(
+          account.id, hash: username.hashValue, hashOf: Self.usernameHash(accounts))
       }
+    }
+
+    /// An indexed account's hashes, read from a copy of the table: the index being changed is
+    /// part of `self`.
+    private static func emailHash(_ accounts: HeldAccounts) -> (Int64) -> Int {
+      { accounts.emailKey(of: $0)!.hashValue }
+    }
+
+    private static func usernameHash(_ accounts: HeldAccounts) -> (Int64) -> Int {
+      { accounts.username(of: $0)!.hashValue }
     }
 
     /// The id of the account whose email is `key` (`Account.key`).

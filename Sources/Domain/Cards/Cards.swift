@@ -59,20 +59,22 @@ public final class Cards: Sendable {
     mutating func setExternalId(_ externalId: String, of id: Int64, owner: Int64) {
       externalIds[id] = externalId
       let key = ExternalKey(owner: owner, externalId: externalId)
-      let (cards, externalIds) = (cards, externalIds)
-      byExternalId.insert(id, hash: key.hashValue) {
-        ExternalKey(owner: cards.owner(of: $0)!, externalId: externalIds[$0]!).hashValue
-      }
+      byExternalId.insert(id, hash: key.hashValue, hashOf: Self.externalHash(cards, externalIds))
     }
 
     mutating func forgetExternalId(of id: Int64, owner: Int64) {
       guard let externalId = externalIds[id] else { return }
       let key = ExternalKey(owner: owner, externalId: externalId)
-      let (cards, externalIds) = (cards, externalIds)
-      byExternalId.remove(id, hash: key.hashValue) {
-        ExternalKey(owner: cards.owner(of: $0)!, externalId: externalIds[$0]!).hashValue
-      }
+      byExternalId.remove(id, hash: key.hashValue, hashOf: Self.externalHash(cards, externalIds))
       self.externalIds[id] = nil
+    }
+
+    /// An indexed card's hash, read from copies of the tables: the index being changed is part
+    /// of `self`.
+    private static func externalHash(_ cards: HeldCards, _ externalIds: IdTable<String>)
+      -> (Int64) -> Int
+    {
+      { ExternalKey(owner: cards.owner(of: $0)!, externalId: externalIds[$0]!).hashValue }
     }
 
     /// Keeps a card this node is writing.
