@@ -365,7 +365,8 @@ struct BrowserRun: Sendable {
       name: "account", path: "/account/signup",
       steps: [
         Step(
-          run: "sessionStorage.email = 'web' + Date.now() + '@x.org'; "
+          // One tab serves both schemes: the light run's values must not answer the dark's.
+          run: "sessionStorage.clear(); sessionStorage.email = 'web' + Date.now() + '@x.org'; "
             // Each run's card in a city of its own: two at one point would be one cluster.
             + "sessionStorage.city = matchMedia('(prefers-color-scheme: dark)').matches"
             + " ? 'Cusco' : 'Lima'; "
