@@ -1,4 +1,5 @@
 import Foundation
+import FoundationNetworking
 import NIOCore
 import RESP
 import RedisTestSupport
@@ -10,20 +11,34 @@ import Testing
 @Suite("Three nodes against one embedded node", .serialized)
 struct DifferentialNodesTests {
   @Test(
-    "a seeded random workload of GEO and string writes, accounts and plans, cards (made, located, changed, deleted), wallets, pins and votes, venues, favorites, check-ins and check-outs, presences, people nearby and exchanges, spread over three nodes, answers as one embedded node does, command by command and in every query after; GEOSEARCH and CARD.SEARCH also as brute force"
+    "a seeded random workload of GEO and string writes, accounts and plans, cards (made, located, changed, deleted), wallets, pins and votes, venues, favorites, check-ins and check-outs, presences, people nearby and exchanges, private documents, uploads and cards naming them, spread over three nodes, answers as one embedded node does, command by command and in every query after (the documents' and uploads' bytes too); GEOSEARCH and CARD.SEARCH also as brute force"
   )
   func threeNodesAnswerAsOne() async throws {
     try await NodesOverRESPTests.withDatabase { url, directory in
-      let nodes = try (0..<3).map { try NodesOverRESPTests.node(url, directory + "/\($0)") }
-      let embedded = try CardAtlasProcess(directory: directory + "/embedded")
-      let twins = try await Twins(nodes: nodes.map(\.port), embedded: embedded.port, accounts: 6)
+      // Each with an HTTP port: the uploads' bytes are read where clients read them.
+      let http = try (0...3).map { _ in try RedisProcess.freeLoopbackPort() }
+      let nodes = try (0..<3).map {
+        try CardAtlasProcess(
+          directory: directory + "/\($0)",
+          arguments: ["--store", url, "--http-port", "\(http[$0])"])
+      }
+      let embedded = try CardAtlasProcess(
+        directory: directory + "/embedded", arguments: ["--http-port", "\(http[3])"])
+      let twins = try await Twins(
+        nodes: nodes.map(\.port), embedded: embedded.port, http: http, accounts: 6)
       var workload = Workload(twins: twins, seed: 20_261_128)
       for _ in 0..<800 { try await workload.step() }
       try await workload.compareQueries()
       let mismatches = twins.mismatches
       #expect(twins.compared > 1_000, "\(twins.compared) replies compared")
       #expect(workload.bruteHits > 200, "brute force expected \(workload.bruteHits) hits")
-      for (command, least) in [("CHECKIN", 10), ("PEOPLE.NEARBY", 5), ("EXCHANGE.REQUEST", 5)] {
+      // Uploads served (200), and cards that named one.
+      #expect(workload.served[200, default: 0] >= 5, "uploads served: \(workload.served)")
+      #expect(workload.named >= 3, "cards naming an upload: \(workload.named)")
+      for (command, least) in [
+        ("CHECKIN", 10), ("PEOPLE.NEARBY", 5), ("EXCHANGE.REQUEST", 5), ("DOC.PUT", 10),
+        ("DOC.DEL", 3), ("ASSET.PUT", 8), ("CARD.UPDATE", 10),
+      ] {
         let made = twins.mix[command] ?? (0, 0)
         #expect(made.replies - made.errors >= least, "\(command): \(made)")
       }
@@ -33,7 +48,8 @@ struct DifferentialNodesTests {
       )
       print(
         "differential: \(twins.compared) replies compared, \(workload.brute) brute-force checks "
-          + "(\(workload.bruteHits) hits); "
+          + "(\(workload.bruteHits) hits); uploads by status \(workload.served), "
+          + "\(workload.named) named by cards; "
           + "commands (replies, errors): \(twins.mix.sorted { $0.key < $1.key })")
     }
   }
@@ -44,6 +60,11 @@ struct DifferentialNodesTests {
 /// compared, less what differs by design (ids, codes, usernames, times).
 final class Twins {
   let ports: [UInt16]
+  /// The nodes' HTTP ports, then the embedded node's.
+  let http: [UInt16]
+  /// What each store names differently but the workload knows to be one thing (an upload's
+  /// URL), as one name.
+  var aliases: [String: String] = [:]
   /// `[account][node]`, and the admin's at index `accounts`.
   private let cluster: [[RESPConnection]]
   private let single: [RESPConnection]
@@ -56,8 +77,9 @@ final class Twins {
   /// Each account's id on the cluster and on the embedded node.
   private(set) var accountIDs: [(cluster: String, embedded: String)] = []
 
-  init(nodes: [UInt16], embedded: UInt16, accounts: Int) async throws {
+  init(nodes: [UInt16], embedded: UInt16, http: [UInt16], accounts: Int) async throws {
     ports = nodes
+    self.http = http
     self.accounts = accounts
     cluster = try (0...accounts).map { _ in try nodes.map { try RESPConnection(port: $0) } }
     single = try (0...accounts).map { _ in try RESPConnection(port: embedded) }
@@ -99,16 +121,28 @@ final class Twins {
     _ account: Int?, node: Int, _ arguments: [String], embedded: [String]? = nil,
     unordered: Bool = false, storeOwn: Set<String> = []
   ) async throws -> (cluster: RESPValue, embedded: RESPValue) {
+    try await both(
+      account, node: node, bytes: arguments.map { Array($0.utf8) },
+      embedded: embedded?.map { Array($0.utf8) }, unordered: unordered, storeOwn: storeOwn)
+  }
+
+  /// `both` with arguments as bytes (a file's).
+  @discardableResult
+  func both(
+    _ account: Int?, node: Int, bytes arguments: [[UInt8]], embedded: [[UInt8]]? = nil,
+    unordered: Bool = false, storeOwn: Set<String> = []
+  ) async throws -> (cluster: RESPValue, embedded: RESPValue) {
     try await sync(to: node)
     let a = account ?? accounts
-    let onCluster = try cluster[a][node].command(arguments).value
-    let onEmbedded = try single[a].command(embedded ?? arguments).value
+    let onCluster = try cluster[a][node].command(bytes: arguments).value
+    let onEmbedded = try single[a].command(bytes: embedded ?? arguments).value
     lastWriter = node
     let errored = if case .error = onEmbedded { 1 } else { 0 }
-    mix[arguments[0], default: (0, 0)].replies += 1
-    mix[arguments[0], default: (0, 0)].errors += errored
+    let words = arguments.map { String(validating: $0, as: UTF8.self) ?? "<\($0.count) bytes>" }
+    mix[words[0], default: (0, 0)].replies += 1
+    mix[words[0], default: (0, 0)].errors += errored
     compare(
-      onCluster, onEmbedded, "\(arguments.joined(separator: " ")) on node \(node)", unordered,
+      onCluster, onEmbedded, "\(words.joined(separator: " ")) on node \(node)", unordered,
       storeOwn)
     return (onCluster, onEmbedded)
   }
@@ -145,7 +179,8 @@ final class Twins {
       if let first {
         compared += 1
         let (here, there) = (
-          Self.canonical(reply, unordered: unordered), Self.canonical(first, unordered: unordered)
+          Self.canonical(reply, unordered: unordered, aliases: aliases),
+          Self.canonical(first, unordered: unordered, aliases: aliases)
         )
         if here != there { mismatches.append("\(what): \(here) against node 0's \(there)") }
       } else {
@@ -155,14 +190,45 @@ final class Twins {
     return expected
   }
 
+  /// Reads a path (each store's own, `paths`) over every node's HTTP port once quiet, and
+  /// compares status and bytes with the embedded node's. The embedded node's status.
+  @discardableResult
+  func everywhereHTTP(_ paths: (cluster: String, embedded: String)) async throws -> Int {
+    try await sync(to: nil)
+    let expected = await Self.get(http[ports.count], paths.embedded)
+    if expected == nil {
+      mismatches.append("GET \(paths.embedded): the embedded node did not answer")
+    }
+    for n in ports.indices {
+      compared += 1
+      let got = await Self.get(http[n], paths.cluster)
+      if got?.0 != expected?.0 || got?.1 != expected?.1 {
+        mismatches.append(
+          "GET \(paths.cluster) on node \(n), once quiet: \(got?.0 ?? 0), \(got?.1.count ?? 0) "
+            + "bytes against the embedded node's \(expected?.0 ?? 0), \(expected?.1.count ?? 0)")
+      }
+    }
+    return expected?.0 ?? 0
+  }
+
+  private static func get(_ port: UInt16, _ path: String) async -> (Int, [UInt8])? {
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    guard
+      let (body, response) = try? await session.data(
+        from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+    else { return nil }
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, Array(body))
+  }
+
   private func compare(
     _ cluster: RESPValue, _ embedded: RESPValue, _ what: String, _ unordered: Bool,
     _ storeOwn: Set<String> = []
   ) {
     compared += 1
     let (c, e) = (
-      Self.canonical(cluster, unordered: unordered, leaving: storeOwn),
-      Self.canonical(embedded, unordered: unordered, leaving: storeOwn)
+      Self.canonical(cluster, unordered: unordered, leaving: storeOwn, aliases: aliases),
+      Self.canonical(embedded, unordered: unordered, leaving: storeOwn, aliases: aliases)
     )
     if c != e { mismatches.append("\(what): \(c) against the embedded node's \(e)") }
   }
@@ -172,23 +238,31 @@ final class Twins {
   static let volatile: Set<String> = [
     "id", "ownerId", "cardId", "venueId", "accountId", "code", "url", "shareUrl", "username",
     "owner", "slug", "createdAt", "updatedAt", "addedAt", "locatedAt", "lastSeenAt", "qrUrl",
-    "vcardUrl", "checkedInAt", "checkedOutAt", "expiresAt", "requestedAt", "exchangedAt",
+    "vcardUrl", "checkedInAt", "checkedOutAt", "expiresAt", "requestedAt", "exchangedAt", "at",
   ]
 
-  /// A reply as comparable text: JSON parsed, less its volatile fields; a hit's leading id
-  /// dropped. `unordered`: lists of objects sorted, for replies the server orders by id or by
-  /// time (ids differ in order between stores, and two writes may share a millisecond).
-  static func canonical(_ value: RESPValue, unordered: Bool = false, leaving: Set<String> = [])
-    -> String
-  {
-    var object = plain(value, volatile.union(leaving))
+  /// A reply as comparable text: JSON parsed, less its volatile fields, `aliases`' texts
+  /// named alike; a hit's leading id dropped; bytes that are not text as base64. `unordered`:
+  /// lists of objects sorted, for replies the server orders by id or by time (ids differ in
+  /// order between stores, and two writes may share a millisecond).
+  static func canonical(
+    _ value: RESPValue, unordered: Bool = false, leaving: Set<String> = [],
+    aliases: [String: String] = [:]
+  ) -> String {
+    var object = plain(value, Fields(volatile: volatile.union(leaving), aliases: aliases))
     if unordered { object = sorted(object) }
     let data = try? JSONSerialization.data(
       withJSONObject: ["v": object], options: [.sortedKeys, .fragmentsAllowed])
     return data.map { String(decoding: $0, as: UTF8.self) } ?? "\(object)"
   }
 
-  private static func plain(_ value: RESPValue, _ volatile: Set<String>) -> Any {
+  /// What `canonical` leaves out or renames.
+  private struct Fields {
+    let volatile: Set<String>
+    let aliases: [String: String]
+  }
+
+  private static func plain(_ value: RESPValue, _ fields: Fields) -> Any {
     switch value {
     case .simpleString(let s): return "+" + s
     case .error(let e): return "-" + e
@@ -198,18 +272,21 @@ final class Twins {
     case .formattedDouble(let s): return s
     case .boolean(let b): return b
     case .bulkString(let b):
-      let text = String(buffer: b)
+      let bytes = Array(buffer: b)
+      guard let text = String(validating: bytes, as: UTF8.self) else {
+        return "bytes:" + Data(bytes).base64EncodedString()
+      }
       guard text.first == "{" || text.first == "[",
         let json = try? JSONSerialization.jsonObject(with: Data(text.utf8))
       else { return text }
-      return stripped(json, volatile)
+      return stripped(json, fields)
     case .array(let items), .set(let items):
-      var list = items.map { plain($0, volatile) }
+      var list = items.map { plain($0, fields) }
       // `[id, …, object]` hits: the id is the store's own.
       if list.count >= 2, list.first is Int, list.last is [String: Any] { list.removeFirst() }
       return list
     case .map(let pairs):
-      return pairs.map { [plain($0.key, volatile), plain($0.value, volatile)] }
+      return pairs.map { [plain($0.key, fields), plain($0.value, fields)] }
     default:
       return "\(value)"
     }
@@ -226,11 +303,14 @@ final class Twins {
     return items.sorted { key($0) < key($1) }
   }
 
-  private static func stripped(_ json: Any, _ volatile: Set<String>) -> Any {
+  private static func stripped(_ json: Any, _ fields: Fields) -> Any {
     if let object = json as? [String: Any] {
-      return object.filter { !volatile.contains($0.key) }.mapValues { stripped($0, volatile) }
+      return object.filter { !fields.volatile.contains($0.key) }.mapValues {
+        stripped($0, fields)
+      }
     }
-    if let list = json as? [Any] { return list.map { stripped($0, volatile) } }
+    if let list = json as? [Any] { return list.map { stripped($0, fields) } }
+    if let text = json as? String, let alias = fields.aliases[text] { return alias }
     return json
   }
 }

@@ -70,6 +70,22 @@ extension Workload {
       try await twins.everywhere(
         pin.owner, ["PIN.GET", pin.id.cluster], embedded: ["PIN.GET", pin.id.embedded])
     }
+    for a in 0..<twins.accounts {
+      try await twins.everywhere(a, ["DOC.LIST"], unordered: true)
+    }
+    for document in documents {
+      for caller in [document.owner, (document.owner + 1) % twins.accounts] {
+        try await twins.everywhere(
+          caller, ["DOC.GET", document.id.cluster], embedded: ["DOC.GET", document.id.embedded])
+      }
+    }
+    // Each upload's bytes, or its absence once the card that alone named it was deleted.
+    for upload in uploads {
+      func path(_ url: String) -> String { URLComponents(string: url)?.path ?? url }
+      let status = try await twins.everywhereHTTP(
+        (path(upload.id.cluster), path(upload.id.embedded)))
+      served[status, default: 0] += 1
+    }
     for venue in venues {
       try await twins.everywhere(
         venue.owner, ["VENUE.GET", venue.id.cluster], embedded: ["VENUE.GET", venue.id.embedded])

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import RESP
+import RedisTestSupport
 import Testing
 
 /// A seeded random workload of every command family, sent to `Twins` (a random node and the
@@ -33,12 +34,25 @@ struct Workload {
     var code: Pair? = nil
   }
 
+  /// A private document, or an upload (`kind`: the ASSET.PUT kind; `id`: its URL).
+  struct File {
+    let owner: Int
+    let id: Pair
+    let kind: String
+    var alive = true
+  }
+
   let twins: Twins
   private var seed: UInt64
   var geo: [String: [String: (lon: Double, lat: Double)]] = [:]
   var cards: [Card] = []
   var pins: [Thing] = []
   var venues: [Thing] = []
+  var documents: [File] = []
+  var uploads: [File] = []
+  /// Cards that came to name an upload; the uploads' HTTP statuses once quiet.
+  var named = 0
+  var served: [Int: Int] = [:]
   var pro: Set<Int> = []
   /// Accounts that set a presence (live for the run: the default lifetime is 10 minutes).
   var present: Set<Int> = []
@@ -48,6 +62,10 @@ struct Workload {
   var bruteHits = 0
 
   static let keys = ["k0", "k1", "k2"]
+  /// What uploads and documents are made of: files each kind takes, and one none takes.
+  static let png = try! MediaFixtures.bytes("python.png")
+  static let pdf = try! MediaFixtures.bytes("result.pdf")
+  static let gif = try! MediaFixtures.bytes("python.gif")
   static let companies = ["Acme", "Globex", "Initech"]
   /// Where points gather: Paris, Tokyo, either side of the antimeridian, near the pole.
   static let centres: [(Double, Double)] = [
@@ -107,7 +125,7 @@ struct Workload {
   /// One random command.
   mutating func step() async throws {
     let n = node()
-    switch next(100) {
+    switch next(112) {
     case 0..<14:
       let (key, member, p) = (Self.keys[next(3)], "m\(next(40))", point())
       let reply = try await twins.both(
@@ -243,6 +261,7 @@ struct Workload {
       try await twins.both(
         from, node: n, ["EXCHANGE.REQUEST", ids.cluster],
         embedded: ["EXCHANGE.REQUEST", ids.embedded])
+    case 100..<112: try await fileStep(on: n, next(12))
     default:
       // Reads mid-way, on the node that took the last write or another.
       if let c = pick(Array(cards.indices)) {
@@ -255,6 +274,69 @@ struct Workload {
           anyAccount(), node: n, ["PIN.GET", pins[p].id.cluster],
           embedded: ["PIN.GET", pins[p].id.embedded])
       }
+    }
+  }
+
+  /// Documents and uploads: stored (now and then a file their kind refuses), read, deleted
+  /// (sometimes by another account), and named on cards (sometimes another account's upload).
+  private mutating func fileStep(on n: Int, _ choice: Int) async throws {
+    switch choice {
+    case 0..<4:
+      let owner = anyAccount()
+      let kind = ["VACCINATION", "TEST-POSITIVE", "TEST-NEGATIVE", "BOGUS"][next(4)]
+      let day = String(format: "2026-%02d-%02d", 1 + next(11), 1 + next(28))
+      // A PNG of its own bytes (one document never reads as another's), a PDF, or a GIF.
+      let bytes = [TestPhoto.png(Array("document \(documents.count)".utf8)), Self.pdf, Self.gif][
+        next(3)]
+      let reply = try await twins.both(
+        owner, node: n, bytes: [Array("DOC.PUT".utf8), Array(kind.utf8), Array(day.utf8), bytes])
+      if Self.succeeded(reply.embedded) {
+        documents.append(
+          File(
+            owner: owner,
+            id: Pair(cluster: Twins.id(reply.cluster), embedded: Twins.id(reply.embedded)),
+            kind: kind))
+      }
+    case 4..<6:
+      guard let d = pick(documents.indices.filter { documents[$0].alive }) else { return }
+      let caller = next(4) == 0 ? anyAccount() : documents[d].owner
+      let reply = try await twins.both(
+        caller, node: n, ["DOC.DEL", documents[d].id.cluster],
+        embedded: ["DOC.DEL", documents[d].id.embedded])
+      if Self.succeeded(reply.embedded) { documents[d].alive = false }
+    case 6:
+      guard let d = pick(Array(documents.indices)) else { return }
+      let caller = next(3) == 0 ? anyAccount() : documents[d].owner
+      try await twins.both(
+        caller, node: n, ["DOC.GET", documents[d].id.cluster],
+        embedded: ["DOC.GET", documents[d].id.embedded])
+    case 7..<10:
+      let owner = anyAccount()
+      let kind = ["IMAGE", "LOGO", "CV"][next(3)]
+      // Mostly a file the kind takes; now and then a GIF, which none takes.
+      let bytes = next(4) == 0 ? Self.gif : kind == "CV" ? Self.pdf : Self.png
+      let reply = try await twins.both(
+        owner, node: n, bytes: [Array("ASSET.PUT".utf8), Array(kind.utf8), bytes])
+      guard Self.succeeded(reply.embedded) else { return }
+      let url = Pair(
+        cluster: Self.field(reply.cluster, "url"), embedded: Self.field(reply.embedded, "url"))
+      let name = "upload \(uploads.count)"
+      twins.aliases[url.cluster] = name
+      twins.aliases[url.embedded] = name
+      uploads.append(File(owner: owner, id: url, kind: kind))
+    default:
+      // A card names an upload: mostly one of its owner's, of a kind the field may take or not.
+      let anyOwner = next(4) == 0
+      guard let c = pick(cards.indices.filter { cards[$0].alive }),
+        let u = pick(uploads.indices.filter { anyOwner || uploads[$0].owner == cards[c].owner })
+      else { return }
+      let field = uploads[u].kind == "CV" ? "cvUrl" : ["imageUrl", "logoUrl"][next(2)]
+      let patch = { (url: String) in #"{"\#(field)":"\#(url)"}"# }
+      let reply = try await twins.both(
+        cards[c].owner, node: n,
+        ["CARD.UPDATE", cards[c].id.cluster, patch(uploads[u].id.cluster)],
+        embedded: ["CARD.UPDATE", cards[c].id.embedded, patch(uploads[u].id.embedded)])
+      if Self.succeeded(reply.embedded) { named += 1 }
     }
   }
 
