@@ -132,7 +132,8 @@ let package = Package(
     .target(
       name: "PostgresKeyspaceStore",
       dependencies: [
-        "PostgresStore", "Keyspace", .product(name: "PostgresNIO", package: "postgres-nio"),
+        "PostgresStore", "Durability", "Keyspace",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/Storage/PostgresKeyspaceStore"),
     // The domain's storage protocols implemented on PostgreSQL, for nodes that share one
@@ -515,14 +516,15 @@ let package = Package(
     .testTarget(
       name: "StoreTests",
       dependencies: [
-        "Store", "KeyspaceStore", "Keyspace", .product(name: "GRDB", package: "GRDB.swift"),
+        "Store", "KeyspaceStore", "Keyspace", "Durability",
+        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ]),
     .testTarget(
       name: "PostgresStoreTests",
       dependencies: [
         "PostgresStore", "PostgresKeyspaceStore", "PostgresDomainStorage", "Accounts", "Keyspace",
-        "Geodesy", "Datasets", "RedisTestSupport", "PostgresTestSupport", "GeocoderClients",
+        "Durability", "Geodesy", "Datasets", "RedisTestSupport", "PostgresTestSupport", "GeocoderClients",
         "Geocoding",
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -552,8 +552,11 @@ public final class Cards: Sendable {
     _ done: @escaping Done<Void>
   ) {
     storage.commit(writes) { [self] result in
-      if case .failure = result, !ids.isEmpty {
-        state.withLock { s in for id in ids { s.seen(ownWriteOf: id) } }
+      if case .failure(let error) = result, !ids.isEmpty {
+        // A commit that went through after all is counted by its own feed row instead.
+        unlessCommittedLater(error) { [self] in
+          state.withLock { s in for id in ids { s.seen(ownWriteOf: id) } }
+        }
       }
       done(result.mapError { CardError(storeFailure: $0, plan: plan) })
     }

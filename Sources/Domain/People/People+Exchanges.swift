@@ -208,14 +208,15 @@ extension People {
     case .refused(let error): done(.failure(error))
     case .pending(let at, new: false): done(.success(.pending(Date(timeIntervalSince1970: at))))
     case .pending(let at, new: true):
-      commit([syncRequest(account, other, new: true)]) { [self] result in
-        if case .failure(let error) = result {
+      let notCommitted = { @Sendable [self] in
+        exchangeState.withLock { $0.failed(account, other) }
+      }
+      commit([syncRequest(account, other, new: true)], notCommitted: notCommitted) {
+        [self] result in
+        if case .failure(let error) = result, error.nothingWritten {
           exchangeState.withLock { s in
-            // Nothing written: the request is not made (unless memory changed it since).
-            if error.nothingWritten, s.requested(account, other) == at {
-              s.removeRequest(account, other)
-            }
-            s.failed(account, other)
+            // The request is not made (unless memory changed it since).
+            if s.requested(account, other) == at { s.removeRequest(account, other) }
           }
         }
         done(result.map { .pending(Date(timeIntervalSince1970: at)) })
@@ -273,17 +274,17 @@ extension People {
         syncRequest(e.accountB, e.accountA), told,
       ] + wallets.adding(b, to: e.accountA, at: e.date)
       + wallets.adding(a, to: e.accountB, at: e.date)
-    commit(writes) { [self] result in
-      if case .failure(let error) = result {
-        if case .tryAgain = error {
-          undo()
-          wallets.undoAdding(b, to: e.accountA, at: e.date)
-          wallets.undoAdding(a, to: e.accountB, at: e.date)
-        }
-        exchangeState.withLock { s in
-          s.failed(e.accountA, e.accountB)
-          s.failed(e.accountB, e.accountA)
-        }
+    let notCommitted = { @Sendable [self] in
+      exchangeState.withLock { s in
+        s.failed(e.accountA, e.accountB)
+        s.failed(e.accountB, e.accountA)
+      }
+    }
+    commit(writes, notCommitted: notCommitted) { [self] result in
+      if case .failure(.tryAgain) = result {
+        undo()
+        wallets.undoAdding(b, to: e.accountA, at: e.date)
+        wallets.undoAdding(a, to: e.accountB, at: e.date)
       }
       done(result.map { .exchanged(e) })
     }
@@ -339,8 +340,14 @@ extension People {
 
   /// Commits `writes`; a failure the store says wrote nothing is `tryAgain` (retryable); a
   /// pair another node exchanged meanwhile is `alreadyExchanged`, as memory already says.
-  func commit(_ writes: [any DurableWrite], _ done: @escaping Done<Void>) {
+  /// `notCommitted` runs first on a failure: at once, or once the store learns that a commit
+  /// whose outcome it could not tell did not go through (`unlessCommittedLater`).
+  func commit(
+    _ writes: [any DurableWrite], notCommitted: @escaping @Sendable () -> Void = {},
+    _ done: @escaping Done<Void>
+  ) {
     storage.commit(writes) { result in
+      if case .failure(let error) = result { unlessCommittedLater(error, notCommitted) }
       done(
         result.mapError { error in
           switch error {

@@ -71,4 +71,10 @@ public struct AfterCommit: DurableWrite {
 /// Redis Cluster's `TRYAGAIN`, which clients retry.
 public protocol StoreFailure: Error {
   var nothingWritten: Bool { get }
+  /// Set when whether the commit went through is learnt later (`unlessCommittedLater`).
+  var outcomeLater: OutcomeLater? { get }
+}
+
+extension StoreFailure {
+  public var outcomeLater: OutcomeLater? { nil }
 }

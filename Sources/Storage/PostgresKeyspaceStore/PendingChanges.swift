@@ -14,8 +14,12 @@ struct PendingChanges {
   private var keys: [KeyRef: Int] = [:]
   private var databases: [Int: Int] = [:]
   private var all = 0
+  /// This node's writes not yet back, each counted once per change (INFO's
+  /// `feed_own_changes_pending`).
+  private(set) var count = 0
 
   mutating func add(_ changes: [Change], by delta: Int) {
+    count = max(0, count + delta * changes.count)
     for change in changes {
       switch change {
       case .geoUpsert(let db, let key, let member, _, _, _),

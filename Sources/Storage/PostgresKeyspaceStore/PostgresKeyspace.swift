@@ -1,3 +1,4 @@
+import Durability
 import Keyspace
 import Logging
 import NIOCore
@@ -97,14 +98,17 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
     pending.withLock { $0.add(changes, by: 1) }
     let commit = Commit()
     store.commit([KeyspaceChangesWrite(changes: changes)]) { [self] result in
-      if case .failure = result {
-        pending.withLock { $0.add(changes, by: -1) }
-        // In the feed's order: rows after the reload's snapshot, this node's own included,
-        // are applied after it.
-        if let follower = follower.withLock({ $0 }) {
-          follower.interject { [weak self] in await self?.reload(changes) }
-        } else {
-          Task(executorPreference: store.connector.executor) { await self.reload(changes) }
+      if case .failure(let error) = result {
+        // A commit that went through after all is counted by its own feed row instead.
+        unlessCommittedLater(error) { [self] in
+          pending.withLock { $0.add(changes, by: -1) }
+          // In the feed's order: rows after the reload's snapshot, this node's own included,
+          // are applied after it.
+          if let follower = follower.withLock({ $0 }) {
+            follower.interject { [weak self] in await self?.reload(changes) }
+          } else {
+            Task(executorPreference: store.connector.executor) { await self.reload(changes) }
+          }
         }
       }
       commit.complete(result)
@@ -114,6 +118,9 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
 
   /// The feed position applied so far.
   public var position: Int64 { follower.withLock { $0?.position ?? 0 } }
+
+  /// This node's keyspace changes whose feed rows have not come back yet: 0 once quiet.
+  public var ownChangesPending: Int { pending.withLock { $0.count } }
 
   /// Returns true once the feed is applied up to `position`.
   public func waitUntilApplied(_ position: Int64, timeout: Duration = .seconds(10)) async -> Bool {
@@ -140,6 +147,7 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
     return [
       ("feed_connected", follower?.isConnected == true ? "1" : "0"),
       ("feed_applied_position", String(position)),
+      ("feed_own_changes_pending", String(ownChangesPending)),
       (
         "feed_caught_up_ms_ago",
         ago.map { String($0.seconds * 1000 + $0.attoseconds / 1_000_000_000_000_000) } ?? ""

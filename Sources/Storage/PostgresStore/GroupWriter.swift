@@ -25,17 +25,26 @@ final class GroupWriter: Sendable {
     var connection: PostgresConnection?
     var batch: Int64 = 0
     var idle: [CheckedContinuation<Void, Never>] = []
+    /// Batches whose COMMIT's outcome no primary could tell yet (`settle`).
+    var undecided: [(batch: Int64, later: OutcomeLater)] = []
+    var settling = false
   }
 
   private let node: String
   private let connector: PostgresConnector
   private let logger: Logger
+  /// How long `ask` tries to reach a primary.
+  private let outcomeWait: Duration
   private let state: Mutex<State>
   /// The most commands one transaction takes.
   private static let batchLimit = 1024
 
-  init(node: String, connector: PostgresConnector, connection: PostgresConnection, logger: Logger) {
+  init(
+    node: String, connector: PostgresConnector, connection: PostgresConnection,
+    outcomeWait: Duration, logger: Logger
+  ) {
     self.node = node
+    self.outcomeWait = outcomeWait
     self.connector = connector
     self.logger = logger
     state = Mutex(State(connection: connection))
@@ -128,13 +137,16 @@ final class GroupWriter: Sendable {
         case true?:
           // Committed, but which commands were rolled back or refused is not known.
           attempt = .done(
-            requests.map { _ in .failure(PostgresStoreError.outcomeUnknown("\(error)")) })
+            requests.map { _ in
+              .failure(PostgresStoreError.outcomeUnknown("\(error)", later: nil))
+            })
         case false?:
           attempt = .done(
             requests.map { _ in .failure(PostgresStoreError.unavailable("\(error)")) })
         case nil:
-          attempt = .done(
-            requests.map { _ in .failure(PostgresStoreError.outcomeUnknown("\(error)")) })
+          let failure = PostgresStoreError.outcomeUnknown(
+            "\(error)", later: undecided(batch: batch))
+          attempt = .done(requests.map { _ in .failure(failure) })
         }
       }
       switch attempt {
@@ -249,7 +261,8 @@ final class GroupWriter: Sendable {
         let failure = PostgresStoreError.unavailable("COMMIT failed: \(String(reflecting: error))")
         return .done(requests.map { _ in .failure(failure) })
       case nil:
-        let failure = PostgresStoreError.outcomeUnknown(String(reflecting: error))
+        let failure = PostgresStoreError.outcomeUnknown(
+          String(reflecting: error), later: sections.isEmpty ? nil : undecided(batch: batch))
         return .done(requests.map { _ in .failure(failure) })
       }
     }
@@ -287,11 +300,11 @@ final class GroupWriter: Sendable {
   private typealias MergedWrite = (write: any PostgresWrite, parts: [Int])
 
   /// Whether a commit whose COMMIT failed committed after all, asked of the primary (perhaps a
-  /// new one: a failover takes seconds, so it is asked for up to `askFor`) by the feed row it
-  /// wrote; nil when no primary answers.
+  /// new one: a failover takes seconds, so it is asked for up to `outcomeWait`) by the feed row
+  /// it wrote; nil when no primary answers.
   private func ask(batch: Int64, hadFeedRow: Bool) async -> Bool? {
     guard hadFeedRow else { return nil }
-    let deadline = ContinuousClock.now + Self.askFor
+    let deadline = ContinuousClock.now + outcomeWait
     while true {
       do {
         let connection = try await connector.primary()
@@ -313,7 +326,55 @@ final class GroupWriter: Sendable {
     }
   }
 
-  private static let askFor = Duration.seconds(15)
+  /// A batch whose outcome `ask` could not learn: its answer, once a primary tells it.
+  private func undecided(batch: Int64) -> OutcomeLater {
+    let later = OutcomeLater()
+    let start = state.withLock { s -> Bool in
+      s.undecided.append((batch, later))
+      defer { s.settling = true }
+      return !s.settling
+    }
+    if start { Task(executorPreference: connector.executor) { await self.settle() } }
+    return later
+  }
+
+  /// Asks the primary of the moment, every `settleEvery`, whether each undecided batch
+  /// committed, until none is left or the store closes. Under the feed's lock the answer is
+  /// final: a commit in progress is waited out, and a transaction whose COMMIT never arrived
+  /// has ended with its connection. (The feed keeps rows `--feed-minimum-age`, 600 s: an answer
+  /// asked later than that could miss a pruned row.)
+  private func settle() async {
+    while true {
+      let batches = state.withLock { s -> [(batch: Int64, later: OutcomeLater)]? in
+        guard !s.undecided.isEmpty, !s.closed else {
+          s.settling = false
+          return nil
+        }
+        return s.undecided
+      }
+      guard let batches else { return }
+      try? await Task.sleep(for: Self.settleEvery)
+      guard let connection = try? await connector.primary() else { continue }
+      defer { connection.discard() }
+      for (batch, later) in batches {
+        guard
+          let committed = try? await QueryDeadline.within(
+            .seconds(10), closing: connection, on: connector.executor,
+            { [node, logger] in
+              try await ChangeFeed.committed(
+                node: node, batch: batch, on: connection, logger: logger)
+            })
+        else { break }
+        logger.notice(
+          "group commit: a lost COMMIT's outcome learnt",
+          metadata: ["batch": "\(batch)", "committed": "\(committed)"])
+        state.withLock { s in s.undecided.removeAll { $0.batch == batch } }
+        later.settle(committed: committed)
+      }
+    }
+  }
+
+  private static let settleEvery = Duration.seconds(1)
 
   /// Closes a connection that failed; the next commit opens another.
   private func drop(_ connection: PostgresConnection) async {

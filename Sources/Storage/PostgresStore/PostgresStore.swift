@@ -19,11 +19,13 @@ public final class PostgresStore: WriteCommitter, Sendable {
 
   /// Connects, and applies the feed's migrations and then `migrations`; prunes the feed as
   /// `retention` says, every `retention.interval`. The store's tasks run on `executor` (nil:
-  /// Swift's global pool), so that nothing else on the pool holds up a commit.
+  /// Swift's global pool), so that nothing else on the pool holds up a commit. A COMMIT whose
+  /// connection failed waits up to `outcomeWait` for a primary to say whether it went through
+  /// before its commands fail as `outcomeUnknown` (a failover takes seconds).
   public init(
     location: PostgresLocation, migrations: [PostgresMigration],
     retention: FeedRetention = FeedRetention(), executor: (any TaskExecutor)? = nil,
-    logger: Logger
+    outcomeWait: Duration = .seconds(15), logger: Logger
   ) async throws {
     node = UUID().uuidString.lowercased()
     connector = PostgresConnector(location: location, executor: executor, logger: logger)
@@ -37,7 +39,9 @@ public final class PostgresStore: WriteCommitter, Sendable {
       try? await connection.close()
       throw error
     }
-    writer = GroupWriter(node: node, connector: connector, connection: connection, logger: logger)
+    writer = GroupWriter(
+      node: node, connector: connector, connection: connection, outcomeWait: outcomeWait,
+      logger: logger)
     pruner = Task(executorPreference: executor) { [connector] in
       while !Task.isCancelled {
         try? await Task.sleep(for: retention.interval)
@@ -139,9 +143,11 @@ public enum PostgresStoreError: StoreFailure, CustomStringConvertible {
   /// No primary reachable, or the connection was lost before COMMIT: nothing was written, and
   /// the command may be retried.
   case unavailable(String)
-  /// The connection was lost during COMMIT and no primary could be asked since whether it
-  /// committed.
-  case outcomeUnknown(String)
+  /// Whether the write committed is not known: the connection was lost during COMMIT and no
+  /// primary could be asked since (then `later` gets the answer once one can), or the
+  /// transaction committed but which of its commands rolled back alone is not known (`later`
+  /// nil).
+  case outcomeUnknown(String, later: OutcomeLater?)
   case closed
 
   public var nothingWritten: Bool {
@@ -151,10 +157,16 @@ public enum PostgresStoreError: StoreFailure, CustomStringConvertible {
     }
   }
 
+  public var outcomeLater: OutcomeLater? {
+    if case .outcomeUnknown(_, let later) = self { return later }
+    return nil
+  }
+
   public var description: String {
     switch self {
     case .unavailable(let why): "the database is unavailable: \(why)"
-    case .outcomeUnknown(let why): "the database did not say whether the write committed: \(why)"
+    case .outcomeUnknown(let why, _):
+      "the database did not say whether the write committed: \(why)"
     case .closed: "the store is closed"
     }
   }
