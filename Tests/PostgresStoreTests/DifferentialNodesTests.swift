@@ -68,6 +68,9 @@ final class Twins {
   /// `[account][node]`, and the admin's at index `accounts`.
   private let cluster: [[RESPConnection]]
   private let single: [RESPConnection]
+  /// Per node, a connection subscribed to `newsChannel` (`newsSynced`).
+  private let listeners: [RESPConnection]
+  private static let newsChannel = "twins-news"
   private var lastWriter: Int?
   private(set) var mismatches: [String] = []
   private(set) var compared = 0
@@ -83,6 +86,10 @@ final class Twins {
     self.accounts = accounts
     cluster = try (0...accounts).map { _ in try nodes.map { try RESPConnection(port: $0) } }
     single = try (0...accounts).map { _ in try RESPConnection(port: embedded) }
+    listeners = try nodes.map { try RESPConnection(port: $0, timeoutSeconds: 1) }
+    for listener in listeners {
+      #expect(try listener.command("SUBSCRIBE", Self.newsChannel).text.contains(Self.newsChannel))
+    }
     for a in 0..<accounts {
       let email = "a\(a)@x.org"
       let made = try await both(nil, node: a % nodes.count, ["ACCOUNT.CREATE", email, "secret1"])
@@ -104,11 +111,34 @@ final class Twins {
     return (object["id"] as? Int).map(String.init) ?? ""
   }
 
-  /// Waits until `node` (every node when nil) has applied every write made so far.
+  /// Waits until `node` (every node when nil) has applied every write made so far, and heard
+  /// every node's news (presences, the counts of limits) sent so far.
   func sync(to node: Int?) async throws {
     guard let writer = lastWriter else { return }
-    for n in node.map({ [$0] }) ?? Array(ports.indices) where n != writer {
-      try await AccountsAcrossNodesTests.synced(from: ports[writer], to: ports[n])
+    for n in node.map({ [$0] }) ?? Array(ports.indices) {
+      if n != writer {
+        try await AccountsAcrossNodesTests.synced(from: ports[writer], to: ports[n])
+      }
+      try newsSynced(to: n)
+    }
+  }
+
+  /// Returns once `node` has heard what every other node published so far: one node's
+  /// messages travel in order (the feed's sync does not wait for them).
+  private func newsSynced(to node: Int) throws {
+    for other in ports.indices where other != node {
+      let mark = UUID().uuidString
+      heard: do {
+        // A node listening again after a lost connection misses what was sent meanwhile.
+        for _ in 0..<30 {
+          _ = try cluster[accounts][other].command("PUBLISH", Self.newsChannel, mark)
+          // Earlier marks (other nodes', or this one's before a retry) come first.
+          while let message = try? listeners[node].reply() {
+            if message.text.contains(mark) { break heard }
+          }
+        }
+        Issue.record("node \(other)'s marker never reached node \(node)")
+      }
     }
   }
 

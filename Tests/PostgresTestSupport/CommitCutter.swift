@@ -87,8 +87,28 @@ public final class CommitCutter: Sendable {
         continue
       }
       state.withLock { $0.sockets.formUnion([client, server]) }
-      Thread.detachNewThread { [self] in pump(from: client, to: server, upstream: true) }
-      Thread.detachNewThread { [self] in pump(from: server, to: client, upstream: false) }
+      let pumps = Mutex(2)
+      // The last pump to stop closes both sockets: a socket closed while the other pump could
+      // still shut it down might by then be another connection's.
+      let stopped = { @Sendable [self] in
+        guard
+          pumps.withLock({
+            $0 -= 1
+            return $0 == 0
+          })
+        else { return }
+        state.withLock { $0.sockets.subtract([client, server]) }
+        close(client)
+        close(server)
+      }
+      Thread.detachNewThread { [self] in
+        pump(from: client, to: server, upstream: true)
+        stopped()
+      }
+      Thread.detachNewThread { [self] in
+        pump(from: server, to: client, upstream: false)
+        stopped()
+      }
     }
   }
 
@@ -112,15 +132,9 @@ public final class CommitCutter: Sendable {
   private func pump(from source: Int32, to sink: Int32, upstream: Bool) {
     var buffer = [UInt8](repeating: 0, count: 65_536)
     defer {
+      // The other pump's read then ends too.
       shutdown(source, Int32(SHUT_RDWR))
       shutdown(sink, Int32(SHUT_RDWR))
-      if upstream {
-        // Both pumps have stopped reading once both sockets are shut down.
-        usleep(200_000)
-        state.withLock { $0.sockets.subtract([source, sink]) }
-        close(source)
-        close(sink)
-      }
     }
     while true {
       let count = read(source, &buffer, buffer.count)

@@ -118,25 +118,11 @@ public final class ChangeFollower: Sendable {
 
   /// Reads on `connection`, woken by its notifications, until cancelled (false), it fails, or
   /// it finds it fell behind (true).
-  /// (postgres-nio's `listen(on:consume:)`, not its closure listener: a closure listener whose
-  /// LISTEN is written to a connection that has just closed is dropped unused, and its deinit
-  /// halts the process.)
   private func listen(on connection: PostgresConnection) async throws -> Bool {
-    // The LISTEN's answer, like any query's, is not waited for past `readTimeout`.
-    let watchdog = Task(executorPreference: connector.executor) {
-      try? await Task.sleep(for: Self.readTimeout)
-      if !Task.isCancelled { connection.discard() }
-    }
-    defer { watchdog.cancel() }
-    return try await connection.listen(on: ChangeFeed.channel) { notifications in
-      watchdog.cancel()
-      // Ends with the connection, or when the reading ends.
-      let waking = Task(executorPreference: connector.executor) { [wakeup] in
-        for try await _ in notifications { wakeup.signal() }
-      }
-      defer { waking.cancel() }
-      return try await read(on: connection)
-    }
+    try await connection.whileListening(
+      to: ChangeFeed.channel, timeout: Self.readTimeout, on: connector.executor,
+      notified: { [wakeup] _ in wakeup.signal() },
+      running: { try await read(on: connection) })
   }
 
   /// Applies rows until cancelled (false); throws when the connection fails; true when rows

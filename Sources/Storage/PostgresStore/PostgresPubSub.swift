@@ -113,14 +113,14 @@ public final class PostgresPubSub: Sendable {
 
   /// Listens, and sends what is published, until cancelled or the connection fails.
   private func serve(on connection: PostgresConnection) async throws {
-    let listening = connection.addListener(channel: Self.channel) { [self] _, notification in
-      received(notification.payload)
-    }
-    defer { listening.stop() }
-    try await QueryDeadline.within(.seconds(5), closing: connection, on: connector.executor) {
-      [logger] in
-      try await connection.query("LISTEN \(unescaped: Self.channel)", logger: logger)
-    }
+    try await connection.whileListening(
+      to: Self.channel, timeout: .seconds(5), on: connector.executor,
+      notified: { [self] notification in received(notification.payload) },
+      running: { try await publish(on: connection) })
+  }
+
+  /// Sends what is published, until cancelled or the connection fails.
+  private func publish(on connection: PostgresConnection) async throws {
     onListening(self)
     while !Task.isCancelled {
       guard !connection.isClosed else { throw FeedError(description: "the connection closed") }
