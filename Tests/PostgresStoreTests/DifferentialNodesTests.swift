@@ -1,5 +1,4 @@
 import Foundation
-import FoundationNetworking
 import NIOCore
 import RESP
 import RedisTestSupport
@@ -225,13 +224,13 @@ final class Twins {
   @discardableResult
   func everywhereHTTP(_ paths: (cluster: String, embedded: String)) async throws -> Int {
     try await sync(to: nil)
-    let expected = await Self.get(http[ports.count], paths.embedded)
+    let expected = await WebAcrossNodesTests.bytes(http[ports.count], paths.embedded)
     if expected == nil {
       mismatches.append("GET \(paths.embedded): the embedded node did not answer")
     }
     for n in ports.indices {
       compared += 1
-      let got = await Self.get(http[n], paths.cluster)
+      let got = await WebAcrossNodesTests.bytes(http[n], paths.cluster)
       if got?.0 != expected?.0 || got?.1 != expected?.1 {
         mismatches.append(
           "GET \(paths.cluster) on node \(n), once quiet: \(got?.0 ?? 0), \(got?.1.count ?? 0) "
@@ -239,16 +238,6 @@ final class Twins {
       }
     }
     return expected?.0 ?? 0
-  }
-
-  private static func get(_ port: UInt16, _ path: String) async -> (Int, [UInt8])? {
-    let session = URLSession(configuration: .ephemeral)
-    defer { session.finishTasksAndInvalidate() }
-    guard
-      let (body, response) = try? await session.data(
-        from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-    else { return nil }
-    return ((response as? HTTPURLResponse)?.statusCode ?? 0, Array(body))
   }
 
   private func compare(
