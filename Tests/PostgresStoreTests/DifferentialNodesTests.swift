@@ -10,7 +10,7 @@ import Testing
 @Suite("Three nodes against one embedded node", .serialized)
 struct DifferentialNodesTests {
   @Test(
-    "a seeded random workload of GEO and string writes, accounts and plans, cards (made, located, changed, deleted), wallets, pins and votes, venues, favorites, check-ins and check-outs, presences, people nearby and exchanges, private documents, uploads and cards naming them, spread over three nodes, answers as one embedded node does, command by command and in every query after (the documents' and uploads' bytes too); GEOSEARCH and CARD.SEARCH also as brute force"
+    "a seeded random workload of GEO and string writes, accounts and plans, cards (made, located, changed, made primary, deleted), wallets and their search, pins, votes and the pins at and around a point, venues, new check-in codes, favorites, check-ins and check-outs, dependants, notice settings, presences, people nearby and exchanges, private documents, uploads and cards naming them, geocoding, spread over three nodes, answers as one embedded node does, command by command and in every query after (the documents' and uploads' bytes too); GEOSEARCH and CARD.SEARCH also as brute force"
   )
   func threeNodesAnswerAsOne() async throws {
     try await NodesOverRESPTests.withDatabase { url, directory in
@@ -36,7 +36,8 @@ struct DifferentialNodesTests {
       #expect(workload.named >= 3, "cards naming an upload: \(workload.named)")
       for (command, least) in [
         ("CHECKIN", 10), ("PEOPLE.NEARBY", 5), ("EXCHANGE.REQUEST", 5), ("DOC.PUT", 10),
-        ("DOC.DEL", 3), ("ASSET.PUT", 8), ("CARD.UPDATE", 10),
+        ("DOC.DEL", 3), ("ASSET.PUT", 8), ("CARD.UPDATE", 10), ("NOTIFY.SET", 2),
+        ("CARD.PRIMARY", 1), ("DEPENDANT.ADD", 2), ("GEOCODE", 1), ("PIN.AT", 2),
       ] {
         let made = twins.mix[command] ?? (0, 0)
         #expect(made.replies - made.errors >= least, "\(command): \(made)")

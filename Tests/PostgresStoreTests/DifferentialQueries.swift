@@ -72,6 +72,9 @@ extension Workload {
     }
     for a in 0..<twins.accounts {
       try await twins.everywhere(a, ["DOC.LIST"], unordered: true)
+      try await twins.everywhere(a, ["NOTIFY.GET"])
+      try await twins.everywhere(a, ["DEPENDANT.LIST"], unordered: true)
+      try await twins.everywhere(a, ["EXPOSURE.MINE"])
     }
     for document in documents {
       for caller in [document.owner, (document.owner + 1) % twins.accounts] {

@@ -125,7 +125,7 @@ struct Workload {
   /// One random command.
   mutating func step() async throws {
     let n = node()
-    switch next(112) {
+    switch next(132) {
     case 0..<14:
       let (key, member, p) = (Self.keys[next(3)], "m\(next(40))", point())
       let reply = try await twins.both(
@@ -262,6 +262,7 @@ struct Workload {
         from, node: n, ["EXCHANGE.REQUEST", ids.cluster],
         embedded: ["EXCHANGE.REQUEST", ids.embedded])
     case 100..<112: try await fileStep(on: n, next(12))
+    case 112..<132: try await settingsStep(on: n, next(10))
     default:
       // Reads mid-way, on the node that took the last write or another.
       if let c = pick(Array(cards.indices)) {
@@ -337,6 +338,60 @@ struct Workload {
         ["CARD.UPDATE", cards[c].id.cluster, patch(uploads[u].id.cluster)],
         embedded: ["CARD.UPDATE", cards[c].id.embedded, patch(uploads[u].id.embedded)])
       if Self.succeeded(reply.embedded) { named += 1 }
+    }
+  }
+
+  /// Notice settings, primary cards, dependants, a venue's new code, and reads of the wallet,
+  /// the pins around a point and the gazetteer.
+  private mutating func settingsStep(on n: Int, _ choice: Int) async throws {
+    switch choice {
+    case 0:
+      let event = ["views", "walletAdds"][next(2)]
+      try await twins.both(anyAccount(), node: n, ["NOTIFY.SET", event, "\(next(2))"])
+    case 1:
+      guard let c = pick(cards.indices.filter { cards[$0].alive }) else { return }
+      let caller = next(4) == 0 ? anyAccount() : cards[c].owner
+      try await twins.both(
+        caller, node: n, ["CARD.PRIMARY", cards[c].id.cluster],
+        embedded: ["CARD.PRIMARY", cards[c].id.embedded])
+    case 2:
+      try await twins.both(
+        anyAccount(), node: n, ["WALLET.SEARCH", "c\(next(10))", "COUNT", "100"], unordered: true)
+    case 3:
+      let p = point()
+      try await twins.both(
+        anyAccount(), node: n, ["PIN.AT", Self.text(p.lon), Self.text(p.lat)], unordered: true)
+    case 4:
+      let p = point()
+      try await twins.both(
+        anyAccount(), node: n,
+        ["PIN.TOP", Self.text(p.lon), Self.text(p.lat), "300", "km", "COUNT", "1000"],
+        unordered: true)
+    case 5:
+      try await twins.both(anyAccount(), node: n, ["DEPENDANT.ADD", "d\(next(100))"])
+    case 6:
+      let place = ["Paris, France", "Tokyo", "Lima, Peru", "Suva, Fiji", "Nowhere at all"][next(5)]
+      try await twins.both(anyAccount(), node: n, ["GEOCODE", place, "COUNT", "3"])
+    case 7:
+      let p = point()
+      try await twins.both(
+        anyAccount(), node: n, ["GEOCODE.REVERSE", Self.text(p.lon), Self.text(p.lat)])
+    default:
+      // A new check-in code: each store's own, so kept, not compared; another's refused alike.
+      guard let v = pick(Array(venues.indices)) else { return }
+      let owner = venues[v].owner
+      let caller = next(4) == 0 ? anyAccount() : owner
+      guard caller == owner else {
+        try await twins.both(
+          caller, node: n, ["VENUE.ROTATE", venues[v].id.cluster],
+          embedded: ["VENUE.ROTATE", venues[v].id.embedded])
+        return
+      }
+      let code = try await twins.own(
+        owner, node: n, ["VENUE.ROTATE", venues[v].id.cluster],
+        embedded: ["VENUE.ROTATE", venues[v].id.embedded])
+      guard Self.succeeded(code.embedded), Self.succeeded(code.cluster) else { return }
+      venues[v].code = Pair(cluster: Self.text(code.cluster), embedded: Self.text(code.embedded))
     }
   }
 
