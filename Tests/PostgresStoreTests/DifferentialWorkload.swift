@@ -50,8 +50,9 @@ struct Workload {
   var venues: [Thing] = []
   var documents: [File] = []
   var uploads: [File] = []
-  /// Cards that came to name an upload; the uploads' HTTP statuses once quiet.
+  /// Cards that came to name an upload; the uploads' HTTP statuses once quiet; cards imported.
   var named = 0
+  var imported = 0
   var served: [Int: Int] = [:]
   var pro: Set<Int> = []
   /// Accounts that set a presence (live for the run: the default lifetime is 10 minutes).
@@ -262,7 +263,7 @@ struct Workload {
         from, node: n, ["EXCHANGE.REQUEST", ids.cluster],
         embedded: ["EXCHANGE.REQUEST", ids.embedded])
     case 100..<112: try await fileStep(on: n, next(12))
-    case 112..<132: try await settingsStep(on: n, next(10))
+    case 112..<132: try await settingsStep(on: n, next(11))
     default:
       // Reads mid-way, on the node that took the last write or another.
       if let c = pick(Array(cards.indices)) {
@@ -376,6 +377,8 @@ struct Workload {
       let p = point()
       try await twins.both(
         anyAccount(), node: n, ["GEOCODE.REVERSE", Self.text(p.lon), Self.text(p.lat)])
+    case 8:
+      try await importCard(on: n)
     default:
       // A new check-in code: each store's own, so kept, not compared; another's refused alike.
       guard let v = pick(Array(venues.indices)) else { return }
@@ -393,6 +396,36 @@ struct Workload {
       guard Self.succeeded(code.embedded), Self.succeeded(code.cluster) else { return }
       venues[v].code = Pair(cluster: Self.text(code.cluster), embedded: Self.text(code.embedded))
     }
+  }
+
+  /// The admin's CARD.IMPORT: a known account's card by external id (made, changed or left as
+  /// it is), now and then an invited owner's. The reply's outcome is compared; its id is each
+  /// store's own, and an imported card joins the others.
+  private mutating func importCard(on n: Int) async throws {
+    let invited = next(8) == 0
+    let owner = anyAccount()
+    let email = invited ? "invited\(next(3))@x.org" : "a\(owner)@x.org"
+    let name = "c\(cards.count)"
+    let company = Self.companies[next(3)]
+    let p = point()
+    let json =
+      #"{"firstName":"\#(name)","company":"\#(company)","showOnMap":true,"#
+      + #""location":{"lon":\#(Self.text(p.lon)),"lat":\#(Self.text(p.lat))}}"#
+    let command = ["CARD.IMPORT", email, "x\(next(4))", json]
+    let reply = try await twins.own(twins.accounts, node: n, command, embedded: command)
+    func parts(_ value: RESPValue) -> (String, String) {
+      guard case .array(let items) = value, items.count == 2 else { return ("\(value)", "") }
+      if case .integer(let id) = items[1] { return (Self.text(items[0]), "\(id)") }
+      return (Self.text(items[0]), "")
+    }
+    let (cluster, embedded) = (parts(reply.cluster), parts(reply.embedded))
+    twins.expectSame(cluster.0, embedded.0, "CARD.IMPORT \(email) on node \(n)")
+    guard !invited, cluster.0 == "created", embedded.0 == "created" else { return }
+    imported += 1
+    cards.append(
+      Card(
+        owner: owner, name: name, id: Pair(cluster: cluster.1, embedded: embedded.1),
+        code: Pair(cluster: "", embedded: ""), company: company, location: p))
   }
 
   private mutating func pick(_ indices: [Int]) -> Int? {
