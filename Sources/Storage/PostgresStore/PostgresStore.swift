@@ -30,7 +30,8 @@ public final class PostgresStore: WriteCommitter, Sendable {
     node = UUID().uuidString.lowercased()
     connector = PostgresConnector(location: location, executor: executor, logger: logger)
     self.logger = logger
-    let connection = try await connector.primary()
+    // The migrations', then the writer's.
+    let connection = try await connector.primary(forWriting: true)
     do {
       try await PostgresMigration.migrate(
         ChangeFeed.migrations + FeedRetention.migrations + migrations, on: connection,
