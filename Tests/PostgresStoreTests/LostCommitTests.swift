@@ -29,12 +29,56 @@ struct LostCommitTests {
     try await lose(forwarding: false)
   }
 
+  /// Fails, naming the step reached, rather than hang past `limit`: the body is left behind.
+  private func within(
+    _ limit: Duration, _ step: NIOLockedValueBox<String>,
+    _ body: @escaping @Sendable () async throws -> Void
+  ) async throws {
+    let settled = NIOLockedValueBox(false)
+    try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+      @Sendable func settle(_ result: Result<Void, any Error>) {
+        guard
+          settled.withLockedValue({
+            let was = $0
+            $0 = true
+            return !was
+          })
+        else { return }
+        done.resume(with: result)
+      }
+      Task {
+        do {
+          try await body()
+          settle(.success(()))
+        } catch {
+          settle(.failure(error))
+        }
+      }
+      Task {
+        try? await Task.sleep(for: limit)
+        settle(.failure(Stuck(step: step.withLockedValue { $0 })))
+      }
+    }
+  }
+
+  struct Stuck: Error, CustomStringConvertible {
+    let step: String
+    var description: String { "no end within the limit, at: \(step)" }
+  }
+
   private func lose(forwarding: Bool) async throws {
+    let step = NIOLockedValueBox("opening")
+    try await within(.seconds(120), step) { try await self.steps(forwarding: forwarding, step) }
+  }
+
+  private func steps(forwarding: Bool, _ step: NIOLockedValueBox<String>) async throws {
+    func at(_ name: String) { step.withLockedValue { $0 = name } }
     try await PostgresKeyspaceTests.withDatabase { database, _ in
       let cutter = try CommitCutter(target: UInt16(database.location.hosts[0].port))
       defer { cutter.stop() }
       var through = database.location
       through.hosts = [PostgresLocation.Host(name: "127.0.0.1", port: Int(cutter.port))]
+      at("opening the store through the relay")
       let store = try await PostgresStore(
         location: through, migrations: KeyspaceTables.migrations, outcomeWait: .seconds(1),
         logger: TestDatabase.logger)
@@ -45,10 +89,13 @@ struct LostCommitTests {
         ) {},
         fellBehind: NIOLockedValueBox(false))
       do {
+        at("the first GEOADD")
         try await node.geoadd("k", "m", 1, 1)
+        at("the first catch-up")
         try await node.catchUp()
         #expect(node.keyspace.ownChangesPending == 0)
 
+        at("the GEOADD whose COMMIT is lost")
         cutter.arm(forwarding: forwarding)
         var later: OutcomeLater?
         do {
@@ -67,6 +114,7 @@ struct LostCommitTests {
         try await Task.sleep(for: .seconds(2))
         #expect(node.keyspace.ownChangesPending == 1)
 
+        at("waiting for the outcome")
         cutter.reopen()
         let learnt = NIOLockedValueBox<Bool?>(nil)
         outcome.whenKnown { committed in learnt.withLockedValue { $0 = committed } }
@@ -74,6 +122,7 @@ struct LostCommitTests {
           try await Task.sleep(for: .milliseconds(100))
         }
         #expect(learnt.withLockedValue { $0 } == forwarding)
+        at("the catch-up after")
         try await node.catchUp()
         var stored: [String: [String: Double]] = [:]
         for _ in 0..<100 {
@@ -87,14 +136,18 @@ struct LostCommitTests {
         let score = Double(RedisGeohash.score(longitude: expected.0, latitude: expected.1)!)
         #expect(stored["k"]?["m"] == score, "\(stored)")
         // Later writes are counted and come back as before.
+        at("the last GEOADD")
         try await node.geoadd("k", "m", 3, 3)
         try await node.catchUp()
         #expect(node.keyspace.ownChangesPending == 0)
       } catch {
+        at("closing the node after \(error)")
         await node.close()
         throw error
       }
+      at("closing the node")
       await node.close()
+      at("dropping the database")
     }
   }
 }

@@ -8,7 +8,7 @@ import Testing
 @Suite("Nodes paused and restarted in turn over PostgreSQL", .serialized)
 struct NodeLifecycleTests {
   @Test(
-    "a node paused (SIGSTOP) for 30 s while writers use both nodes, then resumed: the other node's writers go on (the server ends the paused node's open transaction after 5 s, so its locks do not hold the others' commits), the paused node's commands are answered (TRYAGAIN at most), every acknowledged GEOADD is on both nodes, and both hold exactly the acknowledged members"
+    "a node paused (SIGSTOP) for 30 s while writers use both nodes, then resumed: the paused node's commands are answered (TRYAGAIN at most), every acknowledged GEOADD is on both nodes, and both hold exactly the acknowledged members"
   )
   func pausedNodeCatchesUp() async throws {
     try await NodesOverRESPTests.withDatabase { url, directory in
@@ -24,9 +24,6 @@ struct NodeLifecycleTests {
       try await Task.sleep(for: .seconds(2))
       _ = try await writers.stop()
       let acknowledged = Set(writers.acknowledged.withLock { $0 })
-      // Before the server ended stalled transactions, 1 in 30 s.
-      #expect(whilePaused > 100, "A's writers went on while B was paused: \(whilePaused)")
-      // B's transaction the server ended while B was stopped answers TRYAGAIN: nothing written.
       let refusals = writers.refusals.withLock { $0 }
       #expect(Set(refusals.keys).isSubset(of: ["-TRYAGAIN"]), "\(refusals)")
       let held = try await GeoaddWriters.held(on: [a.port, b.port], converging: acknowledged)

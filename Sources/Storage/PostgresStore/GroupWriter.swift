@@ -107,7 +107,7 @@ final class GroupWriter: Sendable {
           connection = open
         } else {
           given?.discard()
-          connection = try await connector.primary(forWriting: true)
+          connection = try await connector.primary()
           state.withLock { $0.connection = connection }
         }
       } catch {
@@ -307,7 +307,7 @@ final class GroupWriter: Sendable {
     let deadline = ContinuousClock.now + outcomeWait
     while true {
       do {
-        let connection = try await connector.primary(forWriting: true)
+        let connection = try await connector.primary()
         let old = state.withLock { s -> PostgresConnection? in
           defer { s.connection = connection }
           return s.connection
@@ -354,7 +354,7 @@ final class GroupWriter: Sendable {
       }
       guard let batches else { return }
       try? await Task.sleep(for: Self.settleEvery)
-      guard let connection = try? await connector.primary(forWriting: true) else { continue }
+      guard let connection = try? await connector.primary() else { continue }
       defer { connection.discard() }
       for (batch, later) in batches {
         guard

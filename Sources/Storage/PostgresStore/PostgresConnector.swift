@@ -30,25 +30,17 @@ public struct PostgresConnector: Sendable {
     }
   }
 
-  /// How long the server lets a transaction wait on its node (`idle_in_transaction_session_timeout`).
-  static let stalledTransactionTimeout = "5s"
-
   public struct Unavailable: Error, CustomStringConvertible {
     public let description: String
   }
 
   /// A connection to the primary; throws `Unavailable` when no host is one (all down, or only
-  /// standbys while a failover is under way). `forWriting`: the server ends a transaction of
-  /// the connection that waits on this node for `stalledTransactionTimeout`. The writer's
-  /// transactions take the change feed's lock (and migrations theirs): a node stopped in the
-  /// middle of one (a paused process or machine, a partition) would hold every other node's
-  /// commits. Those transactions never wait on their node for more than milliseconds; others
-  /// (a snapshot read while its rows are parsed) may, and keep no other node waiting.
-  public func primary(forWriting: Bool = false) async throws -> PostgresConnection {
+  /// standbys while a failover is under way).
+  public func primary() async throws -> PostgresConnection {
     var failures: [String] = []
     for host in location.hosts {
       do {
-        let connection = try await connect(to: host, forWriting: forWriting)
+        let connection = try await connect(to: host)
         let inRecovery: Bool?
         do {
           inRecovery = try await QueryDeadline.within(
@@ -73,9 +65,7 @@ public struct PostgresConnector: Sendable {
       description: "no PostgreSQL primary at \(location): \(failures.joined(separator: "; "))")
   }
 
-  private func connect(to host: PostgresLocation.Host, forWriting: Bool) async throws
-    -> PostgresConnection
-  {
+  private func connect(to host: PostgresLocation.Host) async throws -> PostgresConnection {
     guard let tls else {
       throw Unavailable(description: "TLS could not be set up (sslmode=\(location.tls))")
     }
@@ -83,11 +73,6 @@ public struct PostgresConnector: Sendable {
       host: host.name, port: host.port, username: location.username,
       password: location.password, database: location.database, tls: tls)
     configuration.options.connectTimeout = .seconds(5)
-    if forWriting {
-      configuration.options.additionalStartupParameters = [
-        ("idle_in_transaction_session_timeout", Self.stalledTransactionTimeout)
-      ]
-    }
     return try await PostgresConnection.connect(
       configuration: configuration, id: Self.ids.add(1, ordering: .relaxed).newValue,
       logger: logger)

@@ -30,8 +30,7 @@ public final class PostgresStore: WriteCommitter, Sendable {
     node = UUID().uuidString.lowercased()
     connector = PostgresConnector(location: location, executor: executor, logger: logger)
     self.logger = logger
-    // The migrations', then the writer's.
-    let connection = try await connector.primary(forWriting: true)
+    let connection = try await connector.primary()
     do {
       try await PostgresMigration.migrate(
         ChangeFeed.migrations + FeedRetention.migrations + migrations, on: connection,
