@@ -63,8 +63,10 @@ test: unit-test fuzz-check sanitize
 # times, a geocoder's request spacing as its server sees it): they run after the rest, one at a
 # time, on an otherwise idle machine, since the parallel suite's own servers would be that load.
 # The database restart and the failover too, whose two clusters, two nodes and four writers are
-# such a load.
-TIMED_SUITES ?= BulkLoadIndexTests|LargeSearchTests|ClientMemoryTests|SortedSetOrderTests|sustainedWritesKeepTheWalBounded|SignInAttackTests|EmailEnumerationTests|concurrentCallsAndRetriesKeepTheRate|retriesAreRateLimitedToo|DatabaseRestartTests|FailoverTests
+# such a load; and the lost COMMIT, whose relay's connections and 1 s outcome wait the parallel
+# suite's load held up past its 120 s bound in a fresh-clone run (it passes alone and beside
+# two busy loops).
+TIMED_SUITES ?= BulkLoadIndexTests|LargeSearchTests|ClientMemoryTests|SortedSetOrderTests|sustainedWritesKeepTheWalBounded|SignInAttackTests|EmailEnumerationTests|concurrentCallsAndRetriesKeepTheRate|retriesAreRateLimitedToo|DatabaseRestartTests|FailoverTests|LostCommitTests
 
 # The domain's suites run a second time with every daemon a node over a PostgreSQL database of
 # its own (TestDaemon, CARDATLAS_TEST_STORE): the domain against both stores.
