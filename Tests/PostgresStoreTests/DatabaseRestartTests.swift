@@ -56,7 +56,7 @@ struct DatabaseRestartTests {
     #expect(rows.count == stored.count, "no member twice")
     #expect(acked.subtracting(stored).isEmpty, "lost: \(acked.subtracting(stored).prefix(10))")
     // Both nodes hold what the database holds, once quiet.
-    let held = try await GeoaddWriters.held(on: ports, converging: stored)
+    let held = try await writers.held(on: ports, converging: stored)
     #expect(
       held.count == 2 && held.allSatisfy { $0 == stored },
       "\(held.map(\.count)) members on the nodes, \(stored.count) stored")

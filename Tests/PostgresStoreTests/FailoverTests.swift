@@ -92,7 +92,7 @@ struct FailoverTests {
       })
     #expect(acked.subtracting(stored).isEmpty, "lost: \(acked.subtracting(stored).prefix(10))")
     // Both nodes hold what the database holds, once quiet.
-    let held = try await GeoaddWriters.held(on: ports, converging: stored)
+    let held = try await writers.held(on: ports, converging: stored)
     let replication = try ports.map {
       try RESPConnection(port: $0).command("INFO", "replication").text
     }

@@ -86,7 +86,7 @@ struct PostgresKeyspaceTests {
 
     /// Waits until this node has applied every commit made so far.
     func catchUp() async throws {
-      let position = try await store.snapshot { _, position in position }
+      let position = try await store.snapshot { _, position in position.id }
       #expect(await keyspace.waitUntilApplied(position), "caught up to \(position)")
     }
 

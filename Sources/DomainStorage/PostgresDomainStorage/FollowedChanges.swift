@@ -7,7 +7,7 @@ extension FeedConsumer {
   /// Applies each feed row's sections of `source`, decoded as `Change`, from `position`: `apply`
   /// learns whether this node wrote it (`own`). An unreadable section is logged and skipped.
   static func changes<Change: Decodable>(
-    _ type: Change.Type, source: UInt8, after position: Int64, store: PostgresStore,
+    _ type: Change.Type, source: UInt8, after position: FeedPosition, store: PostgresStore,
     logger: Logger, apply: @escaping @Sendable (Change, _ own: Bool) -> Void
   ) -> FeedConsumer {
     FeedConsumer(position: position) { entry in

@@ -67,7 +67,7 @@ public final class PostgresAccounts: AccountStorage, Sendable {
   public let accountIDs: (any IDBlocks)?
   public let sessionIDs: (any IDBlocks)?
   private let stored: StoredAccounts
-  private let position: Int64
+  private let position: FeedPosition
   private let logger: Logger
 
   /// Reads every account, session, reset and link in one snapshot (and the usernames' key,

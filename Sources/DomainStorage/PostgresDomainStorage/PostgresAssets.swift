@@ -55,7 +55,7 @@ public final class PostgresAssets: AssetStorage, Sendable {
 
   let store: PostgresStore
   private let loaded: LoadedOnce<[Asset]>
-  private let position: Int64
+  private let position: FeedPosition
   private let logger: Logger
 
   /// Reads every upload in one snapshot.

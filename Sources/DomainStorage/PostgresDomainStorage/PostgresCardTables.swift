@@ -56,7 +56,7 @@ public final class PostgresCardTables: Sendable {
   let store: PostgresStore
   private let entries: Mutex<[(holder: Int64, card: Int64, addedMicros: Int64)]?>
   private let settings: [Int64: Notices.Settings]
-  private let position: Int64
+  private let position: FeedPosition
 
   /// Reads every wallet entry and every owner's settings in one snapshot.
   public init(store: PostgresStore, logger: Logger) async throws {

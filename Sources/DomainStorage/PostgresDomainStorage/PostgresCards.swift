@@ -123,7 +123,7 @@ public final class PostgresCards: CardStorage, Sendable {
   public let cardIDs: (any IDBlocks)?
   private let rows: Mutex<[LoadedCard]?>
   private let stored: StoredCards
-  private let position: Int64
+  private let position: FeedPosition
   private let logger: Logger
 
   /// Reads every card in one snapshot (and the codes' key, made by the first node to ask), and

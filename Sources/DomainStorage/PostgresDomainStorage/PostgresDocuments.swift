@@ -57,7 +57,7 @@ public final class PostgresDocuments: DocumentStorage, Sendable {
   let store: PostgresStore
   public let documentIDs: (any IDBlocks)?
   private let loaded: LoadedOnce<[Document]>
-  private let position: Int64
+  private let position: FeedPosition
   private let logger: Logger
 
   /// Reads every document in one snapshot, and takes this node's first block of ids.

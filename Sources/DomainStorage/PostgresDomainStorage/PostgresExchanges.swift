@@ -54,7 +54,7 @@ public final class PostgresExchanges: ExchangeStorage, Sendable {
   let store: PostgresStore
   public let exchangeIDs: (any IDBlocks)?
   private let loaded: LoadedOnce<(requests: [StoredExchangeRequest], pairs: [(Int64, Int64)])>
-  private let position: Int64
+  private let position: FeedPosition
   private let logger: Logger
   private let storedDistanceKey: Data
 

@@ -55,7 +55,7 @@ public final class PostgresPins: PinStorage, Sendable {
   let store: PostgresStore
   public let pinIDs: (any IDBlocks)?
   private let loaded: LoadedOnce<(pins: [Pin], votes: [PinVote])>
-  private let position: Int64
+  private let position: FeedPosition
   private let logger: Logger
 
   /// Reads the pins and votes in one snapshot, and takes this node's first block of ids.

@@ -102,7 +102,7 @@ public final class PostgresVenues: VenueStorage, Sendable {
   let store: PostgresStore
   public let ids: VenueIDs?
   private let loaded: LoadedOnce<StoredVenues>
-  private let position: Int64
+  private let position: FeedPosition
   private let logger: Logger
 
   /// Reads every table in one snapshot, and takes this node's first blocks of ids.

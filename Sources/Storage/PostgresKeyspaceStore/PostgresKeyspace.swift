@@ -35,10 +35,10 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
       fellBehind: fellBehind)
   }
 
-  /// Loads `keyspace` (empty) from one snapshot of the store; returns the feed position the
-  /// snapshot holds everything up to. A node loads it while its other modules load.
+  /// Loads `keyspace` (empty) from one snapshot of the store; returns where the snapshot stands
+  /// in the feed. A node loads it while its other modules load.
   public static func load(_ keyspace: Keyspace, from store: PostgresStore, logger: Logger)
-    async throws -> Int64
+    async throws -> FeedPosition
   {
     let (changes, position) = try await store.snapshot { connection, position in
       (try await Self.read(on: connection, logger: logger), position)
@@ -49,16 +49,16 @@ public final class PostgresKeyspace: ChangeLog, KeyspaceStorage {
 
   /// Follows the feed for `keyspace`, loaded up to `position` (`load`), and for `alongside`.
   public init(
-    store: PostgresStore, keyspace: Keyspace, loadedAt position: Int64,
+    store: PostgresStore, keyspace: Keyspace, loadedAt position: FeedPosition,
     alongside: [FeedConsumer] = [], logger: Logger, fellBehind: @escaping @Sendable () -> Void
   ) {
     self.store = store
     self.keyspace = keyspace
     self.logger = logger
-    let start = min(position, alongside.map(\.position).min() ?? position)
+    let start = min(position.id, alongside.map(\.position.id).min() ?? position.id)
     let follower = store.follow(after: start) { [weak self] entry in
-      for consumer in alongside where entry.position > consumer.position { consumer.apply(entry) }
-      if entry.position > position { self?.follow(entry) }
+      for consumer in alongside where consumer.position.precedes(entry) { consumer.apply(entry) }
+      if position.precedes(entry) { self?.follow(entry) }
     } fellBehind: {
       fellBehind()
     }

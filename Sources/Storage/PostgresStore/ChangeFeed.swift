@@ -19,18 +19,36 @@ public struct FeedSection: Sendable, Equatable {
 public struct FeedEntry: Sendable {
   /// Its id: commit order across every node.
   public let position: Int64
-  /// The node that committed it (`PostgresStore.node`).
+  /// The node that committed it (`PostgresStore.node`), and its batch there.
   public let node: String
+  let batch: Int64
   public let sections: [FeedSection]
+}
+
+/// Where a snapshot stands in the feed (`PostgresStore.snapshot`): it holds every row up to
+/// `id`, and the committed rows not yet given one (`pending`), whose ids will come after it.
+public struct FeedPosition: Sendable {
+  public let id: Int64
+  let pending: Set<Pending>
+
+  struct Pending: Hashable, Sendable {
+    let node: String
+    let batch: Int64
+  }
+
+  /// Whether `entry` is not yet in what the snapshot read.
+  public func precedes(_ entry: FeedEntry) -> Bool {
+    entry.position > id && !pending.contains(Pending(node: entry.node, batch: entry.batch))
+  }
 }
 
 /// A module that applies the feed's rows to what it loaded: those after `position`, where its
 /// load's snapshot read (`PostgresStore.snapshot`). A node's modules share one follower.
 public struct FeedConsumer: Sendable {
-  public let position: Int64
+  public let position: FeedPosition
   public let apply: @Sendable (FeedEntry) -> Void
 
-  public init(position: Int64, apply: @escaping @Sendable (FeedEntry) -> Void) {
+  public init(position: FeedPosition, apply: @escaping @Sendable (FeedEntry) -> Void) {
     self.position = position
     self.apply = apply
   }
@@ -82,10 +100,13 @@ extension PostgresWrite {
   }
 }
 
-/// The change feed: `cardatlas_changes`, one row per commit that changed something, its id from
-/// `cardatlas_change_ids`. A commit takes its id while holding one advisory lock until it ends,
-/// so ids are in commit order, and a reader who sees an id has seen every smaller one that will
-/// ever commit (docs/STORE.md, "Many nodes").
+/// The change feed: `cardatlas_changes`, one row per commit that changed something. A commit
+/// writes its row without an id, ordered after every commit it waited for (`ordinal`, taken
+/// last); once committed, `sequence` gives it its id from `cardatlas_change_ids`, under one
+/// advisory lock held only inside that statement. So ids are in commit order wherever two
+/// commits touch the same thing, a reader who sees an id has seen every smaller one that will
+/// ever be, and no lock waits on a client between two statements: a node paused in the middle of
+/// a commit stalls only the writes that need what it holds (docs/STORE.md, "Many nodes").
 enum ChangeFeed {
   static let migrations = [
     PostgresMigration(
@@ -101,10 +122,46 @@ enum ChangeFeed {
           committed_at timestamptz NOT NULL DEFAULT clock_timestamp(),
           UNIQUE (node, batch))
         """,
-      ])
+      ]),
+    PostgresMigration(
+      "feed-v2-sequenced-after-commit",
+      [
+        "ALTER TABLE cardatlas_changes DROP CONSTRAINT cardatlas_changes_pkey",
+        "ALTER TABLE cardatlas_changes ALTER COLUMN id DROP NOT NULL, ADD COLUMN ordinal bigint",
+        "CREATE UNIQUE INDEX cardatlas_changes_id ON cardatlas_changes (id)",
+        "CREATE SEQUENCE cardatlas_change_order",
+        """
+        CREATE INDEX cardatlas_changes_unsequenced ON cardatlas_changes (ordinal)
+        WHERE id IS NULL
+        """,
+        // A function so that each statement reads after the lock is taken (a statement's own
+        // snapshot would be older), and the lock is released by the statement's end.
+        """
+        CREATE FUNCTION cardatlas_sequence_changes() RETURNS integer
+        LANGUAGE plpgsql AS $$
+        DECLARE
+          next_ordinal bigint;
+          given integer := 0;
+        BEGIN
+          PERFORM pg_advisory_xact_lock(74085810044930);
+          FOR next_ordinal IN
+            SELECT ordinal FROM cardatlas_changes WHERE id IS NULL ORDER BY ordinal
+          LOOP
+            UPDATE cardatlas_changes SET id = nextval('cardatlas_change_ids')
+            WHERE ordinal = next_ordinal AND id IS NULL;
+            given := given + 1;
+          END LOOP;
+          IF given > 0 THEN
+            PERFORM pg_notify('cardatlas_changes', '');
+          END IF;
+          RETURN given;
+        END
+        $$
+        """,
+      ]),
   ]
 
-  /// The notification channel a commit wakes the followers on.
+  /// The notification channel `sequence` wakes the followers on.
   static let channel = "cardatlas_changes"
 
   /// `[source: UInt8][length: UInt32 LE][bytes]` per section.
@@ -131,34 +188,74 @@ enum ChangeFeed {
     return sections
   }
 
-  /// Appends the commit's row, in the open transaction, after the lock that orders the ids.
+  /// Appends the commit's row, in the open transaction, after its other writes: its ordinal then
+  /// comes after that of every commit whose locks or rows it waited for.
   static func append(
     _ sections: [FeedSection], node: String, batch: Int64, on connection: PostgresConnection,
     logger: Logger
   ) async throws {
-    try await connection.run(
-      "SELECT pg_advisory_xact_lock(\(PostgresLocks.feed))", logger: logger)
     try await connection.query(
       """
-      INSERT INTO cardatlas_changes (id, node, batch, payload)
-      VALUES (nextval('cardatlas_change_ids'), \(node), \(batch), \(payload(sections)))
+      INSERT INTO cardatlas_changes (ordinal, node, batch, payload)
+      VALUES (nextval('cardatlas_change_order'), \(node), \(batch), \(payload(sections)))
       """, logger: logger)
-    try await connection.run("SELECT pg_notify(\(channel), '')", logger: logger)
   }
 
-  /// Whether a commit whose answer was lost (the connection dropped during COMMIT) committed.
-  /// Taking the feed's lock first waits out a commit still in progress.
+  /// Gives the committed rows waiting for an id theirs, in ordinal order, and wakes the
+  /// followers; one statement outside any transaction. Returns how many it gave.
+  @discardableResult
+  static func sequence(on connection: PostgresConnection, logger: Logger) async throws -> Int {
+    let given = try await connection.query(
+      "SELECT cardatlas_sequence_changes()", logger: logger
+    ).collect().first?.decode(Int32.self)
+    return Int(given ?? 0)
+  }
+
+  /// Whether committed rows have waited for an id longer than `age` (their writer stopped
+  /// between its COMMIT and `sequence`).
+  static func unsequenced(
+    olderThan age: Duration, on connection: PostgresConnection, logger: Logger
+  ) async throws -> Bool {
+    try await connection.query(
+      """
+      SELECT EXISTS (SELECT 1 FROM cardatlas_changes WHERE id IS NULL
+        AND committed_at < clock_timestamp() - make_interval(secs => \(FeedRetention.seconds(age))))
+      """, logger: logger
+    ).collect().first?.decode(Bool.self) ?? false
+  }
+
+  /// Where the open transaction's snapshot stands in the feed.
+  static func position(on connection: PostgresConnection, logger: Logger) async throws
+    -> FeedPosition
+  {
+    let id =
+      try await connection.query(
+        "SELECT coalesce(max(id), 0)::bigint FROM cardatlas_changes", logger: logger
+      ).collect().first?.decode(Int64.self) ?? 0
+    var pending: Set<FeedPosition.Pending> = []
+    let rows = try await connection.query(
+      "SELECT node, batch FROM cardatlas_changes WHERE id IS NULL", logger: logger)
+    for try await (node, batch) in rows.decode((String, Int64).self) {
+      pending.insert(FeedPosition.Pending(node: node, batch: batch))
+    }
+    return FeedPosition(id: id, pending: pending)
+  }
+
+  /// Whether a commit whose answer was lost (the connection dropped during COMMIT) committed:
+  /// a row of the same node and batch, tried and rolled back, waits for a commit in progress
+  /// (the unique index) and then conflicts with it only if it committed.
   static func committed(
     node: String, batch: Int64, on connection: PostgresConnection, logger: Logger
   ) async throws -> Bool {
-    try await connection.withTransaction(logger: logger) { connection in
-      try await connection.run(
-        "SELECT pg_advisory_xact_lock(\(PostgresLocks.feed))", logger: logger)
-      return try await !connection.query(
-        "SELECT id FROM cardatlas_changes WHERE node = \(node) AND batch = \(batch)",
-        logger: logger
-      ).collect().isEmpty
-    }
+    try await connection.query("BEGIN", logger: logger)
+    let inserted = try await connection.query(
+      """
+      INSERT INTO cardatlas_changes (node, batch, payload) VALUES (\(node), \(batch), '')
+      ON CONFLICT (node, batch) DO NOTHING RETURNING batch
+      """, logger: logger
+    ).collect()
+    try await connection.query("ROLLBACK", logger: logger)
+    return inserted.isEmpty
   }
 
   /// Up to `limit` rows after `position`, in order.
@@ -168,14 +265,16 @@ enum ChangeFeed {
     var entries: [FeedEntry] = []
     let rows = try await connection.query(
       """
-      SELECT id, node, payload FROM cardatlas_changes WHERE id > \(position)
+      SELECT id, node, batch, payload FROM cardatlas_changes WHERE id > \(position)
       ORDER BY id LIMIT \(limit)
       """, logger: logger)
-    for try await (id, node, payload) in rows.decode((Int64, String, ByteBuffer).self) {
+    for try await (id, node, batch, payload) in rows.decode(
+      (Int64, String, Int64, ByteBuffer).self)
+    {
       guard let sections = sections(payload) else {
         throw FeedError(description: "change \(id) does not read as a feed row")
       }
-      entries.append(FeedEntry(position: id, node: node, sections: sections))
+      entries.append(FeedEntry(position: id, node: node, batch: batch, sections: sections))
     }
     return entries
   }

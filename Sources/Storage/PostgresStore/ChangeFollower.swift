@@ -168,6 +168,13 @@ public final class ChangeFollower: Sendable {
           [node, logger] in
           try await FeedRetention.report(
             node: node, position: position, on: connection, logger: logger)
+          // A writer that stopped between its COMMIT and giving its row an id: given here.
+          if try await ChangeFeed.unsequenced(
+            olderThan: Self.reportInterval, on: connection, logger: logger)
+          {
+            let given = try await ChangeFeed.sequence(on: connection, logger: logger)
+            logger.notice("change feed: gave ids a writer left", metadata: ["rows": "\(given)"])
+          }
         }
         reported = now
       }

@@ -166,6 +166,7 @@ final class GroupWriter: Sendable {
   /// A transaction not done by then is given up on (its connection closed).
   private static let transactionTimeout = Duration.seconds(60)
   private static let beginTimeout = Duration.seconds(2)
+  private static let sequenceTimeout = Duration.seconds(10)
 
   private enum Attempt: Sendable {
     case done([Result<Void, any Error>])
@@ -252,7 +253,6 @@ final class GroupWriter: Sendable {
     }
     do {
       try await connection.query("COMMIT", logger: logger)
-      return .done(results)
     } catch {
       await drop(connection)
       switch await ask(batch: batch, hadFeedRow: !sections.isEmpty) {
@@ -265,6 +265,26 @@ final class GroupWriter: Sendable {
           String(reflecting: error), later: sections.isEmpty ? nil : undecided(batch: batch))
         return .done(requests.map { _ in .failure(failure) })
       }
+    }
+    if !sections.isEmpty { await sequence(on: connection) }
+    return .done(results)
+  }
+
+  /// Gives the feed row just committed its id, so other nodes read it now. Committed, it stands
+  /// whatever happens here: should this fail, the next commit's or a follower's call gives it
+  /// (`ChangeFollower`).
+  private func sequence(on connection: PostgresConnection) async {
+    do {
+      try await QueryDeadline.within(
+        Self.sequenceTimeout, closing: connection, on: connector.executor
+      ) { [logger] in
+        try await ChangeFeed.sequence(on: connection, logger: logger)
+      }
+    } catch {
+      logger.warning(
+        "group commit: the feed row's id not given; another node's call will",
+        metadata: ["error": "\(String(reflecting: error))"])
+      await drop(connection)
     }
   }
 
@@ -339,9 +359,9 @@ final class GroupWriter: Sendable {
   }
 
   /// Asks the primary of the moment, every `settleEvery`, whether each undecided batch
-  /// committed, until none is left or the store closes. Under the feed's lock the answer is
-  /// final: a commit in progress is waited out, and a transaction whose COMMIT never arrived
-  /// has ended with its connection. (The feed keeps rows `--feed-minimum-age`, 600 s: an answer
+  /// committed, until none is left or the store closes. The answer is final: a commit in
+  /// progress is waited out (`ChangeFeed.committed`), and a transaction whose COMMIT never
+  /// arrived has ended with its connection. (The feed keeps rows `--feed-minimum-age`, 600 s: an answer
   /// asked later than that could miss a pruned row.)
   private func settle() async {
     while true {

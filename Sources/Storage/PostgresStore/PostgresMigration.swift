@@ -54,7 +54,8 @@ public struct PostgresMigration: Sendable {
 enum PostgresLocks {
   /// Held while migrations run.
   static let migrations: Int64 = 0x4361_7264_0001
-  /// Held from a commit's change-feed ids to its end, so ids are in commit order.
+  /// Held while `cardatlas_sequence_changes` gives the feed's rows their ids (its text holds
+  /// the number), so ids are in commit order.
   static let feed: Int64 = 0x4361_7264_0002
   /// Held while a node prunes the feed.
   static let prune: Int64 = 0x4361_7264_0003

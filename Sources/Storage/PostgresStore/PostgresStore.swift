@@ -83,19 +83,16 @@ public final class PostgresStore: WriteCommitter, Sendable {
   }
 
   /// Reads one consistent snapshot: `body` gets a connection inside a repeatable-read
-  /// transaction, and the feed position the snapshot holds everything up to. Following from
-  /// that position misses nothing and repeats nothing.
+  /// transaction, and where the snapshot stands in the feed. Following from that position
+  /// (`FeedPosition.precedes`) misses nothing and repeats nothing.
   public func snapshot<T: Sendable>(
-    _ body: @Sendable (PostgresConnection, Int64) async throws -> T
+    _ body: @Sendable (PostgresConnection, FeedPosition) async throws -> T
   ) async throws -> T {
     let connection = try await connector.primary()
     defer { connection.discard() }
     try await connection.query(
       "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
-    let position =
-      try await connection.query(
-        "SELECT coalesce(max(id), 0)::bigint FROM cardatlas_changes", logger: logger
-      ).collect().first?.decode(Int64.self) ?? 0
+    let position = try await ChangeFeed.position(on: connection, logger: logger)
     let result = try await body(connection, position)
     try await connection.query("COMMIT", logger: logger)
     return result

@@ -41,7 +41,7 @@ struct BenchNodes: AsyncParsableCommand {
     let clock = ContinuousClock()
     let origin = clock.now
     let tally = Tally()
-    let follower = b.follow(after: start) { entry in
+    let follower = b.follow(after: start.id) { entry in
       let now = clock.now - origin
       for section in entry.sections {
         for change in ChangeCoding.changes(section.bytes[...]) ?? [] {
@@ -82,7 +82,7 @@ struct BenchNodes: AsyncParsableCommand {
       try await group.waitForAll()
     }
     let wrote = clock.now - origin
-    let last = try await b.snapshot { _, position in position }
+    let last = try await b.snapshot { _, position in position.id }
     _ = await follower.waitUntilApplied(last, timeout: .seconds(60))
     await follower.stop()
     await nodeA.close()
