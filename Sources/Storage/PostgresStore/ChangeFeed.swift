@@ -17,7 +17,8 @@ public struct FeedSection: Sendable, Equatable {
 
 /// A committed row of the change feed, as a follower reads it.
 public struct FeedEntry: Sendable {
-  /// Its id: commit order across every node.
+  /// Its id: the order every node applies it in (commits that depend on each other in commit
+  /// order).
   public let position: Int64
   /// The node that committed it (`PostgresStore.node`), and its batch there.
   public let node: String

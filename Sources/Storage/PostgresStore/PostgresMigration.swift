@@ -55,7 +55,7 @@ enum PostgresLocks {
   /// Held while migrations run.
   static let migrations: Int64 = 0x4361_7264_0001
   /// Held while `cardatlas_sequence_changes` gives the feed's rows their ids (its text holds
-  /// the number), so ids are in commit order.
+  /// the number), so ids follow the order commits depend on each other in.
   static let feed: Int64 = 0x4361_7264_0002
   /// Held while a node prunes the feed.
   static let prune: Int64 = 0x4361_7264_0003
