@@ -65,6 +65,10 @@ let package = Package(
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
     // Seeded realistic datasets: points clustered around real cities, and a uniform control.
     .target(name: "Datasets", dependencies: ["Geodesy"], path: "Sources/GeoCore/Datasets"),
+    // Geofences: standing queries over moving objects (circles and GeoJSON polygons, indexed by
+    // the circles that hold them), and the events a move makes.
+    .target(
+      name: "Fences", dependencies: ["Geodesy", "SpatialIndex"], path: "Sources/GeoCore/Fences"),
     // What users would pick instead of our index, for benchmarks: SQLite's R*Tree.
     .target(
       name: "IndexBaselines",
@@ -508,6 +512,7 @@ let package = Package(
       ]),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
+    .testTarget(name: "FencesTests", dependencies: ["Fences", "Geodesy"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),
     .testTarget(name: "IndexBaselinesTests", dependencies: ["IndexBaselines", "Datasets"]),
     .testTarget(name: "IndexBenchTests", dependencies: ["IndexBench"]),

@@ -133,13 +133,21 @@ extension GeoSearcher {
 
   public func circlesContaining(longitude: Double, latitude: Double, filter: Filter = .all) -> [Hit]
   {
+    circlesContaining(longitude: longitude, latitude: latitude, margin: 0, filter: filter)
+  }
+
+  /// The items whose circle (`Item.radius`) holds the point, or comes within `margin` metres
+  /// of it.
+  public func circlesContaining(
+    longitude: Double, latitude: Double, margin: Double, filter: Filter = .all
+  ) -> [Hit] {
     var out = takeHits()
     let q = UnitVector(longitude: longitude, latitude: latitude)
     let from = index.sphere.distances(fromLongitude: longitude, latitude: latitude)
     let sphereRadius = index.sphere.radius
     // A chord is never longer than its arc: (r / R)² bounds the squared chord of radius r.
     @inline(__always) func reach(_ r: Float) -> Double {
-      let angle = Double(r) / sphereRadius
+      let angle = (Double(r) + margin) / sphereRadius
       return Self.widen(angle * angle)
     }
     var stack = takeStack()
@@ -150,7 +158,7 @@ extension GeoSearcher {
           overflow.vectors[i].chordSquared(to: q) <= reach(item.radius)
         else { continue }
         let d = from.distance(longitude: item.longitude, latitude: item.latitude)
-        if d <= Double(item.radius) {
+        if d <= Double(item.radius) + margin {
           out.append(
             Hit(id: item.id, longitude: item.longitude, latitude: item.latitude, distance: d))
         }
@@ -164,7 +172,7 @@ extension GeoSearcher {
             let lon = tree.lonlat[s * 2]
             let lat = tree.lonlat[s * 2 + 1]
             let d = from.distance(longitude: lon, latitude: lat)
-            if d <= Double(tree.radius[s]) {
+            if d <= Double(tree.radius[s]) + margin {
               out.append(Hit(id: tree.ids[s], longitude: lon, latitude: lat, distance: d))
             }
           }
