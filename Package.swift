@@ -430,7 +430,7 @@ let package = Package(
       name: "CardAtlasBench",
       dependencies: [
         "IndexBench", "CardBench", "VenueBench", "LoadGen", "AllocatorOptions",
-        "PostgresStore", "PostgresKeyspaceStore", "Keyspace", "Geodesy",
+        "PostgresStore", "PostgresKeyspaceStore", "Keyspace", "Geodesy", "Fences", "Datasets",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/Tools/CardAtlasBench",

@@ -59,6 +59,9 @@ public final class FenceBook: Sendable {
     }
   }
 
+  /// Rebuilds the fences' index tight, and returns when done: after adding many (a start).
+  public func compact() { index.rebuildNow() }
+
   /// Removes a fence and what it knew; false if there was none.
   @discardableResult
   public func remove(_ id: FenceID) -> Bool {
@@ -91,8 +94,13 @@ public final class FenceBook: Sendable {
       let was = s.insideOf[object] ?? []
       var now: [FenceID] = []
       if let after {
+        // One query finds the fences holding the end and those the path may cross: every point
+        // of the path is within half its length of its middle.
+        let path =
+          s.crossing > 0 ? before.map { (from: $0, half: sphere.distance($0, after) / 2) } : nil
+        let center = path.map { sphere.midpoint($0.from, after) } ?? after
         for hit in s.searcher.circlesContaining(
-          longitude: after.longitude, latitude: after.latitude)
+          longitude: center.longitude, latitude: center.latitude, margin: path?.half ?? 0)
         {
           guard let fence = s.fences[Int(hit.id)] else { continue }
           let id = hit.id
@@ -105,11 +113,20 @@ public final class FenceBook: Sendable {
             } else if fence.repeats, fence.detect.contains(.inside) {
               events.append(.init(id, object, .inside))
             }
-          } else if fence.repeats, fence.detect.contains(.outside), !was.contains(id),
+            continue
+          }
+          guard !was.contains(id) else { continue }
+          // Outside at both ends. The index's circles are the reaches rounded up to a Float, and
+          // widened by the path: the reach decides.
+          if fence.repeats, fence.detect.contains(.outside),
             sphere.distance(fence.shape.reach.center, after) <= fence.shape.reach.radius
           {
-            // The index's circle is the reach rounded up to a Float: the reach decides.
             events.append(.init(id, object, .outside))
+          }
+          if let path, fence.detect.contains(.cross),
+            fence.shape.meets(pathFrom: path.from, to: after, sphere: sphere)
+          {
+            events.append(.init(id, object, .cross))
           }
         }
       }
@@ -119,30 +136,9 @@ public final class FenceBook: Sendable {
         if fence.detect.contains(.exit) { events.append(.init(id, object, .exit)) }
         if fence.detect.contains(.outside) { events.append(.init(id, object, .outside)) }
       }
-      if s.crossing > 0, let before, let after {
-        crossings(of: object, from: before, to: after, skipping: was + now, in: &s, into: &events)
-      }
       s.insideOf[object] = now.isEmpty ? nil : now
       events.sort()
       return events
-    }
-  }
-
-  /// `cross` for the fences whose reach comes within half the path of its midpoint (every point
-  /// of the path does), that the path passes through with both ends outside.
-  private func crossings(
-    of object: UInt64, from before: Coordinate, to after: Coordinate, skipping: [FenceID],
-    in s: inout State, into events: inout [FenceEvent]
-  ) {
-    let half = sphere.distance(before, after) / 2
-    let middle = sphere.midpoint(before, after)
-    for hit in s.searcher.circlesContaining(
-      longitude: middle.longitude, latitude: middle.latitude, margin: half)
-    where !skipping.contains(hit.id) {
-      guard let fence = s.fences[Int(hit.id)], fence.detect.contains(.cross),
-        fence.shape.meets(pathFrom: before, to: after, sphere: sphere)
-      else { continue }
-      events.append(.init(hit.id, object, .cross))
     }
   }
 }
