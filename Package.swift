@@ -175,7 +175,7 @@ let package = Package(
       name: "Server",
       dependencies: [
         "Commands", "Store", "KeyspaceStore", "Durability", "RESP", "Datasets", "DomainSupport",
-        "RateLimits", "Listeners",
+        "RateLimits", "Listeners", "FenceCommands",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -238,6 +238,13 @@ let package = Package(
         "DomainSupport",
       ], path: "Sources/Domain/Pins"),
     // The pins' commands (PIN.*): arguments in, JSON replies out.
+    // FENCE.*: geofences over the GEO keys, evaluated as the keyspace's writes are logged.
+    .target(
+      name: "FenceCommands",
+      dependencies: [
+        "Commands", "Fences", "Keyspace", "Geodesy", "RESP",
+        .product(name: "NIOCore", package: "swift-nio"),
+      ], path: "Sources/Doors/FenceCommands"),
     .target(
       name: "PinCommands",
       dependencies: [
@@ -598,7 +605,7 @@ let package = Package(
     .testTarget(
       name: "ServerTests",
       dependencies: [
-        "Server", "Commands", "Keyspace", "Store", "RESP", "RedisTestSupport",
+        "Server", "Commands", "Keyspace", "Store", "RESP", "RedisTestSupport", "Fences", "Geodesy",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ]),

@@ -1,5 +1,6 @@
 import Commands
 import Dispatch
+import FenceCommands
 import Foundation
 import Keyspace
 import KeyspaceStore
@@ -84,9 +85,11 @@ public final class CardAtlasServer: Sendable {
     state = ServerState(
       configuration: configuration, keyspace: keyspace, storage: storage, pubsub: hub,
       shards: threads, logger: logger)
+    let fences = KeyspaceFences(log: storage.log, keyspace: keyspace, hub: hub)
     processor = CommandProcessor(
-      keyspace: keyspace, log: storage.log, environment: state,
-      commands: parts.flatMap(\.commands), accounts: parts.lazy.compactMap(\.accounts).first)
+      keyspace: keyspace, log: fences, environment: state,
+      commands: parts.flatMap(\.commands) + fences.commands,
+      accounts: parts.lazy.compactMap(\.accounts).first)
     state.statistics.names.withLockedValue { $0 = processor.commandNames }
     if configuration.demo {
       try DemoData.loadIfEmpty(into: processor, logger: logger)

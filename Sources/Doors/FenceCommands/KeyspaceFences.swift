@@ -1,0 +1,251 @@
+import Commands
+import Fences
+import Foundation
+import Geodesy
+import Keyspace
+import NIOCore
+import Synchronization
+
+/// Fences over the keyspace's GEO keys. It is the keyspace's change log, in front of the real
+/// one: every write's changes pass through it under the keyspace's lock, in the order they were
+/// made, so each move is evaluated against the fences of its key with the member's last
+/// position; the events are published once the write is durable, just before it is
+/// acknowledged. What another node wrote (over PostgreSQL) does not pass here.
+public final class KeyspaceFences: ChangeLog, Sendable {
+  /// A fence as set: where it looks and what it reports.
+  struct Fence: Sendable {
+    let name: String
+    let db: Int
+    let key: Bytes
+    let area: FenceArea
+    let detect: FenceDetect
+    let repeats: Bool
+    let channel: Bytes
+    let id: FenceBook.FenceID
+  }
+
+  /// One watched key: its book, and its members as the book's numbers with their last places.
+  final class Watched: Sendable {
+    let book = FenceBook()
+    struct Members {
+      var numbers: [Bytes: UInt64] = [:]
+      var names: [UInt64: Bytes] = [:]
+      var places: [UInt64: Coordinate] = [:]
+      var next: UInt64 = 0
+
+      mutating func number(_ member: Bytes) -> UInt64 {
+        if let known = numbers[member] { return known }
+        next += 1
+        numbers[member] = next
+        names[next] = member
+        return next
+      }
+
+      mutating func forget(_ number: UInt64) {
+        if let name = names.removeValue(forKey: number) { numbers[name] = nil }
+        places[number] = nil
+      }
+    }
+    let members = Mutex(Members())
+    /// The fences on this key, by the book's number.
+    let fences = Mutex<[FenceBook.FenceID: String]>([:])
+  }
+
+  struct WatchKey: Hashable {
+    let db: Int
+    let key: Bytes
+  }
+
+  private struct State {
+    var fences: [String: Fence] = [:]
+    var watched: [WatchKey: Watched] = [:]
+    var nextEvent: UInt64 = 0
+  }
+
+  private let inner: any ChangeLog
+  private let keyspace: Keyspace
+  private let hub: PubSubHub
+  private let state = Mutex(State())
+  /// The most fences the server holds.
+  let limit: Int
+
+  public init(log: any ChangeLog, keyspace: Keyspace, hub: PubSubHub, limit: Int = 100_000) {
+    inner = log
+    self.keyspace = keyspace
+    self.hub = hub
+    self.limit = limit
+  }
+
+  public var commands: [CommandSpec] { FenceCommands(fences: self).all }
+
+  // MARK: The log
+
+  public func append(_ changes: [Change]) -> Commit {
+    let commit = inner.append(changes)
+    let events = evaluate(changes)
+    guard !events.isEmpty else { return commit }
+    let published = Commit()
+    commit.whenComplete { [hub] result in
+      if case .success = result {
+        for (channel, payload) in events { hub.publish(payload, to: channel) }
+      }
+      published.complete(result)
+    }
+    return published
+  }
+
+  /// The events the changes make, as (channel, JSON) in order.
+  private func evaluate(_ changes: [Change]) -> [(Bytes, ByteBuffer)] {
+    state.withLock { s in
+      guard !s.watched.isEmpty else { return [] }
+      var out: [(Bytes, ByteBuffer)] = []
+      func moved(_ db: Int, _ key: Bytes, _ member: Bytes, to point: Coordinate?) {
+        guard let watched = s.watched[WatchKey(db: db, key: key)] else { return }
+        let (number, before) = watched.members.withLock { m in
+          let number = m.number(member)
+          return (number, m.places[number])
+        }
+        let events = watched.book.move(number, from: before, to: point)
+        watched.members.withLock { m in
+          if let point { m.places[number] = point } else { m.forget(number) }
+        }
+        for event in events {
+          guard let name = watched.fences.withLock({ $0[event.fence] }),
+            let fence = s.fences[name]
+          else { continue }
+          s.nextEvent += 1
+          out.append(
+            (
+              fence.channel,
+              Self.payload(fence, event.kind, member, point ?? before, id: s.nextEvent)
+            ))
+        }
+      }
+      func emptied(_ watch: WatchKey) {
+        guard let watched = s.watched[watch] else { return }
+        let present = watched.members.withLock { m in m.places.map { (m.names[$0.key]!) } }
+        for member in present { moved(watch.db, watch.key, member, to: nil) }
+      }
+      for change in changes {
+        switch change {
+        case .geoUpsert(let db, let key, let member, _, let lon, let lat):
+          moved(db, key, member, to: Coordinate(longitude: lon, latitude: lat))
+        case .geoRemove(let db, let key, let member):
+          moved(db, key, member, to: nil)
+        case .setString(let db, let key, _), .deleteKey(let db, let key):
+          emptied(WatchKey(db: db, key: key))
+        case .flushDatabase(let db):
+          for watch in s.watched.keys where watch.db == db { emptied(watch) }
+        case .flushAll:
+          for watch in s.watched.keys { emptied(watch) }
+        }
+      }
+      return out
+    }
+  }
+
+  /// `{"event":…,"fence":…,"key":…,"member":…,"point":[lon,lat],"id":…,"time":…}`.
+  static func payload(
+    _ fence: Fence, _ kind: FenceEvent.Kind, _ member: Bytes, _ point: Coordinate?, id: UInt64
+  ) -> ByteBuffer {
+    var object: [String: Any] = [
+      "event": kind.name, "fence": fence.name, "key": String(decoding: fence.key, as: UTF8.self),
+      "member": String(decoding: member, as: UTF8.self), "id": id,
+      "time": Int(Date().timeIntervalSince1970 * 1000),
+    ]
+    if let point { object["point"] = [point.longitude, point.latitude] }
+    let data =
+      (try? JSONSerialization.data(
+        withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    return ByteBuffer(bytes: data)
+  }
+
+  // MARK: The commands' side
+
+  enum SetError: Error {
+    case full(Int)
+    case wrongType
+  }
+
+  /// Sets (or replaces) a fence; its key's members inside now become its members silently.
+  func set(
+    name: String, db: Int, key: Bytes, area: FenceArea, detect: FenceDetect, repeats: Bool,
+    channel: Bytes
+  ) -> Result<Void, SetError> {
+    // Under the keyspace's lock, so that no write falls between the members read and the fence.
+    let result: Result<Void, SetError> = keyspace.write { writer in
+      let present: [(Bytes, Coordinate)]
+      switch writer.database(db)[key] {
+      case .sortedSet(let set)?:
+        // A score that is no geohash (GEOSEARCHSTORE's STOREDIST) is no place.
+        present =
+          set.count == 0
+          ? []
+          : set.entries(ranks: 0...(set.count - 1), reverse: false).compactMap { entry in
+            UInt64(exactly: entry.score).flatMap { $0 < 1 << 52 ? $0 : nil }.map {
+              (entry.member, RedisGeohash.coordinate(score: $0))
+            }
+          }
+      case .string?: return .failure(.wrongType)
+      case nil: present = []
+      }
+      return state.withLock { s -> Result<Void, SetError> in
+        if s.fences[name] == nil, s.fences.count >= limit { return .failure(.full(limit)) }
+        if let old = s.fences.removeValue(forKey: name) { Self.drop(old, from: &s) }
+        let watch = WatchKey(db: db, key: key)
+        let watched = s.watched[watch] ?? Watched()
+        s.watched[watch] = watched
+        let seeded = watched.members.withLock { m in
+          present.map { member, at in
+            let number = m.number(member)
+            m.places[number] = at
+            return (object: number, at: at)
+          }
+        }
+        let id = watched.book.add(
+          area.shape, detect: detect, repeats: repeats, present: seeded)
+        watched.fences.withLock { $0[id] = name }
+        s.fences[name] = Fence(
+          name: name, db: db, key: key, area: area, detect: detect, repeats: repeats,
+          channel: channel, id: id)
+        return .success(())
+      }
+    }.0
+    return result
+  }
+
+  /// Removes a fence; false if there was none.
+  func delete(_ name: String) -> Bool {
+    state.withLock { s in
+      guard let fence = s.fences.removeValue(forKey: name) else { return false }
+      Self.drop(fence, from: &s)
+      return true
+    }
+  }
+
+  private static func drop(_ fence: Fence, from s: inout State) {
+    let watch = WatchKey(db: fence.db, key: fence.key)
+    guard let watched = s.watched[watch] else { return }
+    watched.book.remove(fence.id)
+    let left = watched.fences.withLock { fences in
+      fences[fence.id] = nil
+      return fences.count
+    }
+    if left == 0 { s.watched[watch] = nil }
+  }
+
+  /// A fence and the members inside it now.
+  func get(_ name: String) -> (Fence, [Bytes])? {
+    state.withLock { s in
+      guard let fence = s.fences[name],
+        let watched = s.watched[WatchKey(db: fence.db, key: fence.key)]
+      else { return nil }
+      let numbers = watched.book.members(of: fence.id)
+      let members = watched.members.withLock { m in numbers.compactMap { m.names[$0] } }
+      return (fence, members.sorted { $0.lexicographicallyPrecedes($1) })
+    }
+  }
+
+  /// The fences' names, sorted.
+  func names() -> [String] { state.withLock { $0.fences.keys.sorted() } }
+}

@@ -1,0 +1,201 @@
+import Fences
+import Foundation
+import Geodesy
+import RESP
+import RedisTestSupport
+import Testing
+
+/// FENCE.* over the wire: events published to a fence's channel as GEO keys' members move.
+@Suite("Fences over RESP")
+struct FenceCommandTests {
+  /// The next message on a subscribed connection, as JSON.
+  static func event(_ c: RESPConnection) throws -> [String: Any] {
+    guard case .array(let items) = try c.reply().value, items.count == 3,
+      case .bulkString(let payload) = items[2],
+      let object = try JSONSerialization.jsonObject(with: Data(String(buffer: payload).utf8))
+        as? [String: Any]
+    else { throw RESPConnection.Failed(description: "not a message") }
+    return object
+  }
+
+  static func events(_ c: RESPConnection, _ count: Int) throws -> [String] {
+    try (0..<count).map { _ in
+      let e = try event(c)
+      return "\(e["event"] ?? "") \(e["member"] ?? "")"
+    }
+  }
+
+  @Test(
+    "a circle fence on a GEO key: members moving in, within, out and through it, removed, and the key deleted, publish enter, inside, exit, outside and cross to its channel once durable, in order; FENCE.GET lists who is inside, members inside when it was set among them"
+  )
+  func eventsOnTheChannel() async throws {
+    let server = try await TestServer()
+    let admin = try RESPConnection(port: server.port)
+    let listener = try RESPConnection(port: server.port)
+    _ = try admin.command("GEOADD", "fleet", "13.4", "52.5", "parked")
+    #expect(
+      try admin.text(
+        "FENCE.SET", "berlin", "KEY", "fleet", "CIRCLE", "13.4", "52.5", "1", "km", "DETECT",
+        "enter,inside,exit,outside,cross", "NOREPEAT") == "OK")
+    _ = try listener.command("SUBSCRIBE", "fence:berlin")
+    _ = try admin.command("GEOADD", "fleet", "13.401", "52.5", "car")
+    #expect(try Self.events(listener, 2) == ["enter car", "inside car"])
+    // Within, no repeat; then out.
+    _ = try admin.command("GEOADD", "fleet", "13.402", "52.5", "car")
+    _ = try admin.command("GEOADD", "fleet", "13.6", "52.5", "car")
+    #expect(try Self.events(listener, 2) == ["exit car", "outside car"])
+    // Through it from west to east, both ends outside.
+    _ = try admin.command("GEOADD", "fleet", "13.2", "52.5", "bus")
+    _ = try admin.command("GEOADD", "fleet", "13.6", "52.5", "bus")
+    let crossed = try Self.event(listener)
+    #expect(crossed["event"] as? String == "cross" && crossed["member"] as? String == "bus")
+    let point = crossed["point"] as? [Double] ?? []
+    #expect(point.count == 2 && abs(point[0] - 13.6) < 1e-5 && abs(point[1] - 52.5) < 1e-5)
+    let fence = try admin.object("FENCE.GET", "berlin")
+    #expect(fence["inside"] as? [String] == ["parked"], "\(fence)")
+    #expect(fence["detect"] as? [String] == ["enter", "inside", "exit", "outside", "cross"])
+    // Removed, then the key deleted with one inside.
+    _ = try admin.command("GEOADD", "fleet", "13.4", "52.5001", "car")
+    #expect(try Self.events(listener, 2) == ["enter car", "inside car"])
+    _ = try admin.command("ZREM", "fleet", "car")
+    #expect(try Self.events(listener, 2) == ["exit car", "outside car"])
+    _ = try admin.command("DEL", "fleet")
+    #expect(try Self.events(listener, 2) == ["exit parked", "outside parked"])
+    #expect(try admin.object("FENCE.GET", "berlin")["inside"] as? [String] == [])
+    await server.stop()
+  }
+
+  @Test(
+    "FENCE.LIST and FENCE.DEL; bad areas, GeoJSON, events and names are refused with a clear error; a string key is WRONGTYPE"
+  )
+  func commandsAndRefusals() async throws {
+    let server = try await TestServer()
+    let admin = try RESPConnection(port: server.port)
+    let polygon =
+      #"{"type":"Polygon","coordinates":[[[179,-1],[-179,-1],[-179,1],[179,1],[179,-1]]]}"#
+    #expect(try admin.text("FENCE.SET", "dateline", "KEY", "k", "GEOJSON", polygon) == "OK")
+    #expect(try admin.text("FENCE.SET", "box", "KEY", "k", "BOX", "170", "-5", "-170", "5") == "OK")
+    #expect(try admin.command("FENCE.LIST").text.contains("dateline"))
+    #expect(try admin.command("FENCE.LIST", "d*").text == "*1\r\n$8\r\ndateline\r\n")
+    let refused: [([String], String)] = [
+      (["FENCE.SET", "f", "KEY", "k", "CIRCLE", "200", "0", "1", "km"], "ERR invalid longitude"),
+      (["FENCE.SET", "f", "KEY", "k", "CIRCLE", "0", "0", "-1", "km"], "ERR radius"),
+      (["FENCE.SET", "f", "KEY", "k", "CIRCLE", "0", "0", "nan", "km"], "ERR radius"),
+      (["FENCE.SET", "f", "KEY", "k", "CIRCLE", "0", "0", "1", "parsec"], "ERR unsupported unit"),
+      (["FENCE.SET", "f", "KEY", "k", "BOX", "0", "5", "1", "4"], "ERR a box"),
+      (["FENCE.SET", "f", "KEY", "k", "GEOJSON", "{"], "ERR invalid GeoJSON"),
+      (
+        ["FENCE.SET", "f", "KEY", "k", "GEOJSON", #"{"type":"Point","coordinates":[0,0]}"#],
+        "ERR invalid GeoJSON: Point"
+      ),
+      (
+        [
+          "FENCE.SET", "f", "KEY", "k", "GEOJSON",
+          #"{"type":"Polygon","coordinates":[[[0,0],[1,1],[0,0]]]}"#,
+        ],
+        "ERR invalid GeoJSON: a ring needs 3"
+      ),
+      (
+        ["FENCE.SET", "f", "KEY", "k", "CIRCLE", "0", "0", "1", "km", "DETECT", "near"],
+        "ERR unknown event 'near'"
+      ),
+      (["FENCE.SET", "f", "KEY", "k", "CIRCLE", "0", "0", "1", "km", "LOUDLY"], "ERR syntax"),
+      (
+        [
+          "FENCE.SET", String(repeating: "n", count: 129), "KEY", "k", "CIRCLE", "0", "0", "1", "m",
+        ],
+        "ERR a fence's name"
+      ),
+    ]
+    for (command, prefix) in refused {
+      let reply = try admin.text(command)
+      #expect(reply.hasPrefix(prefix), "\(command.prefix(6)): \(reply)")
+    }
+    _ = try admin.command("SET", "s", "v")
+    #expect(
+      try admin.text("FENCE.SET", "f", "KEY", "s", "CIRCLE", "0", "0", "1", "km")
+        .hasPrefix("WRONGTYPE"))
+    #expect(try admin.text("FENCE.DEL", "box") == "1")
+    #expect(try admin.text("FENCE.DEL", "box") == "0")
+    #expect(try admin.command("FENCE.GET", "box").text == "$-1\r\n")
+    await server.stop()
+  }
+
+  @Test(
+    "random moves of 60 members around a circle, a polygon with a hole across the antimeridian and a box: every event published equals what the fences' shapes say of each move, in order"
+  )
+  func randomMovesOverTheWire() async throws {
+    let server = try await TestServer()
+    let admin = try RESPConnection(port: server.port)
+    let listener = try RESPConnection(port: server.port)
+    let polygon =
+      #"{"type":"Polygon","coordinates":[[[179,-2],[-178,-2],[-178,2],[179,2]],[[179.5,-0.5],[-179.5,-0.5],[-179.5,0.5],[179.5,0.5]]]}"#
+    let shapes: [(String, [String], FenceShape)] = [
+      (
+        "c", ["CIRCLE", "180", "0", "150", "km"],
+        FenceShape.circle(.init(longitude: 180, latitude: 0), radius: 150_000)!
+      ),
+      (
+        "p", ["GEOJSON", polygon],
+        FenceShape.polygons([
+          [
+            [(179, -2), (-178, -2), (-178, 2), (179, 2)].map {
+              Coordinate(longitude: $0.0, latitude: $0.1)
+            },
+            [(179.5, -0.5), (-179.5, -0.5), (-179.5, 0.5), (179.5, 0.5)].map {
+              Coordinate(longitude: $0.0, latitude: $0.1)
+            },
+          ]
+        ])!
+      ),
+      (
+        "b", ["BOX", "178", "-1", "-179", "3"],
+        FenceShape.box(west: 178, south: -1, east: -179, north: 3)!
+      ),
+    ]
+    for (name, area, _) in shapes {
+      #expect(
+        try admin.text(
+          ["FENCE.SET", name, "KEY", "fleet"] + area + ["DETECT", "enter,exit", "CHANNEL", "moves"])
+          == "OK")
+    }
+    _ = try listener.command("SUBSCRIBE", "moves")
+    var rng = SystemRandomNumberGenerator()
+    var places: [String: Coordinate] = [:]
+    var expected: [String] = []
+    for _ in 0..<600 {
+      let member = "m\(Int.random(in: 0..<60, using: &rng))"
+      let to = Coordinate(
+        longitude: OracleLongitude.wrap(180 + .random(in: -4...4, using: &rng)),
+        latitude: .random(in: -4...4, using: &rng))
+      _ = try admin.command("GEOADD", "fleet", "\(to.longitude)", "\(to.latitude)", member)
+      // The stored place is the geohash's, as GEOPOS gives it.
+      let stored = RedisGeohash.coordinate(
+        score: RedisGeohash.score(longitude: to.longitude, latitude: to.latitude)!)
+      for (name, _, shape) in shapes {
+        let was = places[member].map { shape.contains($0) } ?? false
+        let now = shape.contains(stored)
+        if now, !was { expected.append("\(name) enter \(member)") }
+        if was, !now { expected.append("\(name) exit \(member)") }
+      }
+      places[member] = stored
+    }
+    var got: [String] = []
+    for _ in 0..<expected.count {
+      let e = try Self.event(listener)
+      got.append("\(e["fence"] ?? "") \(e["event"] ?? "") \(e["member"] ?? "")")
+    }
+    #expect(got == expected)
+    // Nothing more came.
+    _ = try admin.command("PUBLISH", "moves", "end")
+    guard case .array(let items) = try listener.reply().value, case .bulkString(let end) = items[2]
+    else { throw RESPConnection.Failed(description: "no end marker") }
+    #expect(String(buffer: end) == "end")
+    print("fences over the wire: \(expected.count) events compared")
+    await server.stop()
+  }
+}
+
+enum OracleLongitude {
+  static func wrap(_ x: Double) -> Double { x > 180 ? x - 360 : x < -180 ? x + 360 : x }
+}
