@@ -199,3 +199,66 @@ struct FenceCommandTests {
 enum OracleLongitude {
   static func wrap(_ x: Double) -> Double { x > 180 ? x - 360 : x < -180 ? x + 360 : x }
 }
+
+/// Fences kept across restarts and crashes, in the data directory's `fences.log`.
+@Suite("Fences kept", .serialized)
+struct FencesKeptTests {
+  static func directory() -> String {
+    FileManager.default.temporaryDirectory
+      .appendingPathComponent("cardatlas-fences-\(UUID().uuidString)").path
+  }
+
+  @Test(
+    "fences set and deleted, then kill -9: after the restart exactly the acknowledged fences are there, as they were set, members inside included, and they report moves; a last line cut short is dropped"
+  )
+  func survivesKillNine() async throws {
+    let directory = Self.directory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    var node = try CardAtlasProcess(directory: directory)
+    let c = try RESPConnection(port: node.port)
+    _ = try c.command("GEOADD", "fleet", "2.35", "48.85", "inside")
+    for i in 0..<300 {
+      #expect(
+        try c.text(
+          "FENCE.SET", "f\(i)", "KEY", "fleet", "CIRCLE", "2.35", "48.85", "\(i + 1)", "km",
+          "DETECT", "enter,exit") == "OK")
+    }
+    for i in stride(from: 0, to: 300, by: 3) { #expect(try c.text("FENCE.DEL", "f\(i)") == "1") }
+    let box = #"{"type":"Polygon","coordinates":[[[2,48],[3,48],[3,49],[2,49],[2,48]]]}"#
+    #expect(try c.text("FENCE.SET", "paris", "KEY", "fleet", "GEOJSON", box, "NOREPEAT") == "OK")
+    let before = try c.object("FENCE.GET", "paris")
+    node.signal(SIGKILL)
+    node.waitUntilExit()
+    // A line the crash cut short: never acknowledged.
+    let log = try FileHandle(forWritingAtPath: directory + "/fences.log").unwrap()
+    log.seekToEndOfFile()
+    log.write(Data(#"{"set":{"name":"torn","db":0"#.utf8))
+    log.closeFile()
+    node = try CardAtlasProcess(directory: directory, port: node.port)
+    let d = try RESPConnection(port: node.port)
+    let expected = Set((0..<300).filter { $0 % 3 != 0 }.map { "f\($0)" } + ["paris"])
+    guard case .array(let names) = try d.command("FENCE.LIST").value else {
+      throw RESPConnection.Failed(description: "FENCE.LIST")
+    }
+    let listed = Set(
+      names.compactMap { if case .bulkString(let b) = $0 { String(buffer: b) } else { nil } })
+    #expect(listed == expected)
+    let after = try d.object("FENCE.GET", "paris")
+    #expect(NSDictionary(dictionary: after) == NSDictionary(dictionary: before), "\(after)")
+    #expect(after["inside"] as? [String] == ["inside"])
+    let listener = try RESPConnection(port: node.port)
+    _ = try listener.command("SUBSCRIBE", "fence:f1")
+    _ = try d.command("GEOADD", "fleet", "2.35", "48.851", "car")
+    let event = try FenceCommandTests.event(listener)
+    #expect(event["event"] as? String == "enter" && event["member"] as? String == "car")
+    node.signal(SIGKILL)
+    node.waitUntilExit()
+  }
+}
+
+extension Optional {
+  fileprivate func unwrap() throws -> Wrapped {
+    guard let self else { throw RESPConnection.Failed(description: "nil") }
+    return self
+  }
+}

@@ -16,6 +16,32 @@ struct FenceArea: Sendable {
       (try? JSONSerialization.data(withJSONObject: description, options: [.sortedKeys])) ?? Data()
   }
 
+  /// The area `description` describes (as the fences' log keeps it).
+  init?(description: [String: Any]) {
+    func numbers(_ value: Any?) -> [Double]? {
+      (value as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue }
+    }
+    if let circle = description["circle"] as? [String: Any],
+      let center = numbers(circle["center"]), center.count == 2,
+      let radius = (circle["radius"] as? NSNumber)?.doubleValue,
+      let shape = FenceShape.circle(
+        Coordinate(longitude: center[0], latitude: center[1]), radius: radius)
+    {
+      self.init(shape: shape, description: description)
+    } else if let box = numbers(description["box"]), box.count == 4,
+      let shape = FenceShape.box(west: box[0], south: box[1], east: box[2], north: box[3])
+    {
+      self.init(shape: shape, description: description)
+    } else if let geometry = description["geojson"] as? [String: Any],
+      let data = try? JSONSerialization.data(withJSONObject: geometry),
+      case .success(let area) = Self.geoJSON(Array(data))
+    {
+      self = area
+    } else {
+      return nil
+    }
+  }
+
   /// The most vertices one fence's polygons may have.
   static let vertexLimit = 10_000
 

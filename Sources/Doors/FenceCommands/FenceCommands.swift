@@ -47,15 +47,22 @@ struct FenceCommands: Sendable {
             return .error(RedisError.syntax)
           }
         }
-        switch fences.set(
+        let fence = KeyspaceFences.Definition(
           name: String(decoding: name, as: UTF8.self), db: call.session.db, key: key, area: area,
           detect: detect, repeats: repeats, channel: channel)
-        {
-        case .success: return .simpleString("OK")
-        case .failure(.full(let limit)):
-          return .error("ERR the server holds \(limit) fences, its most (FENCE.DEL some first)")
-        case .failure(.wrongType): return .error(RedisError.wrongType)
+        call.pending = { answer in
+          fences.set(fence) { result in
+            switch result {
+            case .success: answer(.simpleString("OK"))
+            case .failure(.full(let limit)):
+              answer(
+                .error("ERR the server holds \(limit) fences, its most (FENCE.DEL some first)"))
+            case .failure(.wrongType): answer(.error(RedisError.wrongType))
+            case .failure(.log(let why)): answer(.error("ERR the fence could not be kept: \(why)"))
+            }
+          }
         }
+        return .null
       },
       // FENCE.GET <name>: the fence as JSON, with the members inside it now.
       CommandSpec("fence.get", arity: 2) { call in
@@ -83,7 +90,16 @@ struct FenceCommands: Sendable {
       },
       // FENCE.DEL <name>: 1 if it was there.
       CommandSpec("fence.del", arity: 2) { call in
-        .integer(fences.delete(call.arguments.string(1)) ? 1 : 0)
+        let name = call.arguments.string(1)
+        call.pending = { answer in
+          fences.delete(name) { result in
+            switch result {
+            case .success(let found): answer(.integer(found ? 1 : 0))
+            case .failure(let error): answer(.error("ERR the removal could not be kept: \(error)"))
+            }
+          }
+        }
+        return .null
       },
     ]
   }

@@ -13,7 +13,7 @@ import Synchronization
 /// acknowledged. What another node wrote (over PostgreSQL) does not pass here.
 public final class KeyspaceFences: ChangeLog, Sendable {
   /// A fence as set: where it looks and what it reports.
-  struct Fence: Sendable {
+  struct Definition: Sendable {
     let name: String
     let db: Int
     let key: Bytes
@@ -21,7 +21,50 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     let detect: FenceDetect
     let repeats: Bool
     let channel: Bytes
+
+    /// As kept in the log.
+    var record: [String: Any] {
+      [
+        "name": name, "db": db, "key": Data(key).base64EncodedString(),
+        "area": (try? JSONSerialization.jsonObject(with: area.description)) ?? [:],
+        "detect": Int(detect.rawValue), "repeats": repeats,
+        "channel": Data(channel).base64EncodedString(),
+      ]
+    }
+
+    init(
+      name: String, db: Int, key: Bytes, area: FenceArea, detect: FenceDetect, repeats: Bool,
+      channel: Bytes
+    ) {
+      self.name = name
+      self.db = db
+      self.key = key
+      self.area = area
+      self.detect = detect
+      self.repeats = repeats
+      self.channel = channel
+    }
+
+    init?(record: [String: Any]) {
+      guard let name = record["name"] as? String, let db = record["db"] as? Int,
+        let key = (record["key"] as? String).flatMap({ Data(base64Encoded: $0) }),
+        let area = (record["area"] as? [String: Any]).flatMap(FenceArea.init(description:)),
+        let detect = record["detect"] as? Int, let repeats = record["repeats"] as? Bool,
+        let channel = (record["channel"] as? String).flatMap({ Data(base64Encoded: $0) })
+      else { return nil }
+      self.init(
+        name: name, db: db, key: Array(key), area: area,
+        detect: FenceDetect(rawValue: UInt8(truncatingIfNeeded: detect)), repeats: repeats,
+        channel: Array(channel))
+    }
+  }
+
+  /// A fence set, and its number in its key's book.
+  struct Fence: Sendable {
+    let definition: Definition
     let id: FenceBook.FenceID
+    var name: String { definition.name }
+    var channel: Bytes { definition.channel }
   }
 
   /// One watched key: its book, and its members as the book's numbers with their last places.
@@ -65,15 +108,29 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   private let inner: any ChangeLog
   private let keyspace: Keyspace
   private let hub: PubSubHub
+  private let fenceLog: FenceLog
   private let state = Mutex(State())
   /// The most fences the server holds.
   let limit: Int
 
-  public init(log: any ChangeLog, keyspace: Keyspace, hub: PubSubHub, limit: Int = 100_000) {
+  /// In front of `log`; the fences kept in `directory` (`FenceLog`) set again over `keyspace`,
+  /// loaded already.
+  public init(
+    log: any ChangeLog, keyspace: Keyspace, hub: PubSubHub, directory: String,
+    limit: Int = 100_000
+  ) throws {
     inner = log
     self.keyspace = keyspace
     self.hub = hub
     self.limit = limit
+    let (fenceLog, records) = try FenceLog.open(in: directory)
+    self.fenceLog = fenceLog
+    for record in records {
+      guard let fence = Definition(record: record) else {
+        throw FenceLog.Failure(description: "\(fenceLog.path): a fence does not read: \(record)")
+      }
+      _ = put(fence)
+    }
   }
 
   public var commands: [CommandSpec] { FenceCommands(fences: self).all }
@@ -149,7 +206,8 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     _ fence: Fence, _ kind: FenceEvent.Kind, _ member: Bytes, _ point: Coordinate?, id: UInt64
   ) -> ByteBuffer {
     var object: [String: Any] = [
-      "event": kind.name, "fence": fence.name, "key": String(decoding: fence.key, as: UTF8.self),
+      "event": kind.name, "fence": fence.name,
+      "key": String(decoding: fence.definition.key, as: UTF8.self),
       "member": String(decoding: member, as: UTF8.self), "id": id,
       "time": Int(Date().timeIntervalSince1970 * 1000),
     ]
@@ -165,17 +223,30 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   enum SetError: Error {
     case full(Int)
     case wrongType
+    /// The log could not keep it.
+    case log(String)
   }
 
-  /// Sets (or replaces) a fence; its key's members inside now become its members silently.
-  func set(
-    name: String, db: Int, key: Bytes, area: FenceArea, detect: FenceDetect, repeats: Bool,
-    channel: Bytes
+  /// Sets (or replaces) a fence, its key's members inside now becoming its members silently;
+  /// `done` runs once it is kept.
+  func set(_ fence: Definition, done: @escaping @Sendable (Result<Void, SetError>) -> Void) {
+    switch put(fence, keeping: true, done: done) {
+    case .success: break
+    case .failure(let error): done(.failure(error))
+    }
+  }
+
+  /// Sets a fence in memory, and (`keeping`) appends it to the log under the same locks, so the
+  /// log has the fences in the order they were set.
+  @discardableResult
+  private func put(
+    _ fence: Definition, keeping: Bool = false,
+    done: @escaping @Sendable (Result<Void, SetError>) -> Void = { _ in }
   ) -> Result<Void, SetError> {
     // Under the keyspace's lock, so that no write falls between the members read and the fence.
-    let result: Result<Void, SetError> = keyspace.write { writer in
+    keyspace.write { writer in
       let present: [(Bytes, Coordinate)]
-      switch writer.database(db)[key] {
+      switch writer.database(fence.db)[fence.key] {
       case .sortedSet(let set)?:
         // A score that is no geohash (GEOSEARCHSTORE's STOREDIST) is no place.
         present =
@@ -190,9 +261,9 @@ public final class KeyspaceFences: ChangeLog, Sendable {
       case nil: present = []
       }
       return state.withLock { s -> Result<Void, SetError> in
-        if s.fences[name] == nil, s.fences.count >= limit { return .failure(.full(limit)) }
-        if let old = s.fences.removeValue(forKey: name) { Self.drop(old, from: &s) }
-        let watch = WatchKey(db: db, key: key)
+        if s.fences[fence.name] == nil, s.fences.count >= limit { return .failure(.full(limit)) }
+        if let old = s.fences.removeValue(forKey: fence.name) { Self.drop(old, from: &s) }
+        let watch = WatchKey(db: fence.db, key: fence.key)
         let watched = s.watched[watch] ?? Watched()
         s.watched[watch] = watched
         let seeded = watched.members.withLock { m in
@@ -203,28 +274,30 @@ public final class KeyspaceFences: ChangeLog, Sendable {
           }
         }
         let id = watched.book.add(
-          area.shape, detect: detect, repeats: repeats, present: seeded)
-        watched.fences.withLock { $0[id] = name }
-        s.fences[name] = Fence(
-          name: name, db: db, key: key, area: area, detect: detect, repeats: repeats,
-          channel: channel, id: id)
+          fence.area.shape, detect: fence.detect, repeats: fence.repeats, present: seeded)
+        watched.fences.withLock { $0[id] = fence.name }
+        s.fences[fence.name] = Fence(definition: fence, id: id)
+        if keeping {
+          fenceLog.append(["set": fence.record]) { done($0.mapError { .log("\($0)") }) }
+        }
         return .success(())
       }
     }.0
-    return result
   }
 
-  /// Removes a fence; false if there was none.
-  func delete(_ name: String) -> Bool {
-    state.withLock { s in
+  /// Removes a fence; `done` gets false if there was none, true once its removal is kept.
+  func delete(_ name: String, done: @escaping @Sendable (Result<Bool, SetError>) -> Void) {
+    let found = state.withLock { s in
       guard let fence = s.fences.removeValue(forKey: name) else { return false }
       Self.drop(fence, from: &s)
+      fenceLog.append(["del": name]) { done($0.map { true }.mapError { .log("\($0)") }) }
       return true
     }
+    if !found { done(.success(false)) }
   }
 
   private static func drop(_ fence: Fence, from s: inout State) {
-    let watch = WatchKey(db: fence.db, key: fence.key)
+    let watch = WatchKey(db: fence.definition.db, key: fence.definition.key)
     guard let watched = s.watched[watch] else { return }
     watched.book.remove(fence.id)
     let left = watched.fences.withLock { fences in
@@ -235,14 +308,14 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   }
 
   /// A fence and the members inside it now.
-  func get(_ name: String) -> (Fence, [Bytes])? {
+  func get(_ name: String) -> (Definition, [Bytes])? {
     state.withLock { s in
       guard let fence = s.fences[name],
-        let watched = s.watched[WatchKey(db: fence.db, key: fence.key)]
+        let watched = s.watched[WatchKey(db: fence.definition.db, key: fence.definition.key)]
       else { return nil }
       let numbers = watched.book.members(of: fence.id)
       let members = watched.members.withLock { m in numbers.compactMap { m.names[$0] } }
-      return (fence, members.sorted { $0.lexicographicallyPrecedes($1) })
+      return (fence.definition, members.sorted { $0.lexicographicallyPrecedes($1) })
     }
   }
 

@@ -85,7 +85,8 @@ public final class CardAtlasServer: Sendable {
     state = ServerState(
       configuration: configuration, keyspace: keyspace, storage: storage, pubsub: hub,
       shards: threads, logger: logger)
-    let fences = KeyspaceFences(log: storage.log, keyspace: keyspace, hub: hub)
+    let fences = try KeyspaceFences(
+      log: storage.log, keyspace: keyspace, hub: hub, directory: configuration.dataDirectory)
     processor = CommandProcessor(
       keyspace: keyspace, log: fences, environment: state,
       commands: parts.flatMap(\.commands) + fences.commands,
