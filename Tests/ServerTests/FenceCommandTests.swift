@@ -153,15 +153,26 @@ struct FenceCommandTests {
         FenceShape.box(west: 178, south: -1, east: -179, north: 3)!
       ),
     ]
-    for (name, area, _) in shapes {
+    var rng = SystemRandomNumberGenerator()
+    var places: [String: Coordinate] = [:]
+    // Half the members are there before the fences: those inside start as members.
+    for i in 0..<30 {
+      let at = Coordinate(
+        longitude: OracleLongitude.wrap(180 + .random(in: -4...4, using: &rng)),
+        latitude: .random(in: -4...4, using: &rng))
+      _ = try admin.command("GEOADD", "fleet", "\(at.longitude)", "\(at.latitude)", "m\(i)")
+      places["m\(i)"] = RedisGeohash.coordinate(
+        score: RedisGeohash.score(longitude: at.longitude, latitude: at.latitude)!)
+    }
+    for (name, area, shape) in shapes {
       #expect(
         try admin.text(
           ["FENCE.SET", name, "KEY", "fleet"] + area + ["DETECT", "enter,exit", "CHANNEL", "moves"])
           == "OK")
+      let inside = places.filter { shape.contains($0.value) }.keys.sorted()
+      #expect(try admin.object("FENCE.GET", name)["inside"] as? [String] == inside, "\(name)")
     }
     _ = try listener.command("SUBSCRIBE", "moves")
-    var rng = SystemRandomNumberGenerator()
-    var places: [String: Coordinate] = [:]
     var expected: [String] = []
     for _ in 0..<600 {
       let member = "m\(Int.random(in: 0..<60, using: &rng))"

@@ -247,16 +247,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     keyspace.write { writer in
       let present: [(Bytes, Coordinate)]
       switch writer.database(fence.db)[fence.key] {
-      case .sortedSet(let set)?:
-        // A score that is no geohash (GEOSEARCHSTORE's STOREDIST) is no place.
-        present =
-          set.count == 0
-          ? []
-          : set.entries(ranks: 0...(set.count - 1), reverse: false).compactMap { entry in
-            UInt64(exactly: entry.score).flatMap { $0 < 1 << 52 ? $0 : nil }.map {
-              (entry.member, RedisGeohash.coordinate(score: $0))
-            }
-          }
+      case .sortedSet(let set)?: present = Self.members(of: set, near: fence.area.shape.reach)
       case .string?: return .failure(.wrongType)
       case nil: present = []
       }
@@ -283,6 +274,17 @@ public final class KeyspaceFences: ChangeLog, Sendable {
         return .success(())
       }
     }.0
+  }
+
+  /// The members of `set` within `reach`, with their places, from the key's index (widened for
+  /// the index's sphere, Redis's, a little larger than the fences').
+  private static func members(of set: SortedSet, near reach: (center: Coordinate, radius: Double))
+    -> [(Bytes, Coordinate)]
+  {
+    set.members(
+      within: reach.radius * 1.001 + 1, ofLongitude: reach.center.longitude,
+      latitude: reach.center.latitude
+    ).map { ($0.member, Coordinate(longitude: $0.longitude, latitude: $0.latitude)) }
   }
 
   /// Removes a fence; `done` gets false if there was none, true once its removal is kept.

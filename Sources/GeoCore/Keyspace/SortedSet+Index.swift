@@ -18,3 +18,20 @@ extension SortedSet {
     }
   }
 }
+
+extension SortedSet {
+  /// The members within `radius` metres (on the index's sphere) of a point, with their places:
+  /// the index's own query, whole on the sphere (across the antimeridian, round a pole), unlike
+  /// Redis's search by geohash cells.
+  public func members(within radius: Double, ofLongitude longitude: Double, latitude: Double)
+    -> [(member: Bytes, longitude: Double, latitude: Double)]
+  {
+    let lent = takeScratch()
+    defer { giveBack(lent) }
+    return lent._withUnsafeGuaranteedRef { scratch in
+      scratch.searcher.radius(longitude: longitude, latitude: latitude, radius: radius).map {
+        (names.name($0.id), $0.longitude, $0.latitude)
+      }
+    }
+  }
+}
