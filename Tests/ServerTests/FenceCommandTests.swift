@@ -62,6 +62,14 @@ struct FenceCommandTests {
     _ = try admin.command("DEL", "fleet")
     #expect(try Self.events(listener, 2) == ["exit parked", "outside parked"])
     #expect(try admin.object("FENCE.GET", "berlin")["inside"] as? [String] == [])
+    // A member's name in JSON, whatever its bytes.
+    let odd = "q\"b\\n\n\u{1}é"
+    _ = try admin.command("GEOADD", "fleet", "13.4", "52.5", odd)
+    let oddEvents = [try Self.event(listener), try Self.event(listener)]
+    #expect(oddEvents.allSatisfy { $0["member"] as? String == odd })
+    let info = try admin.text("INFO", "fences")
+    #expect(info.contains("fences:1\r\n") && info.contains("fence_keys:1\r\n"), "\(info)")
+    #expect(info.contains("fence_events_published:13\r\n"), "\(info)")
     await server.stop()
   }
 

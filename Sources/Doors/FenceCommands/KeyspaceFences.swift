@@ -107,6 +107,18 @@ public final class KeyspaceFences: ChangeLog, Sendable {
 
   private let inner: any ChangeLog
   private let keyspace: Keyspace
+  /// Writes waiting for the fences, with their commits.
+  private struct Waiting {
+    var waiting: [([Change], Commit)] = []
+    var draining = false
+  }
+  private let queue = Mutex(Waiting())
+  private let worker = DispatchQueue(label: "cardatlas.fences")
+  /// Whether any fence is set: without one, writes are not queued.
+  private let watching = Atomic<Bool>(false)
+  /// Events published, and writes that had to evaluate the backlog themselves.
+  private let published = Atomic<Int>(0)
+  private let caughtUp = Atomic<Int>(0)
   private let hub: PubSubHub
   private let fenceLog: FenceLog
   private let state = Mutex(State())
@@ -137,24 +149,84 @@ public final class KeyspaceFences: ChangeLog, Sendable {
 
   // MARK: The log
 
+  /// Hands the changes on, and queues them for the fences with their commit: evaluated on the
+  /// fences' own thread, in order, so a write holds the keyspace's lock no longer than it did.
+  /// A commit's events are published once it is durable, on that thread again, in commit order.
   public func append(_ changes: [Change]) -> Commit {
     let commit = inner.append(changes)
-    let events = evaluate(changes)
-    guard !events.isEmpty else { return commit }
-    let published = Commit()
-    commit.whenComplete { [hub] result in
-      if case .success = result {
-        for (channel, payload) in events { hub.publish(payload, to: channel) }
-      }
-      published.complete(result)
+    guard watching.load(ordering: .relaxed) else { return commit }
+    let (start, full) = queue.withLock { q -> (Bool, Bool) in
+      q.waiting.append((changes, commit))
+      defer { q.draining = true }
+      return (!q.draining, q.waiting.count >= Self.backlogLimit)
     }
-    return published
+    if full {
+      // The fences fell behind: this write evaluates what waits, and so waits for it.
+      state.withLock { s in evaluate(takeWaiting(), in: &s) }
+      caughtUp.add(1, ordering: .relaxed)
+    } else if start {
+      worker.async { self.drain() }
+    }
+    return commit
+  }
+
+  /// The most writes that wait for the fences; past it, writes evaluate them themselves.
+  static let backlogLimit = 65_536
+
+  private func takeWaiting() -> [([Change], Commit)] {
+    queue.withLock { q in
+      defer { q.waiting = [] }
+      return q.waiting
+    }
+  }
+
+  /// INFO's fences section.
+  public func report() -> [(String, String)] {
+    let (fences, keys) = state.withLock { ($0.fences.count, $0.watched.count) }
+    return [
+      ("fences", "\(fences)"), ("fence_keys", "\(keys)"),
+      ("fence_events_published", "\(published.load(ordering: .relaxed))"),
+      ("fence_backlog_writes", "\(queue.withLock { $0.waiting.count })"),
+      ("fence_backlog_caught_up_by_writes", "\(caughtUp.load(ordering: .relaxed))"),
+    ]
+  }
+
+  /// Evaluates what waits, until nothing does.
+  private func drain() {
+    while true {
+      let more = state.withLock { s -> Bool in
+        let batch = queue.withLock { q -> [([Change], Commit)] in
+          defer { q.waiting = [] }
+          if q.waiting.isEmpty { q.draining = false }
+          return q.waiting
+        }
+        evaluate(batch, in: &s)
+        return !batch.isEmpty
+      }
+      guard more else { return }
+    }
+  }
+
+  /// Evaluates `batch` (taken under the state's lock, so batches are evaluated in the order
+  /// they were queued), and has each commit's events published once it is durable.
+  private func evaluate(_ batch: [([Change], Commit)], in s: inout State) {
+    for (changes, commit) in batch {
+      let events = evaluate(changes, in: &s)
+      guard !events.isEmpty else { continue }
+      // A commit completes after those before it, so the publications queue in commit order.
+      commit.whenComplete { [self] result in
+        guard case .success = result else { return }
+        worker.async { [self] in
+          published.add(events.count, ordering: .relaxed)
+          for (channel, payload) in events { hub.publish(payload, to: channel) }
+        }
+      }
+    }
   }
 
   /// The events the changes make, as (channel, JSON) in order.
-  private func evaluate(_ changes: [Change]) -> [(Bytes, ByteBuffer)] {
-    state.withLock { s in
-      guard !s.watched.isEmpty else { return [] }
+  private func evaluate(_ changes: [Change], in s: inout State) -> [(Bytes, ByteBuffer)] {
+    do {
       var out: [(Bytes, ByteBuffer)] = []
       func moved(_ db: Int, _ key: Bytes, _ member: Bytes, to point: Coordinate?) {
         guard let watched = s.watched[WatchKey(db: db, key: key)] else { return }
@@ -201,21 +273,46 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     }
   }
 
-  /// `{"event":…,"fence":…,"key":…,"member":…,"point":[lon,lat],"id":…,"time":…}`.
+  /// `{"event":…,"fence":…,"id":…,"key":…,"member":…,"point":[lon,lat],"time":…}`, keys
+  /// sorted; written by hand, as an event costs a fraction of a move.
   static func payload(
     _ fence: Fence, _ kind: FenceEvent.Kind, _ member: Bytes, _ point: Coordinate?, id: UInt64
   ) -> ByteBuffer {
-    var object: [String: Any] = [
-      "event": kind.name, "fence": fence.name,
-      "key": String(decoding: fence.definition.key, as: UTF8.self),
-      "member": String(decoding: member, as: UTF8.self), "id": id,
-      "time": Int(Date().timeIntervalSince1970 * 1000),
-    ]
-    if let point { object["point"] = [point.longitude, point.latitude] }
-    let data =
-      (try? JSONSerialization.data(
-        withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-    return ByteBuffer(bytes: data)
+    var out = ByteBuffer()
+    out.writeString(#"{"event":""#)
+    out.writeString(kind.name)
+    out.writeString(#"","fence":"#)
+    writeJSONString(Array(fence.name.utf8), to: &out)
+    out.writeString(#","id":\#(id),"key":"#)
+    writeJSONString(fence.definition.key, to: &out)
+    out.writeString(#","member":"#)
+    writeJSONString(member, to: &out)
+    if let point { out.writeString(#","point":[\#(point.longitude),\#(point.latitude)]"#) }
+    out.writeString(#","time":\#(Int(Date().timeIntervalSince1970 * 1000))}"#)
+    return out
+  }
+
+  /// A JSON string of `bytes` read as UTF-8 (a byte that is not becomes U+FFFD).
+  static func writeJSONString(_ bytes: Bytes, to out: inout ByteBuffer) {
+    out.writeInteger(UInt8(ascii: "\""))
+    defer { out.writeInteger(UInt8(ascii: "\"")) }
+    // Printable ASCII but for the quote and backslash: as it is.
+    if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+      out.writeBytes(bytes)
+      return
+    }
+    for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+      switch scalar {
+      case "\"": out.writeString(#"\""#)
+      case "\\": out.writeString(#"\\"#)
+      case "\n": out.writeString(#"\n"#)
+      case "\r": out.writeString(#"\r"#)
+      case "\t": out.writeString(#"\t"#)
+      case _ where scalar.value < 0x20:
+        out.writeString("\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2))
+      default: out.writeString(String(scalar))
+      }
+    }
   }
 
   // MARK: The commands' side
@@ -252,6 +349,8 @@ public final class KeyspaceFences: ChangeLog, Sendable {
       case nil: present = []
       }
       return state.withLock { s -> Result<Void, SetError> in
+        // The writes still waiting first: the members read above are after them.
+        evaluate(takeWaiting(), in: &s)
         if s.fences[fence.name] == nil, s.fences.count >= limit { return .failure(.full(limit)) }
         if let old = s.fences.removeValue(forKey: fence.name) { Self.drop(old, from: &s) }
         let watch = WatchKey(db: fence.db, key: fence.key)
@@ -268,6 +367,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
           fence.area.shape, detect: fence.detect, repeats: fence.repeats, present: seeded)
         watched.fences.withLock { $0[id] = fence.name }
         s.fences[fence.name] = Fence(definition: fence, id: id)
+        watching.store(true, ordering: .relaxed)
         if keeping {
           fenceLog.append(["set": fence.record]) { done($0.mapError { .log("\($0)") }) }
         }
@@ -292,6 +392,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     let found = state.withLock { s in
       guard let fence = s.fences.removeValue(forKey: name) else { return false }
       Self.drop(fence, from: &s)
+      if s.fences.isEmpty { watching.store(false, ordering: .relaxed) }
       fenceLog.append(["del": name]) { done($0.map { true }.mapError { .log("\($0)") }) }
       return true
     }
@@ -323,4 +424,10 @@ public final class KeyspaceFences: ChangeLog, Sendable {
 
   /// The fences' names, sorted.
   func names() -> [String] { state.withLock { $0.fences.keys.sorted() } }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
+  }
 }

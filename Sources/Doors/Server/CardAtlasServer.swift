@@ -82,11 +82,11 @@ public final class CardAtlasServer: Sendable {
     group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
     threadPool = NIOThreadPool(numberOfThreads: 1)
     threadPool.start()
-    state = ServerState(
-      configuration: configuration, keyspace: keyspace, storage: storage, pubsub: hub,
-      shards: threads, logger: logger)
     let fences = try KeyspaceFences(
       log: storage.log, keyspace: keyspace, hub: hub, directory: configuration.dataDirectory)
+    state = ServerState(
+      configuration: configuration, keyspace: keyspace, storage: storage, pubsub: hub,
+      fences: fences, shards: threads, logger: logger)
     processor = CommandProcessor(
       keyspace: keyspace, log: fences, environment: state,
       commands: parts.flatMap(\.commands) + fences.commands,

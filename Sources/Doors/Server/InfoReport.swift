@@ -14,7 +14,7 @@ struct InfoReport {
   /// are what an operator looks for first.
   static let allSections = [
     "server", "clients", "memory", "persistence", "replication", "stats", "commandstats",
-    "latencystats", "keyspace", "index",
+    "latencystats", "keyspace", "index", "fences",
   ]
 
   func text(sections requested: [String]) -> String {
@@ -40,6 +40,7 @@ struct InfoReport {
     case "stats": return stats()
     case "keyspace": return keyspace()
     case "index": return index()
+    case "fences": return state.fences.report()
     case "commandstats": return commandStats()
     case "latencystats": return latencyStats()
     default: return []

@@ -1,4 +1,5 @@
 import Commands
+import FenceCommands
 import Foundation
 import Keyspace
 import KeyspaceStore
@@ -137,6 +138,8 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
   let limits: Limits
   let clientMemory: ClientMemory
   let pubsub: PubSubHub
+  /// The fences over the GEO keys (INFO's fences section).
+  let fences: KeyspaceFences
   /// Held while clients are chosen for eviction, so that two loops do not both close some.
   private let eviction = NIOLock()
   private let live: NIOLockedValueBox<Live>
@@ -147,12 +150,13 @@ final class ServerState: ServerEnvironment, @unchecked Sendable {
 
   init(
     configuration: ServerConfiguration, keyspace: Keyspace, storage: any KeyspaceStorage,
-    pubsub: PubSubHub, shards: Int, logger: Logger
+    pubsub: PubSubHub, fences: KeyspaceFences, shards: Int, logger: Logger
   ) {
     self.configuration = configuration
     self.keyspace = keyspace
     self.storage = storage
     self.pubsub = pubsub
+    self.fences = fences
     self.logger = logger
     statistics = Statistics(shards: shards)
     eventLoops = shards

@@ -8,15 +8,18 @@ public protocol ChangeLog: Sendable {
   func append(_ changes: [Change]) -> Commit
 }
 
-/// One write on its way to being durable: `whenComplete` runs once it is, or could not be made
-/// so, whichever comes first of the log's answer and the caller's asking.
+/// One write on its way to being durable: each `whenComplete` runs once it is, or could not be
+/// made so, whichever comes first of the log's answer and the caller's asking.
 public final class Commit: @unchecked Sendable {
   public typealias Completion = @Sendable (Result<Void, any Error>) -> Void
   // A pthread lock (NSLock), not Synchronization's Mutex: its futex is invisible to
   // ThreadSanitizer, which then reports every access under it as a race. It guards both.
   private let lock = NSLock()
   private var result: Result<Void, any Error>?
+  /// The first waiter (the reply's), and any after it (the fences' events), in order: one
+  /// apart, so that the usual commit allocates no array.
   private var waiter: Completion?
+  private var more: [Completion] = []
 
   public init() {}
 
@@ -25,20 +28,23 @@ public final class Commit: @unchecked Sendable {
     self.result = result
   }
 
-  /// The log's answer; runs the waiter, if one is there yet.
+  /// The log's answer; runs the waiters there yet, in order.
   public func complete(_ result: Result<Void, any Error>) {
-    let waiter = lock.withLock {
+    let (waiter, more) = lock.withLock {
       self.result = result
-      defer { self.waiter = nil }
-      return self.waiter
+      defer { (self.waiter, self.more) = (nil, []) }
+      return (self.waiter, self.more)
     }
     waiter?(result)
+    for waiter in more { waiter(result) }
   }
 
   /// Runs `body` with the answer: at once if it came, otherwise when it comes.
   public func whenComplete(_ body: @escaping Completion) {
     let result = lock.withLock {
-      if self.result == nil { waiter = body }
+      if self.result == nil {
+        if waiter == nil { waiter = body } else { more.append(body) }
+      }
       return self.result
     }
     if let result { body(result) }
