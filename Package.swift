@@ -244,6 +244,7 @@ let package = Package(
       dependencies: [
         "Commands", "Fences", "Keyspace", "Geodesy", "RESP",
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ], path: "Sources/Doors/FenceCommands"),
     .target(
       name: "PinCommands",

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 extension Array where Element: Sendable {
   /// `transform` of each element, in order, computed on every core: for a start's bulk work
@@ -11,19 +10,29 @@ extension Array where Element: Sendable {
   {
     let slices = Swift.min(count, ProcessInfo.processInfo.activeProcessorCount * 2)
     guard slices > 1 else { return try map(transform) }
-    // In a class: a Mutex captured by the workers' closure is an access to the caller's local,
+    // In a class: a lock captured by the workers' closure is an access to the caller's local,
     // which ThreadSanitizer counts as a write from each worker.
     let results = Slices<T>()
     DispatchQueue.concurrentPerform(iterations: slices) { slice in
       let range = (count * slice / slices)..<(count * (slice + 1) / slices)
-      let result = Result { try self[range].map(transform) }
-      results.all.withLock { $0[slice] = result }
+      results.set(slice, Result { try self[range].map(transform) })
     }
-    return try results.all.withLock { all in try (0..<slices).flatMap { try all[$0]!.get() } }
+    return try (0..<slices).flatMap { try results.get($0) }
   }
 }
 
-/// `concurrentMap`'s slices' results, by position.
-private final class Slices<T: Sendable>: Sendable {
-  let all = Mutex<[Int: Result<[T], any Error>]>([:])
+/// `concurrentMap`'s slices' results, by position. Under NSLock (a pthread lock), not
+/// Synchronization's Mutex, whose futex ThreadSanitizer does not see: two workers storing
+/// their results at once were reported as a race.
+private final class Slices<T: Sendable>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var all: [Int: Result<[T], any Error>] = [:]
+
+  func set(_ slice: Int, _ result: Result<[T], any Error>) {
+    lock.withLock { all[slice] = result }
+  }
+
+  func get(_ slice: Int) throws -> [T] {
+    try lock.withLock { all[slice] }!.get()
+  }
 }

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
   import Glibc
@@ -21,7 +21,7 @@ final class FenceLog: Sendable {
 
   let path: String
   private let fd: Int32
-  private let queue = Mutex(Queue())
+  private let queue = NIOLockedValueBox(Queue())
   private let worker = DispatchQueue(label: "cardatlas.fence-log")
 
   struct Failure: Error, CustomStringConvertible {
@@ -81,7 +81,7 @@ final class FenceLog: Sendable {
   func append(_ object: [String: Any], done: @escaping Done) {
     let data: Data
     do { data = try Self.line(object) } catch { return done(.failure(error)) }
-    let start = queue.withLock { q -> Bool in
+    let start = queue.withLockedValue { q -> Bool in
       q.lines.append((data, done))
       defer { q.writing = true }
       return !q.writing
@@ -91,7 +91,7 @@ final class FenceLog: Sendable {
 
   private func drain() {
     while true {
-      let batch = queue.withLock { q -> [(Data, Done)] in
+      let batch = queue.withLockedValue { q -> [(Data, Done)] in
         defer { q.lines = [] }
         if q.lines.isEmpty { q.writing = false }
         return q.lines

@@ -3,6 +3,7 @@ import Fences
 import Foundation
 import Geodesy
 import Keyspace
+import NIOConcurrencyHelpers
 import NIOCore
 import Synchronization
 
@@ -112,7 +113,9 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     var waiting: [([Change], Commit)] = []
     var draining = false
   }
-  private let queue = Mutex(Waiting())
+  // NIO's pthread locks, not Synchronization's Mutex, where threads meet: ThreadSanitizer
+  // sees them.
+  private let queue = NIOLockedValueBox(Waiting())
   private let worker = DispatchQueue(label: "cardatlas.fences")
   /// Whether any fence is set: without one, writes are not queued.
   private let watching = Atomic<Bool>(false)
@@ -121,7 +124,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   private let caughtUp = Atomic<Int>(0)
   private let hub: PubSubHub
   private let fenceLog: FenceLog
-  private let state = Mutex(State())
+  private let state = NIOLockedValueBox(State())
   /// The most fences the server holds.
   let limit: Int
 
@@ -155,14 +158,14 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   public func append(_ changes: [Change]) -> Commit {
     let commit = inner.append(changes)
     guard watching.load(ordering: .relaxed) else { return commit }
-    let (start, full) = queue.withLock { q -> (Bool, Bool) in
+    let (start, full) = queue.withLockedValue { q -> (Bool, Bool) in
       q.waiting.append((changes, commit))
       defer { q.draining = true }
       return (!q.draining, q.waiting.count >= Self.backlogLimit)
     }
     if full {
       // The fences fell behind: this write evaluates what waits, and so waits for it.
-      state.withLock { s in evaluate(takeWaiting(), in: &s) }
+      state.withLockedValue { s in evaluate(takeWaiting(), in: &s) }
       caughtUp.add(1, ordering: .relaxed)
     } else if start {
       worker.async { self.drain() }
@@ -174,7 +177,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   static let backlogLimit = 65_536
 
   private func takeWaiting() -> [([Change], Commit)] {
-    queue.withLock { q in
+    queue.withLockedValue { q in
       defer { q.waiting = [] }
       return q.waiting
     }
@@ -182,11 +185,11 @@ public final class KeyspaceFences: ChangeLog, Sendable {
 
   /// INFO's fences section.
   public func report() -> [(String, String)] {
-    let (fences, keys) = state.withLock { ($0.fences.count, $0.watched.count) }
+    let (fences, keys) = state.withLockedValue { ($0.fences.count, $0.watched.count) }
     return [
       ("fences", "\(fences)"), ("fence_keys", "\(keys)"),
       ("fence_events_published", "\(published.load(ordering: .relaxed))"),
-      ("fence_backlog_writes", "\(queue.withLock { $0.waiting.count })"),
+      ("fence_backlog_writes", "\(queue.withLockedValue { $0.waiting.count })"),
       ("fence_backlog_caught_up_by_writes", "\(caughtUp.load(ordering: .relaxed))"),
     ]
   }
@@ -194,8 +197,8 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   /// Evaluates what waits, until nothing does.
   private func drain() {
     while true {
-      let more = state.withLock { s -> Bool in
-        let batch = queue.withLock { q -> [([Change], Commit)] in
+      let more = state.withLockedValue { s -> Bool in
+        let batch = queue.withLockedValue { q -> [([Change], Commit)] in
           defer { q.waiting = [] }
           if q.waiting.isEmpty { q.draining = false }
           return q.waiting
@@ -348,7 +351,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
       case .string?: return .failure(.wrongType)
       case nil: present = []
       }
-      return state.withLock { s -> Result<Void, SetError> in
+      return state.withLockedValue { s -> Result<Void, SetError> in
         // The writes still waiting first: the members read above are after them.
         evaluate(takeWaiting(), in: &s)
         if s.fences[fence.name] == nil, s.fences.count >= limit { return .failure(.full(limit)) }
@@ -389,7 +392,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
 
   /// Removes a fence; `done` gets false if there was none, true once its removal is kept.
   func delete(_ name: String, done: @escaping @Sendable (Result<Bool, SetError>) -> Void) {
-    let found = state.withLock { s in
+    let found = state.withLockedValue { s in
       guard let fence = s.fences.removeValue(forKey: name) else { return false }
       Self.drop(fence, from: &s)
       if s.fences.isEmpty { watching.store(false, ordering: .relaxed) }
@@ -412,7 +415,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
 
   /// A fence and the members inside it now.
   func get(_ name: String) -> (Definition, [Bytes])? {
-    state.withLock { s in
+    state.withLockedValue { s in
       guard let fence = s.fences[name],
         let watched = s.watched[WatchKey(db: fence.definition.db, key: fence.definition.key)]
       else { return nil }
@@ -423,7 +426,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   }
 
   /// The fences' names, sorted.
-  func names() -> [String] { state.withLock { $0.fences.keys.sorted() } }
+  func names() -> [String] { state.withLockedValue { $0.fences.keys.sorted() } }
 }
 
 extension String {
