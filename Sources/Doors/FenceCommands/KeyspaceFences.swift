@@ -173,8 +173,10 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     return commit
   }
 
-  /// The most writes that wait for the fences; past it, writes evaluate them themselves.
-  static let backlogLimit = 65_536
+  /// The most writes that wait for the fences; past it, writes evaluate them themselves. Small,
+  /// so that events are never far behind their writes (docs/BENCHMARKS.md, "Fences": 65,536
+  /// let a saturated server run ahead of its fences by seconds).
+  static let backlogLimit = 256
 
   private func takeWaiting() -> [([Change], Commit)] {
     queue.withLockedValue { q in
