@@ -520,7 +520,7 @@ let package = Package(
       ]),
     .testTarget(name: "GeodesyTests", dependencies: ["Geodesy", "RedisTestSupport"]),
     .testTarget(name: "SpatialIndexTests", dependencies: ["SpatialIndex", "Datasets"]),
-    .testTarget(name: "FencesTests", dependencies: ["Fences", "Geodesy"]),
+    .testTarget(name: "FencesTests", dependencies: ["Fences", "Geodesy", "Datasets"]),
     .testTarget(name: "DatasetsTests", dependencies: ["Datasets"]),
     .testTarget(name: "IndexBaselinesTests", dependencies: ["IndexBaselines", "Datasets"]),
     .testTarget(name: "IndexBenchTests", dependencies: ["IndexBench"]),

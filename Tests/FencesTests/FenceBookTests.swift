@@ -1,3 +1,4 @@
+import Datasets
 import Fences
 import Foundation
 import Geodesy
@@ -5,17 +6,8 @@ import Testing
 
 @Suite("Fences against brute force")
 struct FenceBookTests {
-  /// A seeded generator (SplitMix64), so a failure names a reproducible case.
-  struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
+  /// Seeded, so that a failure names a reproducible case.
+  typealias Seeded = SeededGenerator
 
   static func randomFence(_ rng: inout Seeded) -> OracleFence {
     switch Int.random(in: 0..<10, using: &rng) {
@@ -87,7 +79,7 @@ struct FenceBookTests {
   )
   func randomMovesMatchTheOracle() throws {
     for seed in UInt64(1)...2 {
-      var rng = Seeded(state: seed)
+      var rng = Seeded(seed: seed)
       let book = FenceBook()
       var fences: [FenceBook.FenceID: (fence: OracleFence, detect: FenceDetect, repeats: Bool)] =
         [:]
