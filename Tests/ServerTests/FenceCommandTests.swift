@@ -281,3 +281,48 @@ extension Optional {
     return self
   }
 }
+
+/// Fences that expire (`EX`).
+@Suite("Fences that expire", .serialized)
+struct FenceExpiryTests {
+  @Test(
+    "FENCE.SET … EX: FENCE.GET tells when it goes; it goes then, from FENCE.LIST and INFO; across a kill -9 a fence keeps its time and one whose time passed meanwhile is gone; a bad EX is refused"
+  )
+  func fencesExpire() async throws {
+    let directory = FencesKeptTests.directory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    var node = try CardAtlasProcess(directory: directory)
+    let c = try RESPConnection(port: node.port)
+    let circle = ["KEY", "fleet", "CIRCLE", "2.35", "48.85", "1", "km"]
+    for bad in ["0", "-1", "soon", "315360001"] {
+      #expect(
+        try c.text(["FENCE.SET", "x"] + circle + ["EX", bad]).hasPrefix("ERR invalid expire"))
+    }
+    let before = Int64(Date().timeIntervalSince1970 * 1000)
+    #expect(try c.text(["FENCE.SET", "brief"] + circle + ["EX", "1"]) == "OK")
+    #expect(try c.text(["FENCE.SET", "short"] + circle + ["EX", "3"]) == "OK")
+    #expect(try c.text(["FENCE.SET", "long"] + circle + ["EX", "3600"]) == "OK")
+    #expect(try c.text(["FENCE.SET", "kept"] + circle) == "OK")
+    let long = try c.object("FENCE.GET", "long")["expires"] as? Int64 ?? 0
+    #expect(long >= before + 3_600_000 && long <= before + 3_610_000, "\(long)")
+    #expect(try c.object("FENCE.GET", "kept")["expires"] == nil)
+    try await Task.sleep(for: .milliseconds(1500))
+    #expect(try c.command("FENCE.GET", "brief").text == "$-1\r\n")
+    #expect(try c.text("INFO", "fences").contains("fences:3\r\n"))
+    node.signal(SIGKILL)
+    node.waitUntilExit()
+    try await Task.sleep(for: .milliseconds(2000))
+    node = try CardAtlasProcess(directory: directory, port: node.port)
+    let d = try RESPConnection(port: node.port)
+    guard case .array(let names) = try d.command("FENCE.LIST").value else {
+      throw RESPConnection.Failed(description: "FENCE.LIST")
+    }
+    let listed = names.compactMap {
+      if case .bulkString(let b) = $0 { String(buffer: b) } else { nil }
+    }
+    #expect(listed == ["kept", "long"], "short's time passed while the server was down")
+    #expect(try d.object("FENCE.GET", "long")["expires"] as? Int64 == long)
+    node.signal(SIGKILL)
+    node.waitUntilExit()
+  }
+}

@@ -12,6 +12,7 @@ struct FenceCommands: Sendable {
   var all: [CommandSpec] {
     [
       // FENCE.SET <name> KEY <key> <area> [DETECT <event>[,<event>…]] [NOREPEAT] [CHANNEL <ch>]
+      //   [EX <seconds>]
       CommandSpec("fence.set", arity: -5) { call in
         let args = call.arguments
         let name = args.bytes(1)
@@ -27,6 +28,7 @@ struct FenceCommands: Sendable {
         var detect: FenceDetect = [.enter, .exit]
         var repeats = true
         var channel = Array("fence:".utf8) + name
+        var expires: Int64?
         while i < args.count {
           if args.is(i, "detect"), i + 1 < args.count {
             detect = []
@@ -43,13 +45,20 @@ struct FenceCommands: Sendable {
           } else if args.is(i, "channel"), i + 1 < args.count {
             channel = args.bytes(i + 1)
             i += 2
+          } else if args.is(i, "ex"), i + 1 < args.count {
+            // Up to ten years, as seconds from now.
+            guard let seconds = args.integer(i + 1), (1...315_360_000).contains(seconds) else {
+              return .error("ERR invalid expire time in 'fence.set' command")
+            }
+            expires = KeyspaceFences.now() + Int64(seconds) * 1000
+            i += 2
           } else {
             return .error(RedisError.syntax)
           }
         }
         let fence = KeyspaceFences.Definition(
           name: String(decoding: name, as: UTF8.self), db: call.session.db, key: key, area: area,
-          detect: detect, repeats: repeats, channel: channel)
+          detect: detect, repeats: repeats, channel: channel, expires: expires)
         call.pending = { answer in
           fences.set(fence) { result in
             switch result {
@@ -67,7 +76,7 @@ struct FenceCommands: Sendable {
       // FENCE.GET <name>: the fence as JSON, with the members inside it now.
       CommandSpec("fence.get", arity: 2) { call in
         guard let (fence, inside) = fences.get(call.arguments.string(1)) else { return .null }
-        return .json(
+        var object: [String: Any] =
           [
             "name": fence.name, "db": fence.db, "key": String(decoding: fence.key, as: UTF8.self),
             "area": (try? JSONSerialization.jsonObject(with: fence.area.description)) ?? [:],
@@ -76,7 +85,9 @@ struct FenceCommands: Sendable {
             }.map(\.name),
             "repeats": fence.repeats, "channel": String(decoding: fence.channel, as: UTF8.self),
             "inside": inside.map { String(decoding: $0, as: UTF8.self) },
-          ] as [String: Any])
+          ]
+        if let expires = fence.expires { object["expires"] = expires }
+        return .json(object)
       },
       // FENCE.LIST [pattern]: the names, sorted.
       CommandSpec("fence.list", arity: -1) { call in

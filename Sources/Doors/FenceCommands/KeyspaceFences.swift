@@ -22,20 +22,24 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     let detect: FenceDetect
     let repeats: Bool
     let channel: Bytes
+    /// When it goes (`EX`), in ms since 1970; nil: it stays.
+    let expires: Int64?
 
     /// As kept in the log.
     var record: [String: Any] {
-      [
+      var record: [String: Any] = [
         "name": name, "db": db, "key": Data(key).base64EncodedString(),
         "area": (try? JSONSerialization.jsonObject(with: area.description)) ?? [:],
         "detect": Int(detect.rawValue), "repeats": repeats,
         "channel": Data(channel).base64EncodedString(),
       ]
+      if let expires { record["expires"] = expires }
+      return record
     }
 
     init(
       name: String, db: Int, key: Bytes, area: FenceArea, detect: FenceDetect, repeats: Bool,
-      channel: Bytes
+      channel: Bytes, expires: Int64? = nil
     ) {
       self.name = name
       self.db = db
@@ -44,6 +48,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
       self.detect = detect
       self.repeats = repeats
       self.channel = channel
+      self.expires = expires
     }
 
     init?(record: [String: Any]) {
@@ -56,9 +61,12 @@ public final class KeyspaceFences: ChangeLog, Sendable {
       self.init(
         name: name, db: db, key: Array(key), area: area,
         detect: FenceDetect(rawValue: UInt8(truncatingIfNeeded: detect)), repeats: repeats,
-        channel: Array(channel))
+        channel: Array(channel), expires: (record["expires"] as? NSNumber)?.int64Value)
     }
   }
+
+  /// Now, in ms since 1970, as expiries are kept.
+  static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
   /// A fence set, and its number in its key's book.
   struct Fence: Sendable {
@@ -104,6 +112,9 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     var fences: [String: Fence] = [:]
     var watched: [WatchKey: Watched] = [:]
     var nextEvent: UInt64 = 0
+    /// The fences that expire, with when.
+    var expiring: [String: Int64] = [:]
+    var expiryArmed = false
   }
 
   private let inner: any ChangeLog
@@ -144,7 +155,45 @@ public final class KeyspaceFences: ChangeLog, Sendable {
       guard let fence = Definition(record: record) else {
         throw FenceLog.Failure(description: "\(fenceLog.path): a fence does not read: \(record)")
       }
+      if let expires = fence.expires, expires <= Self.now() {
+        fenceLog.append(["del": fence.name]) { _ in }
+        continue
+      }
       _ = put(fence)
+    }
+  }
+
+  /// Removes the fences whose time has come, every `expiryInterval` while any has one; the
+  /// timer holds the fences weakly, and stops once none expires or they are gone.
+  private func armExpiry() {
+    let start = state.withLockedValue { s -> Bool in
+      defer { s.expiryArmed = true }
+      return !s.expiryArmed
+    }
+    guard start else { return }
+    let timer = DispatchSource.makeTimerSource(queue: worker)
+    timer.schedule(deadline: .now() + Self.expiryInterval, repeating: Self.expiryInterval)
+    timer.setEventHandler { [weak self] in
+      guard let self, self.expire() else { return timer.cancel() }
+    }
+    timer.resume()
+  }
+
+  static let expiryInterval = DispatchTimeInterval.milliseconds(100)
+
+  /// Removes the expired fences; false once none has an expiry (the timer then stops).
+  private func expire() -> Bool {
+    let now = Self.now()
+    return state.withLockedValue { s in
+      for (name, expires) in s.expiring where expires <= now {
+        s.expiring[name] = nil
+        guard let fence = s.fences.removeValue(forKey: name) else { continue }
+        Self.drop(fence, from: &s)
+        fenceLog.append(["del": name]) { _ in }
+      }
+      if s.fences.isEmpty { watching.store(false, ordering: .relaxed) }
+      if s.expiring.isEmpty { s.expiryArmed = false }
+      return !s.expiring.isEmpty
     }
   }
 
@@ -346,7 +395,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     done: @escaping @Sendable (Result<Void, SetError>) -> Void = { _ in }
   ) -> Result<Void, SetError> {
     // Under the keyspace's lock, so that no write falls between the members read and the fence.
-    keyspace.write { writer in
+    let result: Result<Void, SetError> = keyspace.write { writer in
       let present: [(Bytes, Coordinate)]
       switch writer.database(fence.db)[fence.key] {
       case .sortedSet(let set)?: present = Self.members(of: set, near: fence.area.shape.reach)
@@ -372,6 +421,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
           fence.area.shape, detect: fence.detect, repeats: fence.repeats, present: seeded)
         watched.fences.withLock { $0[id] = fence.name }
         s.fences[fence.name] = Fence(definition: fence, id: id)
+        s.expiring[fence.name] = fence.expires
         watching.store(true, ordering: .relaxed)
         if keeping {
           fenceLog.append(["set": fence.record]) { done($0.mapError { .log("\($0)") }) }
@@ -379,6 +429,8 @@ public final class KeyspaceFences: ChangeLog, Sendable {
         return .success(())
       }
     }.0
+    if case .success = result, fence.expires != nil { armExpiry() }
+    return result
   }
 
   /// The members of `set` within `reach`, with their places, from the key's index (widened for
@@ -396,6 +448,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   func delete(_ name: String, done: @escaping @Sendable (Result<Bool, SetError>) -> Void) {
     let found = state.withLockedValue { s in
       guard let fence = s.fences.removeValue(forKey: name) else { return false }
+      s.expiring[name] = nil
       Self.drop(fence, from: &s)
       if s.fences.isEmpty { watching.store(false, ordering: .relaxed) }
       fenceLog.append(["del": name]) { done($0.map { true }.mapError { .log("\($0)") }) }
