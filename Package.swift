@@ -242,7 +242,7 @@ let package = Package(
     .target(
       name: "FenceCommands",
       dependencies: [
-        "Commands", "Fences", "Keyspace", "Geodesy", "RESP",
+        "Commands", "Fences", "Keyspace", "Geodesy", "RESP", "DomainSupport",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ], path: "Sources/Doors/FenceCommands"),
@@ -365,7 +365,8 @@ let package = Package(
       name: "Gazetteer", dependencies: ["Geocoding", "Geodesy", "CZlib"],
       path: "Sources/GeoCore/Gazetteer"),
     // Uploaded files (photos, documents) beside the store, and what they are by their bytes.
-    .target(name: "MediaFiles", dependencies: ["CZlib"], path: "Sources/Domain/MediaFiles"),
+    .target(
+      name: "MediaFiles", dependencies: ["CZlib", "DomainSupport"], path: "Sources/Domain/MediaFiles"),
     // Clients of Nominatim, Photon and Pelias over URLSession (libcurl), with rate limits,
     // retries, a circuit breaker and a SQLite cache; no RESP.
     .target(

@@ -1,3 +1,4 @@
+import DomainSupport
 import Foundation
 
 /// Uploaded files (pin photos, documents, profile images) as files of their own in the data
@@ -25,18 +26,8 @@ public final class MediaFiles: Sendable {
     guard fd >= 0 else { throw MediaFilesError.posix(errno, temporary) }
     do {
       defer { close(fd) }
-      try bytes.withUnsafeBytes { raw in
-        var written = 0
-        while written < raw.count {
-          let n = Foundation.write(fd, raw.baseAddress! + written, raw.count - written)
-          if n < 0 {
-            if errno == EINTR { continue }
-            throw MediaFilesError.posix(errno, temporary)
-          }
-          written += n
-        }
-      }
-      guard fsync(fd) == 0 else { throw MediaFilesError.posix(errno, temporary) }
+      let failed = bytes.withUnsafeBytes { writeWholeAndSync($0, to: fd) }
+      guard failed == 0 else { throw MediaFilesError.posix(failed, temporary) }
     } catch {
       unlink(temporary)
       throw error

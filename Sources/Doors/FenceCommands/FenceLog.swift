@@ -1,4 +1,5 @@
 import Dispatch
+import DomainSupport
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -105,18 +106,8 @@ final class FenceLog: Sendable {
   }
 
   private static func append(_ bytes: Data, to fd: Int32) throws {
-    try bytes.withUnsafeBytes { buffer in
-      var offset = 0
-      while offset < buffer.count {
-        let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-        if n < 0 {
-          if errno == EINTR { continue }
-          throw Failure(description: "write fences.log: errno \(errno)")
-        }
-        offset += n
-      }
-    }
-    guard fsync(fd) == 0 else { throw Failure(description: "fsync fences.log: errno \(errno)") }
+    let failed = bytes.withUnsafeBytes { writeWholeAndSync($0, to: fd) }
+    guard failed == 0 else { throw Failure(description: "write fences.log: errno \(failed)") }
   }
 
   private static func write(_ bytes: Data, to path: String) throws {

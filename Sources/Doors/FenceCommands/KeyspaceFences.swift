@@ -161,6 +161,8 @@ public final class KeyspaceFences: ChangeLog, Sendable {
       }
       _ = put(fence)
     }
+    // Set one by one, each book's index is loose: built tight once.
+    for watched in state.withLockedValue({ Array($0.watched.values) }) { watched.book.compact() }
   }
 
   /// Removes the fences whose time has come, every `expiryInterval` while any has one; the

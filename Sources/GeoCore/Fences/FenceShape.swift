@@ -14,9 +14,7 @@ public struct FenceShape: Sendable {
   public let reach: (center: Coordinate, radius: Double)
 
   /// Within `radius` metres of `center`. Nil for a negative or non-finite radius.
-  public static func circle(_ center: Coordinate, radius: Double, sphere: Sphere = .earth)
-    -> FenceShape?
-  {
+  public static func circle(_ center: Coordinate, radius: Double) -> FenceShape? {
     guard radius.isFinite, radius >= 0 else { return nil }
     return FenceShape(
       form: .circle(center: center, radius: radius), reach: padded((center, radius)))
