@@ -47,6 +47,8 @@ let package = Package(
     // The shared store of many nodes: PostgreSQL + PostGIS (docs/STORE.md, "Many nodes").
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    // Webhooks' deliveries: pooled keep-alive connections, TLS, deadlines.
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
   ],
   targets: [
     // Sphere maths: coordinates, distances, geohash, Web Mercator. No dependencies.
@@ -175,7 +177,7 @@ let package = Package(
       name: "Server",
       dependencies: [
         "Commands", "Store", "KeyspaceStore", "Durability", "RESP", "Datasets", "DomainSupport",
-        "RateLimits", "Listeners", "FenceCommands",
+        "RateLimits", "Listeners", "FenceCommands", "Webhooks",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -239,10 +241,35 @@ let package = Package(
       ], path: "Sources/Domain/Pins"),
     // The pins' commands (PIN.*): arguments in, JSON replies out.
     // FENCE.*: geofences over the GEO keys, evaluated as the keyspace's writes are logged.
+    // Webhooks: hooks and their durable outbox (hooks.sqlite), signed POSTs with retries and
+    // dead letters, the URL rules; what feeds a hook is its caller's.
+    .target(
+      name: "Webhooks",
+      dependencies: [
+        "DomainSupport",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+      ], path: "Sources/Domain/Webhooks"),
+    // A webhook receiver checking signatures and answering as told: the tests' and benchmarks'.
+    .target(
+      name: "HookReceiver",
+      dependencies: [
+        "Webhooks",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ], path: "Sources/Tools/HookReceiver"),
     .target(
       name: "FenceCommands",
       dependencies: [
-        "Commands", "Fences", "Keyspace", "Geodesy", "RESP", "DomainSupport",
+        "Commands", "Fences", "Keyspace", "Geodesy", "RESP", "DomainSupport", "Webhooks",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ], path: "Sources/Doors/FenceCommands"),
@@ -372,7 +399,7 @@ let package = Package(
     .target(
       name: "GeocoderClients",
       dependencies: [
-        "Geocoding", "Geodesy",
+        "Geocoding", "Geodesy", "DomainSupport",
       ], path: "Sources/Domain/GeocoderClients"),
     // GEOCODE and GEOCODE.REVERSE: arguments in, JSON places out.
     .target(
@@ -574,7 +601,7 @@ let package = Package(
     .testTarget(
       name: "GeocoderClientsTests",
       dependencies: [
-        "GeocoderClients", "SQLiteDomainStorage", "Geocoding", "Geodesy", "Store",
+        "GeocoderClients", "DomainSupport", "SQLiteDomainStorage", "Geocoding", "Geodesy", "Store",
         "RedisTestSupport", "Datasets", .product(name: "GRDB", package: "GRDB.swift"),
       ],
       exclude: ["Fixtures"]),
@@ -608,7 +635,7 @@ let package = Package(
       name: "ServerTests",
       dependencies: [
         "Server", "Commands", "Keyspace", "Store", "RESP", "RedisTestSupport", "Fences", "Geodesy",
-        .product(name: "GRDB", package: "GRDB.swift"),
+        "HookReceiver", "Webhooks", .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ]),
   ],

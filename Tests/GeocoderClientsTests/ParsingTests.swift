@@ -1,3 +1,4 @@
+import DomainSupport
 import Foundation
 import Geocoding
 import Testing

@@ -90,6 +90,8 @@ struct Serve: AsyncParsableCommand {
       "always: fsync every group commit; batch: survive a crash of the process, not of the machine."
   )
   var fsync: String = "always"
+  @Flag(help: "Webhooks may use http and private addresses (a test deployment's receiver).")
+  var hooksAllowInsecure = false
   @Flag(help: "Load the demo dataset (world cities as the GEO key 'cities') into an empty store.")
   var demo = false
   @Option(help: "Longest inline command line and *, $ header, in bytes.")
@@ -216,6 +218,7 @@ struct Serve: AsyncParsableCommand {
     if let limit = outputLimits.pubsub { config.pubsubOutputBufferLimit = limit }
     config.queryBufferLimit = queryLimit
     config.maxMemoryClients = clientsLimit
+    config.hooksAllowInsecure = hooksAllowInsecure
     var logger = Logger(label: "cardatlas")
     logger.logLevel = level
     guard freeCardLimit >= 1, proCardLimit >= freeCardLimit else {

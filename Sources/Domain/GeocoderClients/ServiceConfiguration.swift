@@ -1,3 +1,4 @@
+import DomainSupport
 import Foundation
 
 /// How a client reaches its service: the base URL, who we are, how long to wait.

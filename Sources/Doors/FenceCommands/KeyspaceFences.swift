@@ -6,12 +6,14 @@ import Keyspace
 import NIOConcurrencyHelpers
 import NIOCore
 import Synchronization
+import Webhooks
 
 /// Fences over the keyspace's GEO keys. It is the keyspace's change log, in front of the real
 /// one: every write's changes pass through it under the keyspace's lock, in the order they were
 /// made, so each move is evaluated against the fences of its key with the member's last
 /// position; the events are published once the write is durable, just before it is
-/// acknowledged. What another node wrote (over PostgreSQL) does not pass here.
+/// acknowledged, and those for webhooks kept in their outbox before it is. What another node
+/// wrote (over PostgreSQL) does not pass here.
 public final class KeyspaceFences: ChangeLog, Sendable {
   /// A fence as set: where it looks and what it reports.
   struct Definition: Sendable {
@@ -115,13 +117,19 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     /// The fences that expire, with when.
     var expiring: [String: Int64] = [:]
     var expiryArmed = false
+    /// The hooks each fence's events go to, as found by the hooks' patterns at
+    /// `routesGeneration`.
+    var routes: [String: [String]] = [:]
+    var routesGeneration = -1
   }
 
   private let inner: any ChangeLog
   private let keyspace: Keyspace
-  /// Writes waiting for the fences, with their commits.
+  /// A write waiting for the fences: its changes, its commit in the log, and (while any hook is
+  /// set) the commit its reply waits for, answered once its hooks' events are kept too.
+  private typealias Write = (changes: [Change], commit: Commit, reply: Commit?)
   private struct Waiting {
-    var waiting: [([Change], Commit)] = []
+    var waiting: [Write] = []
     var draining = false
   }
   // NIO's pthread locks, not Synchronization's Mutex, where threads meet: ThreadSanitizer
@@ -134,6 +142,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   private let published = Atomic<Int>(0)
   private let caughtUp = Atomic<Int>(0)
   private let hub: PubSubHub
+  public let webhooks: Webhooks
   private let fenceLog: FenceLog
   private let state = NIOLockedValueBox(State())
   /// The most fences the server holds.
@@ -142,12 +151,13 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   /// In front of `log`; the fences kept in `directory` (`FenceLog`) set again over `keyspace`,
   /// loaded already.
   public init(
-    log: any ChangeLog, keyspace: Keyspace, hub: PubSubHub, directory: String,
-    limit: Int = 100_000
+    log: any ChangeLog, keyspace: Keyspace, hub: PubSubHub, webhooks: Webhooks,
+    directory: String, limit: Int = 100_000
   ) throws {
     inner = log
     self.keyspace = keyspace
     self.hub = hub
+    self.webhooks = webhooks
     self.limit = limit
     let (fenceLog, records) = try FenceLog.open(in: directory)
     self.fenceLog = fenceLog
@@ -199,7 +209,9 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     }
   }
 
-  public var commands: [CommandSpec] { FenceCommands(fences: self).all }
+  public var commands: [CommandSpec] {
+    FenceCommands(fences: self).all + HookCommands(webhooks: webhooks).all
+  }
 
   // MARK: The log
 
@@ -209,8 +221,9 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   public func append(_ changes: [Change]) -> Commit {
     let commit = inner.append(changes)
     guard watching.load(ordering: .relaxed) else { return commit }
+    let reply = webhooks.isEmpty ? nil : Commit()
     let (start, full) = queue.withLockedValue { q -> (Bool, Bool) in
-      q.waiting.append((changes, commit))
+      q.waiting.append((changes, commit, reply))
       defer { q.draining = true }
       return (!q.draining, q.waiting.count >= Self.backlogLimit)
     }
@@ -221,7 +234,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     } else if start {
       worker.async { self.drain() }
     }
-    return commit
+    return reply ?? commit
   }
 
   /// The most writes that wait for the fences; past it, writes evaluate them themselves. Small,
@@ -229,7 +242,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   /// let a saturated server run ahead of its fences by seconds).
   static let backlogLimit = 256
 
-  private func takeWaiting() -> [([Change], Commit)] {
+  private func takeWaiting() -> [Write] {
     queue.withLockedValue { q in
       defer { q.waiting = [] }
       return q.waiting
@@ -251,7 +264,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   private func drain() {
     while true {
       let more = state.withLockedValue { s -> Bool in
-        let batch = queue.withLockedValue { q -> [([Change], Commit)] in
+        let batch = queue.withLockedValue { q -> [Write] in
           defer { q.waiting = [] }
           if q.waiting.isEmpty { q.draining = false }
           return q.waiting
@@ -264,26 +277,69 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   }
 
   /// Evaluates `batch` (taken under the state's lock, so batches are evaluated in the order
-  /// they were queued), and has each commit's events published once it is durable.
-  private func evaluate(_ batch: [([Change], Commit)], in s: inout State) {
-    for (changes, commit) in batch {
+  /// they were queued), and has each commit's events published once it is durable; a write's
+  /// reply waits for its hooks' events to be kept in the outbox.
+  private func evaluate(_ batch: [Write], in s: inout State) {
+    for (changes, commit, reply) in batch {
       let events = evaluate(changes, in: &s)
+      let hooked = route(events, in: &s)
+      if hooked.isEmpty, let reply { commit.whenComplete { reply.complete($0) } }
       guard !events.isEmpty else { continue }
       // A commit completes after those before it, so the publications queue in commit order.
       commit.whenComplete { [self] result in
-        guard case .success = result else { return }
+        guard case .success = result else {
+          if !hooked.isEmpty { reply?.complete(result) }
+          return
+        }
         worker.async { [self] in
           published.add(events.count, ordering: .relaxed)
-          for (channel, payload) in events { hub.publish(payload, to: channel) }
+          for event in events { hub.publish(event.payload, to: event.channel) }
+          guard !hooked.isEmpty else { return }
+          webhooks.enqueue(hooked) { kept in
+            reply?.complete(kept.mapError { HookEventsNotKept(reason: "\($0)") })
+          }
         }
       }
     }
   }
 
-  /// The events the changes make, as (channel, JSON) in order.
-  private func evaluate(_ changes: [Change], in s: inout State) -> [(Bytes, ByteBuffer)] {
+  /// The events addressed to the hooks whose patterns match their fences' names.
+  private func route(_ events: [Event], in s: inout State) -> [(hook: String, payload: Data)] {
+    guard !events.isEmpty, !webhooks.isEmpty else { return [] }
+    let generation = webhooks.generation
+    if generation != s.routesGeneration {
+      s.routes = [:]
+      s.routesGeneration = generation
+    }
+    var hooked: [(hook: String, payload: Data)] = []
+    for event in events {
+      let hooks =
+        s.routes[event.fence]
+        ?? {
+          let found = webhooks.hooks().filter {
+            globMatches(Array($0.fences.utf8), Array(event.fence.utf8))
+          }.map(\.name)
+          s.routes[event.fence] = found
+          return found
+        }()
+      guard !hooks.isEmpty else { continue }
+      let payload = Data(event.payload.readableBytesView)
+      for hook in hooks { hooked.append((hook, payload)) }
+    }
+    return hooked
+  }
+
+  /// An event made: its fence, where it is published, and its JSON.
+  private struct Event {
+    let fence: String
+    let channel: Bytes
+    let payload: ByteBuffer
+  }
+
+  /// The events the changes make, in order.
+  private func evaluate(_ changes: [Change], in s: inout State) -> [Event] {
     do {
-      var out: [(Bytes, ByteBuffer)] = []
+      var out: [Event] = []
       func moved(_ db: Int, _ key: Bytes, _ member: Bytes, to point: Coordinate?) {
         guard let watched = s.watched[WatchKey(db: db, key: key)] else { return }
         let (number, before) = watched.members.withLock { m in
@@ -300,10 +356,9 @@ public final class KeyspaceFences: ChangeLog, Sendable {
           else { continue }
           s.nextEvent += 1
           out.append(
-            (
-              fence.channel,
-              Self.payload(fence, event.kind, member, point ?? before, id: s.nextEvent)
-            ))
+            Event(
+              fence: name, channel: fence.channel,
+              payload: Self.payload(fence, event.kind, member, point ?? before, id: s.nextEvent)))
         }
       }
       func emptied(_ watch: WatchKey) {
@@ -484,6 +539,14 @@ public final class KeyspaceFences: ChangeLog, Sendable {
 
   /// The fences' names, sorted.
   func names() -> [String] { state.withLockedValue { $0.fences.keys.sorted() } }
+}
+
+/// The write is durable, but the events it made for webhooks could not be kept in the outbox.
+struct HookEventsNotKept: Error, CustomStringConvertible {
+  let reason: String
+  var description: String {
+    "the write is kept, but its webhook events could not be kept: \(reason)"
+  }
 }
 
 extension String {

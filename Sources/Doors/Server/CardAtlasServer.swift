@@ -10,6 +10,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Store
+import Webhooks
 
 /// The daemon: opens the store, loads the keyspace from it, and serves RESP over TCP on every
 /// core until told to stop.
@@ -82,8 +83,12 @@ public final class CardAtlasServer: Sendable {
     group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
     threadPool = NIOThreadPool(numberOfThreads: 1)
     threadPool.start()
+    let webhooks = try Webhooks(
+      directory: configuration.dataDirectory, durable: configuration.fsync == .always,
+      rules: HookAddressRules(allowInsecure: configuration.hooksAllowInsecure), logger: logger)
     let fences = try KeyspaceFences(
-      log: storage.log, keyspace: keyspace, hub: hub, directory: configuration.dataDirectory)
+      log: storage.log, keyspace: keyspace, hub: hub, webhooks: webhooks,
+      directory: configuration.dataDirectory)
     state = ServerState(
       configuration: configuration, keyspace: keyspace, storage: storage, pubsub: hub,
       fences: fences, shards: threads, logger: logger)
@@ -176,6 +181,7 @@ public final class CardAtlasServer: Sendable {
     }
     for channel in channels.withLockedValue({ Array($0.values) }) { try? await channel.close() }
     await state.storage.close()
+    state.fences.webhooks.shutdown()
     try? await threadPool.shutdownGracefully()
     try? await group.shutdownGracefully()
     logger.info("stopped")

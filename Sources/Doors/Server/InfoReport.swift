@@ -14,7 +14,7 @@ struct InfoReport {
   /// are what an operator looks for first.
   static let allSections = [
     "server", "clients", "memory", "persistence", "replication", "stats", "commandstats",
-    "latencystats", "keyspace", "index", "fences",
+    "latencystats", "keyspace", "index", "fences", "hooks",
   ]
 
   func text(sections requested: [String]) -> String {
@@ -41,6 +41,7 @@ struct InfoReport {
     case "keyspace": return keyspace()
     case "index": return index()
     case "fences": return state.fences.report()
+    case "hooks": return state.fences.webhooks.report()
     case "commandstats": return commandStats()
     case "latencystats": return latencyStats()
     default: return []

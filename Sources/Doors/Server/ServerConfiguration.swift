@@ -38,6 +38,9 @@ public struct ServerConfiguration: Sendable {
   /// connection using the most is closed first, then the next, until they fit. Redis has no
   /// total by default; here memory is bounded unless told otherwise (0: no total).
   public var maxMemoryClients = 1024 * 1024 * 1024
+  /// Webhooks may use http and send to private addresses (a test deployment's receiver);
+  /// otherwise only https to public ones.
+  public var hooksAllowInsecure = false
 
   public init() {}
 }

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Retry-After's two spellings: delay-seconds or an HTTP-date (RFC 9110 §10.2.3).
-enum RetryAfter {
-  static func seconds(_ value: String, now: Date = Date()) -> Double? {
+/// Retry-After's two spellings, delay-seconds or an HTTP-date (RFC 9110 §10.2.3): geocoders'
+/// 429s, webhook receivers' answers.
+public enum RetryAfter {
+  public static func seconds(_ value: String, now: Date = Date()) -> Double? {
     let trimmed = value.trimmingCharacters(in: .whitespaces)
     if let seconds = Double(trimmed), seconds.isFinite { return max(0, seconds) }
     guard let date = httpDate.date(from: trimmed) else { return nil }

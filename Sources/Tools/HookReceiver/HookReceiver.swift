@@ -1,0 +1,131 @@
+import Dispatch
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+import Webhooks
+
+/// A webhook receiver on Hummingbird, for the tests and the benchmarks: it checks each
+/// request's signature, keeps what it received with when, and answers as told (a status, a
+/// Retry-After, or a stall past the sender's timeout).
+public final class HookReceiver: Sendable {
+  public struct Delivery: Sendable {
+    /// The outbox's id (`CardAtlas-Event-Id`) and the try (`CardAtlas-Attempt`).
+    public let id: Int64
+    public let attempt: Int
+    public let body: Data
+    /// Whether `CardAtlas-Signature` signs the body under the secret set then.
+    public let verified: Bool
+    /// When it arrived, in DispatchTime's uptime nanoseconds.
+    public let arrived: UInt64
+
+    /// The body as JSON.
+    public var object: [String: Any] {
+      (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
+    }
+  }
+
+  public enum Answer: Sendable {
+    case status(Int, retryAfter: String? = nil)
+    /// Waits this long, then answers 200: past the hook's timeout, the sender has given up.
+    case stall(Duration)
+  }
+
+  private struct State {
+    var secret = ""
+    var deliveries: [Delivery] = []
+    var keep = true
+    var count = 0
+    var answer: @Sendable (Delivery, Int) -> Answer = { _, _ in .status(200) }
+    var running: (group: ServiceGroup, task: Task<Void, Never>)?
+  }
+  private let state = Mutex(State())
+
+  public init() {}
+
+  /// The hook's secret, to check signatures with.
+  public func setSecret(_ secret: String) { state.withLock { $0.secret = secret } }
+
+  /// How to answer the nth request (counted from 1) with what it carried.
+  public func answer(_ rule: @escaping @Sendable (Delivery, Int) -> Answer) {
+    state.withLock { $0.answer = rule }
+  }
+
+  /// Whether to keep the deliveries (a benchmark only counts them).
+  public func keepDeliveries(_ keep: Bool) { state.withLock { $0.keep = keep } }
+
+  public var deliveries: [Delivery] { state.withLock { $0.deliveries } }
+  public var count: Int { state.withLock { $0.count } }
+
+  /// Waits until `ready` holds of the deliveries, up to `timeout`; whether it did.
+  public func wait(
+    upTo timeout: Duration = .seconds(30), until ready: ([Delivery]) -> Bool
+  ) async -> Bool {
+    let clock = ContinuousClock()
+    let end = clock.now + timeout
+    while clock.now < end {
+      if ready(deliveries) { return true }
+      try? await Task.sleep(for: .milliseconds(10))
+    }
+    return ready(deliveries)
+  }
+
+  /// Serves on `host` (port 0: any); returns the port.
+  public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> Int {
+    let router = Router()
+    router.post("/hook") { [self] request, _ -> Response in
+      let body = try await request.body.collect(upTo: 1 << 20)
+      let header = request.headers[.init("CardAtlas-Signature")!] ?? ""
+      let (secret, nth, rule) = state.withLock { s in
+        s.count += 1
+        return (s.secret, s.count, s.answer)
+      }
+      let bytes = Data(body.readableBytesView)
+      let delivery = Delivery(
+        id: Int64(request.headers[.init("CardAtlas-Event-Id")!] ?? "") ?? 0,
+        attempt: Int(request.headers[.init("CardAtlas-Attempt")!] ?? "") ?? 0, body: bytes,
+        verified: HookSignature.verify(
+          header, body: bytes, secret: secret, now: Int(Date().timeIntervalSince1970)),
+        arrived: DispatchTime.now().uptimeNanoseconds)
+      state.withLock { if $0.keep { $0.deliveries.append(delivery) } }
+      switch rule(delivery, nth) {
+      case .status(let code, let retryAfter):
+        var headers = HTTPFields()
+        if let retryAfter { headers[.retryAfter] = retryAfter }
+        return Response(status: .init(code: code), headers: headers)
+      case .stall(let duration):
+        try? await Task.sleep(for: duration)
+        return Response(status: .ok)
+      }
+    }
+    let (bound, sink) = AsyncStream<Int>.makeStream()
+    var logger = Logger(label: "hook-receiver")
+    logger.logLevel = .warning
+    let app = Application(
+      router: router, configuration: .init(address: .hostname(host, port: port)),
+      onServerRunning: { channel in sink.yield(channel.localAddress?.port ?? port) },
+      logger: logger)
+    let group = ServiceGroup(
+      configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+    let task = Task {
+      try? await group.run()
+      sink.finish()
+    }
+    state.withLock { $0.running = (group, task) }
+    for await port in bound { return port }
+    throw CancellationError()
+  }
+
+  public func stop() async {
+    guard
+      let (group, task) = state.withLock({ s in
+        defer { s.running = nil }
+        return s.running
+      })
+    else { return }
+    await group.triggerGracefulShutdown()
+    await task.value
+  }
+}
