@@ -467,6 +467,7 @@ let package = Package(
       dependencies: [
         "IndexBench", "CardBench", "VenueBench", "LoadGen", "AllocatorOptions",
         "PostgresStore", "PostgresKeyspaceStore", "Keyspace", "Geodesy", "Fences", "Datasets",
+        "HookReceiver", "RESPClient",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ], path: "Sources/Tools/CardAtlasBench",
@@ -630,6 +631,11 @@ let package = Package(
       dependencies: [
         "Accounts", "Cards", "SQLiteDomainStorage", "RESP", "RedisTestSupport", "Geodesy",
         "Gazetteer", "Geocoding", .product(name: "GRDB", package: "GRDB.swift"),
+      ]),
+    .testTarget(
+      name: "WebhooksTests",
+      dependencies: [
+        "Webhooks", "HookReceiver", .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(
       name: "ServerTests",

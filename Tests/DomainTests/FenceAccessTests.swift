@@ -33,4 +33,30 @@ struct FenceAccessTests {
     #expect(try admin.command("FENCE.LIST").text == "*1\r\n$5\r\nparis\r\n")
     await server.stop()
   }
+
+  @Test(
+    "an account gets NOPERM for every HOOK command, and a connection not signed in NOAUTH: no hook's secret, dead letters or URL reach them"
+  )
+  func onlyTheAdminHooks() async throws {
+    let server = try await TestDaemon(server: { $0.requirePassword = "admin-secret" })
+    let admin = try server.connect()
+    #expect(try admin.text("AUTH", "admin-secret") == "OK")
+    let secret = try admin.text("HOOK.SET", "crm", "https://93.184.215.14/hook")
+    #expect(secret.hasPrefix("whsec_"))
+    let hookCommands = [
+      ["HOOK.SET", "mine", "https://93.184.215.14/x"], ["HOOK.GET", "crm"], ["HOOK.LIST"],
+      ["HOOK.DEL", "crm"], ["HOOK.DEAD", "crm"], ["HOOK.REPLAY", "crm"],
+    ]
+    let (ana, _, _) = try server.signedIn("ana@x.org")
+    for command in hookCommands {
+      let reply = try ana.text(command)
+      #expect(reply.hasPrefix("NOPERM") && !reply.contains(secret), "\(command[0])")
+    }
+    let stranger = try server.connect()
+    for command in hookCommands {
+      #expect(try stranger.text(command).hasPrefix("NOAUTH"), "\(command[0])")
+    }
+    #expect(try admin.object("HOOK.GET", "crm")["secret"] as? String == secret)
+    await server.stop()
+  }
 }

@@ -84,6 +84,33 @@ struct WebhookTests {
   }
 
   @Test(
+    "BATCH: the events waiting go together in one signed POST, each under its own id, none lost or twice"
+  )
+  func batches() async throws {
+    let server = try await Self.insecureServer()
+    let receiver = HookReceiver()
+    // The first request waits, so that the events after it queue up.
+    receiver.answer { _, nth in nth == 1 ? .stall(.milliseconds(300)) : .status(200) }
+    let port = try await receiver.start()
+    let c = try RESPConnection(port: server.port)
+    _ = try c.text("FENCE.SET", "z", "KEY", "k", "CIRCLE", "0", "0", "1", "km")
+    try Self.hook(c, "h", receiver, port: port, fences: "z", "BATCH", "50", "CONCURRENCY", "1")
+    for i in 0..<120 { _ = try c.command("GEOADD", "k", "0", "0", "m\(i)") }
+    #expect(await receiver.wait { $0.count >= 120 })
+    try await Task.sleep(for: .milliseconds(100))
+    let got = receiver.deliveries
+    #expect(got.count == 120 && Set(got.map(\.id)).count == 120)
+    #expect(got.allSatisfy { $0.verified && $0.object["hook"] as? String == "h" })
+    let members = Set(
+      got.compactMap { ($0.object["event"] as? [String: Any])?["member"] as? String })
+    #expect(members == Set((0..<120).map { "m\($0)" }))
+    #expect(receiver.count < 10, "\(receiver.count) requests for 120 events")
+    #expect(try Self.metrics(c, "h")["delivered"] == 120)
+    await receiver.stop()
+    await server.stop()
+  }
+
+  @Test(
     "a failed try is made again after an exponential backoff with jitter: 500, then 429 with Retry-After: 1 (waited for), then a timeout, then 200; one id, tries counted 1 to 4"
   )
   func retries() async throws {

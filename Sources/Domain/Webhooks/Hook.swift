@@ -18,11 +18,14 @@ public struct Hook: Sendable, Equatable, Codable {
   public var timeoutMilliseconds: Int
   /// Requests in flight at once.
   public var concurrency: Int
+  /// Events one request may carry: 1, one event a POST (Stripe's way); more, the events
+  /// waiting go together, as `{"events":[…]}`, for a receiver that takes many.
+  public var batch: Int
 
   public init(
     name: String, url: String, fences: String, secret: String = Hook.newSecret(),
     attempts: Int = 10, backoffMilliseconds: Int = 1_000, timeoutMilliseconds: Int = 5_000,
-    concurrency: Int = 8
+    concurrency: Int = 8, batch: Int = 1
   ) {
     self.name = name
     self.url = url
@@ -32,6 +35,7 @@ public struct Hook: Sendable, Equatable, Codable {
     self.backoffMilliseconds = backoffMilliseconds
     self.timeoutMilliseconds = timeoutMilliseconds
     self.concurrency = concurrency
+    self.batch = batch
   }
 
   /// `whsec_` and 32 random bytes in base64, as Stripe's signing secrets look.
@@ -46,4 +50,5 @@ public struct Hook: Sendable, Equatable, Codable {
   public static let backoffRange = 10...3_600_000
   public static let timeoutRange = 100...60_000
   public static let concurrencyRange = 1...64
+  public static let batchRange = 1...1_000
 }

@@ -37,6 +37,8 @@ final class HookRunner: Sendable {
     var spilledAbove: Int64 = 0
     var scanned: Int64 = 0
     var loading = false
+    /// Settled while a load was reading: the load's snapshot may still have them.
+    var settledWhileLoading: Set<Int64> = []
     var waiters: [CheckedContinuation<Void, Never>] = []
     var timer: (due: Int64, task: Task<Void, Never>)?
     var client: (client: HTTPClient, resolvedAt: Int64)?
@@ -60,10 +62,16 @@ final class HookRunner: Sendable {
   func start() {
     for _ in 0..<hook.concurrency {
       Task { [self] in
-        while let event = await next() { settle(event, await deliver(event)) }
+        while let events = await next() {
+          let outcome = await deliver(events)
+          for event in events { settle(event, outcome) }
+        }
       }
     }
   }
+
+  /// Events taken from the outbox and not yet settled: never more than `windowSize`.
+  var heldCount: Int { state.withLockedValue { $0.held.count } }
 
   /// Stops taking events (the ones in flight finish) and closes the connections.
   func stop() {
@@ -114,33 +122,37 @@ final class HookRunner: Sendable {
   // MARK: Taking events
 
   private enum Step {
-    case event(Outbox.Event)
+    case events([Outbox.Event])
     case load(after: Int64, room: Int)
     case wait
     case stop
   }
 
-  /// The next event due, waiting for one; nil once stopped.
-  private func next() async -> Outbox.Event? {
+  /// The next events due (up to the hook's batch), waiting for one; nil once stopped.
+  private func next() async -> [Outbox.Event]? {
     while true {
       let step = state.withLockedValue { s -> Step in
         if s.stopped { return .stop }
         promote(&s, now: Self.now())
-        if !s.ready.isEmpty { return .event(s.ready.removeFirst()) }
-        if s.spilled, !s.loading, s.held.count < Self.windowSize {
+        if !s.ready.isEmpty {
+          let taken = Array(s.ready.prefix(hook.batch))
+          s.ready.removeFirst(taken.count)
+          return .events(taken)
+        }
+        if Self.shouldLoad(s) {
           s.loading = true
           return .load(after: s.scanned, room: Self.windowSize - s.held.count)
         }
         return .wait
       }
       switch step {
-      case .event(let event): return event
+      case .events(let events): return events
       case .stop: return nil
       case .load(let after, let room): load(after: after, room: room)
       case .wait:
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
           let now = state.withLockedValue { s -> Bool in
-            if s.stopped || !s.ready.isEmpty || (s.spilled && !s.loading) { return true }
+            if s.stopped || !s.ready.isEmpty || Self.shouldLoad(s) { return true }
             s.waiters.append(waiter)
             return false
           }
@@ -150,12 +162,21 @@ final class HookRunner: Sendable {
     }
   }
 
+  /// Whether to read waiting events from disk: in large reads, once half the window is free,
+  /// or sooner if nothing else is ready.
+  private static func shouldLoad(_ s: State) -> Bool {
+    s.spilled && !s.loading
+      && (s.held.count <= windowSize / 2 || s.held.count < windowSize && s.ready.isEmpty)
+  }
+
   private func load(after: Int64, room: Int) {
     let events = (try? outbox.pending(hook.name, after: after, limit: room)) ?? []
     let waiters = state.withLockedValue { s -> [CheckedContinuation<Void, Never>] in
       s.loading = false
+      defer { s.settledWhileLoading = [] }
       let now = Self.now()
       for event in events where !s.held.contains(event.id) {
+        guard !s.settledWhileLoading.contains(event.id) else { continue }
         s.held.insert(event.id)
         if event.due > now { schedule(event, in: &s) } else { s.ready.append(event) }
       }
@@ -209,20 +230,29 @@ final class HookRunner: Sendable {
     case failed(String, retryAfter: Int64?)
   }
 
-  /// `{"event":<the fence's event>,"hook":…,"id":…}`: the id is the event's in the outbox, the
+  /// `{"event":<the fence's event>,"hook":…,"id":…}`, or for more than one
+  /// `{"events":[{"event":…,"id":…},…],"hook":…}`: the id is the event's in the outbox, the
   /// same on every try and replay (the receiver's idempotency key).
-  static func body(_ event: Outbox.Event, hook: String) -> ByteBuffer {
+  static func body(_ events: [Outbox.Event], hook: String) -> ByteBuffer {
     var out = ByteBuffer()
-    out.reserveCapacity(event.payload.count + hook.utf8.count + 48)
-    out.writeString(#"{"event":"#)
-    out.writeBytes(event.payload)
-    out.writeString(#","hook":"#)
-    out.writeString(quoted(hook))
-    out.writeString(#","id":\#(event.id)}"#)
+    out.reserveCapacity(events.reduce(hook.utf8.count + 32) { $0 + $1.payload.count + 40 })
+    if events.count == 1 {
+      out.writeString(#"{"event":"#)
+      out.writeBytes(events[0].payload)
+      out.writeString(#","hook":\#(quoted(hook)),"id":\#(events[0].id)}"#)
+      return out
+    }
+    out.writeString(#"{"events":["#)
+    for (i, event) in events.enumerated() {
+      out.writeString(i == 0 ? #"{"event":"# : #",{"event":"#)
+      out.writeBytes(event.payload)
+      out.writeString(#","id":\#(event.id)}"#)
+    }
+    out.writeString(#"],"hook":\#(quoted(hook))}"#)
     return out
   }
 
-  private func deliver(_ event: Outbox.Event) async -> Outcome {
+  private func deliver(_ events: [Outbox.Event]) async -> Outcome {
     let started = Self.now()
     let deadline = started + Int64(hook.timeoutMilliseconds)
     let client: HTTPClient
@@ -230,13 +260,17 @@ final class HookRunner: Sendable {
     case .success(let open): client = open
     case .failure(let refusal): return .failed(refusal.description, retryAfter: nil)
     }
-    let body = Self.body(event, hook: hook.name)
+    let body = Self.body(events, hook: hook.name)
     var request = HTTPClientRequest(url: hook.url)
     request.method = .POST
     request.headers.add(name: "Content-Type", value: "application/json")
     request.headers.add(name: "User-Agent", value: "CardAtlas-Webhooks/1")
-    request.headers.add(name: "CardAtlas-Event-Id", value: "\(event.id)")
-    request.headers.add(name: "CardAtlas-Attempt", value: "\(event.attempts + 1)")
+    if events.count == 1 {
+      request.headers.add(name: "CardAtlas-Event-Id", value: "\(events[0].id)")
+    }
+    // A batch's: its most tried event's.
+    let attempt = events.map(\.attempts).max()! + 1
+    request.headers.add(name: "CardAtlas-Attempt", value: "\(attempt)")
     request.headers.add(
       name: HookSignature.header,
       value: HookSignature.sign(
@@ -341,7 +375,8 @@ final class HookRunner: Sendable {
   private func forget(_ id: Int64) {
     let waiters = state.withLockedValue { s -> [CheckedContinuation<Void, Never>] in
       s.held.remove(id)
-      return s.spilled ? Self.wake(&s) : []
+      if s.loading { s.settledWhileLoading.insert(id) }
+      return Self.shouldLoad(s) ? Self.wake(&s) : []
     }
     for waiter in waiters { waiter.resume() }
   }

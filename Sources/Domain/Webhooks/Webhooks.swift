@@ -116,6 +116,8 @@ public final class Webhooks: Sendable {
     runners.withLockedValue { $0[name] }.map { ($0.hook, $0.counters.snapshot) }
   }
 
+  func runner(_ name: String) -> HookRunner? { runners.withLockedValue { $0[name] } }
+
   public func hooks() -> [Hook] {
     runners.withLockedValue { $0.values.map(\.hook) }.sorted { $0.name < $1.name }
   }

@@ -13,7 +13,7 @@ struct HookCommands: Sendable {
   var all: [CommandSpec] {
     [
       // HOOK.SET <name> <url> [FENCES <pattern>] [ATTEMPTS n] [BACKOFF ms] [TIMEOUT ms]
-      //   [CONCURRENCY n] [NEWSECRET]: the hook's signing secret.
+      //   [CONCURRENCY n] [BATCH n] [NEWSECRET]: the hook's signing secret.
       CommandSpec("hook.set", arity: -3) { call in
         let args = call.arguments
         let name = args.string(1)
@@ -43,6 +43,7 @@ struct HookCommands: Sendable {
           case "backoff": option = (\.backoffMilliseconds, Hook.backoffRange)
           case "timeout": option = (\.timeoutMilliseconds, Hook.timeoutRange)
           case "concurrency": option = (\.concurrency, Hook.concurrencyRange)
+          case "batch": option = (\.batch, Hook.batchRange)
           default: return .error(RedisError.syntax)
           }
           guard let value = args.integer(i + 1), option.1.contains(value) else {
@@ -150,6 +151,7 @@ struct HookCommands: Sendable {
       "name": hook.name, "url": hook.url, "fences": hook.fences, "secret": hook.secret,
       "attempts": hook.attempts, "backoff_ms": hook.backoffMilliseconds,
       "timeout_ms": hook.timeoutMilliseconds, "concurrency": hook.concurrency,
+      "batch": hook.batch,
       "metrics": [
         "delivered": metrics.delivered, "retried": metrics.retried, "failed": metrics.failed,
         "dropped": metrics.dropped, "pending": metrics.pending, "dead": metrics.dead,

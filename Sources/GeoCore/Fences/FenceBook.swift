@@ -16,6 +16,14 @@ public final class FenceBook: Sendable {
     var inside: Set<UInt64> = []
   }
 
+  /// What a move asks of a fence.
+  private struct Rules {
+    let shape: FenceShape
+    let detect: FenceDetect
+    let repeats: Bool
+    init(_ fence: Fence) { (shape, detect, repeats) = (fence.shape, fence.detect, fence.repeats) }
+  }
+
   private struct State: ~Copyable {
     var fences: [Fence?] = []
     var free: [FenceID] = []
@@ -102,7 +110,9 @@ public final class FenceBook: Sendable {
         for hit in s.searcher.circlesContaining(
           longitude: center.longitude, latitude: center.latitude, margin: path?.half ?? 0)
         {
-          guard let fence = s.fences[Int(hit.id)] else { continue }
+          // Its rules, not the fence: a copy would hold its `inside`, and each insert below
+          // would then copy the set.
+          guard let fence = s.fences[Int(hit.id)].map(Rules.init) else { continue }
           let id = hit.id
           if fence.shape.contains(after, sphere: sphere) {
             now.append(id)
@@ -131,7 +141,7 @@ public final class FenceBook: Sendable {
         }
       }
       for id in was where !now.contains(id) {
-        guard let fence = s.fences[Int(id)] else { continue }
+        guard let fence = s.fences[Int(id)].map(Rules.init) else { continue }
         s.fences[Int(id)]!.inside.remove(object)
         if fence.detect.contains(.exit) { events.append(.init(id, object, .exit)) }
         if fence.detect.contains(.outside) { events.append(.init(id, object, .outside)) }

@@ -9,6 +9,6 @@ struct CardAtlasBench: AsyncParsableCommand {
     abstract: "Measure CardAtlas: the index, the wire under load, and each domain in process.",
     subcommands: [
       BenchIndex.self, BenchLoad.self, BenchCards.self, BenchPins.self, BenchVenues.self,
-      BenchPeople.self, BenchQR.self, BenchNodes.self, BenchFences.self,
+      BenchPeople.self, BenchQR.self, BenchNodes.self, BenchFences.self, BenchHooks.self,
     ])
 }

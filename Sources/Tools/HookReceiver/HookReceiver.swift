@@ -15,6 +15,8 @@ public final class HookReceiver: Sendable {
     /// The outbox's id (`CardAtlas-Event-Id`) and the try (`CardAtlas-Attempt`).
     public let id: Int64
     public let attempt: Int
+    /// The request's number, counted from 1 (a batch's events share it).
+    public let request: Int
     public let body: Data
     /// Whether `CardAtlas-Signature` signs the body under the secret set then.
     public let verified: Bool
@@ -38,6 +40,7 @@ public final class HookReceiver: Sendable {
     var deliveries: [Delivery] = []
     var keep = true
     var count = 0
+    var events = 0
     var answer: @Sendable (Delivery, Int) -> Answer = { _, _ in .status(200) }
     var running: (group: ServiceGroup, task: Task<Void, Never>)?
   }
@@ -57,7 +60,27 @@ public final class HookReceiver: Sendable {
   public func keepDeliveries(_ keep: Bool) { state.withLock { $0.keep = keep } }
 
   public var deliveries: [Delivery] { state.withLock { $0.deliveries } }
+  /// Requests received.
   public var count: Int { state.withLock { $0.count } }
+  /// Events received (a batch's each).
+  public var events: Int { state.withLock { $0.events } }
+
+  /// A body's events with their ids: itself, or a batch's each with its hook (as one event's
+  /// body has it).
+  static func split(_ body: Data) -> [(Int64, Data)] {
+    guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+      return [(0, body)]
+    }
+    guard let batch = object["events"] as? [[String: Any]] else {
+      return [((object["id"] as? NSNumber)?.int64Value ?? 0, body)]
+    }
+    return batch.map { element in
+      var one = element
+      one["hook"] = object["hook"]
+      let data = (try? JSONSerialization.data(withJSONObject: one)) ?? Data()
+      return ((element["id"] as? NSNumber)?.int64Value ?? 0, data)
+    }
+  }
 
   /// Waits until `ready` holds of the deliveries, up to `timeout`; whether it did.
   public func wait(
@@ -83,13 +106,23 @@ public final class HookReceiver: Sendable {
         return (s.secret, s.count, s.answer)
       }
       let bytes = Data(body.readableBytesView)
-      let delivery = Delivery(
-        id: Int64(request.headers[.init("CardAtlas-Event-Id")!] ?? "") ?? 0,
-        attempt: Int(request.headers[.init("CardAtlas-Attempt")!] ?? "") ?? 0, body: bytes,
-        verified: HookSignature.verify(
-          header, body: bytes, secret: secret, now: Int(Date().timeIntervalSince1970)),
-        arrived: DispatchTime.now().uptimeNanoseconds)
-      state.withLock { if $0.keep { $0.deliveries.append(delivery) } }
+      let verified = HookSignature.verify(
+        header, body: bytes, secret: secret, now: Int(Date().timeIntervalSince1970))
+      let attempt = Int(request.headers[.init("CardAtlas-Attempt")!] ?? "") ?? 0
+      let arrived = DispatchTime.now().uptimeNanoseconds
+      let deliveries = Self.split(bytes).map { id, body in
+        Delivery(
+          id: id, attempt: attempt, request: nth, body: body, verified: verified,
+          arrived: arrived)
+      }
+      let delivery =
+        deliveries.first
+        ?? Delivery(
+          id: 0, attempt: attempt, request: nth, body: bytes, verified: verified, arrived: arrived)
+      state.withLock { s in
+        s.events += deliveries.count
+        if s.keep { s.deliveries += deliveries }
+      }
       switch rule(delivery, nth) {
       case .status(let code, let retryAfter):
         var headers = HTTPFields()
