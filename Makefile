@@ -52,7 +52,7 @@ deps:
 
 ## serve: run the server on 127.0.0.1:7878 (RESP) and :8080 (HTTP card pages) with demo data (store in ./var)
 serve: deps
-	$(SWIFT) run $(SWIFT_FLAGS) -c release cardatlas serve --demo --http-port 8080
+	$(SWIFT) run $(SWIFT_FLAGS) -c release cardatlas serve --demo --http-port 8080 --hooks-allow-insecure
 
 ## test: build and run every test and print the summary, then the fuzzer for FUZZ_TEST_SECONDS,
 ## then the sanitized suites; fails on any failure, crash or sanitizer report

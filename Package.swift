@@ -177,7 +177,7 @@ let package = Package(
       name: "Server",
       dependencies: [
         "Commands", "Store", "KeyspaceStore", "Durability", "RESP", "Datasets", "DomainSupport",
-        "RateLimits", "Listeners", "FenceCommands", "Webhooks",
+        "RateLimits", "Listeners", "FenceCommands", "Webhooks", "SQLiteHookOutbox",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -241,13 +241,12 @@ let package = Package(
       ], path: "Sources/Domain/Pins"),
     // The pins' commands (PIN.*): arguments in, JSON replies out.
     // FENCE.*: geofences over the GEO keys, evaluated as the keyspace's writes are logged.
-    // Webhooks: hooks and their durable outbox (hooks.sqlite), signed POSTs with retries and
-    // dead letters, the URL rules; what feeds a hook is its caller's.
+    // Webhooks: hooks, signed POSTs with retries and dead letters from a durable outbox
+    // (`HookOutbox`), the URL rules; what feeds a hook is its caller's.
     .target(
       name: "Webhooks",
       dependencies: [
         "DomainSupport",
-        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -256,6 +255,13 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ], path: "Sources/Domain/Webhooks"),
+    // The webhooks' outbox in SQLite (`hooks.sqlite` beside the store).
+    .target(
+      name: "SQLiteHookOutbox",
+      dependencies: [
+        "Webhooks", .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+      ], path: "Sources/DomainStorage/SQLiteHookOutbox"),
     // A webhook receiver checking signatures and answering as told: the tests' and benchmarks'.
     .target(
       name: "HookReceiver",
@@ -635,7 +641,7 @@ let package = Package(
     .testTarget(
       name: "WebhooksTests",
       dependencies: [
-        "Webhooks", "HookReceiver", .product(name: "Logging", package: "swift-log"),
+        "Webhooks", "SQLiteHookOutbox", "HookReceiver", .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(
       name: "ServerTests",

@@ -1,6 +1,7 @@
 import Foundation
 import HookReceiver
 import Logging
+import SQLiteHookOutbox
 import Testing
 
 @testable import Webhooks
@@ -85,7 +86,8 @@ struct OutboxWindowTests {
     receiver.answer { _, nth in nth <= 1_500 ? .status(503) : .status(200) }
     let port = try await receiver.start()
     let webhooks = try Webhooks(
-      directory: directory, durable: false, rules: HookAddressRules(allowInsecure: true),
+      outbox: SQLiteHookOutbox(directory: directory, durable: false),
+      rules: HookAddressRules(allowInsecure: true),
       logger: Logger(label: "test"))
     let hook = Hook(
       name: "h", url: "http://127.0.0.1:\(port)/hook", fences: "*", attempts: 50,

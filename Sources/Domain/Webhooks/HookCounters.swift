@@ -49,8 +49,8 @@ public final class HookCounters: Sendable {
     state.withLockedValue { s in
       s.snapshot.failed += 1
       s.snapshot.pending -= 1
-      // The oldest dead letters past the limit are removed (`Outbox.deadLetterLimit`).
-      s.snapshot.dead = min(s.snapshot.dead + 1, Outbox.deadLetterLimit)
+      // The oldest dead letters past the limit are removed (`HookOutboxLimits.deadLetters`).
+      s.snapshot.dead = min(s.snapshot.dead + 1, HookOutboxLimits.deadLetters)
     }
   }
 

@@ -14,7 +14,7 @@ final class HookRunner: Sendable {
   let hook: Hook
   private let target: HookAddressRules.Target
   private let rules: HookAddressRules
-  private let outbox: Outbox
+  private let outbox: any HookOutbox
   let counters: HookCounters
 
   static let windowSize = 1_024
@@ -26,9 +26,9 @@ final class HookRunner: Sendable {
   static let answerLimit = 64 * 1024
 
   private struct State {
-    var ready: [Outbox.Event] = []
+    var ready: [OutboxEvent] = []
     /// Waiting to be tried again, soonest first.
-    var later: [Outbox.Event] = []
+    var later: [OutboxEvent] = []
     /// Every event taken from the outbox and not yet settled there.
     var held: Set<Int64> = []
     /// Some waiting events are only on disk: the next worker with room loads them from
@@ -47,7 +47,7 @@ final class HookRunner: Sendable {
   private let state = NIOLockedValueBox(State())
 
   init(
-    hook: Hook, target: HookAddressRules.Target, rules: HookAddressRules, outbox: Outbox,
+    hook: Hook, target: HookAddressRules.Target, rules: HookAddressRules, outbox: any HookOutbox,
     counters: HookCounters
   ) {
     self.hook = hook
@@ -86,7 +86,7 @@ final class HookRunner: Sendable {
   }
 
   /// Events just made durable: into the window if it has room, otherwise left on disk.
-  func offer(_ events: [Outbox.Event]) {
+  func offer(_ events: [OutboxEvent]) {
     let waiters = state.withLockedValue { s -> [CheckedContinuation<Void, Never>] in
       for event in events {
         if !s.spilled, s.held.count < Self.windowSize {
@@ -122,14 +122,14 @@ final class HookRunner: Sendable {
   // MARK: Taking events
 
   private enum Step {
-    case events([Outbox.Event])
+    case events([OutboxEvent])
     case load(after: Int64, room: Int)
     case wait
     case stop
   }
 
   /// The next events due (up to the hook's batch), waiting for one; nil once stopped.
-  private func next() async -> [Outbox.Event]? {
+  private func next() async -> [OutboxEvent]? {
     while true {
       let step = state.withLockedValue { s -> Step in
         if s.stopped { return .stop }
@@ -192,7 +192,7 @@ final class HookRunner: Sendable {
     while let first = s.later.first, first.due <= now { s.ready.append(s.later.removeFirst()) }
   }
 
-  private func schedule(_ event: Outbox.Event, in s: inout State) {
+  private func schedule(_ event: OutboxEvent, in s: inout State) {
     let at = s.later.firstIndex { $0.due > event.due } ?? s.later.endIndex
     s.later.insert(event, at: at)
     arm(&s)
@@ -233,7 +233,7 @@ final class HookRunner: Sendable {
   /// `{"event":<the fence's event>,"hook":…,"id":…}`, or for more than one
   /// `{"events":[{"event":…,"id":…},…],"hook":…}`: the id is the event's in the outbox, the
   /// same on every try and replay (the receiver's idempotency key).
-  static func body(_ events: [Outbox.Event], hook: String) -> ByteBuffer {
+  static func body(_ events: [OutboxEvent], hook: String) -> ByteBuffer {
     var out = ByteBuffer()
     out.reserveCapacity(events.reduce(hook.utf8.count + 32) { $0 + $1.payload.count + 40 })
     if events.count == 1 {
@@ -252,7 +252,7 @@ final class HookRunner: Sendable {
     return out
   }
 
-  private func deliver(_ events: [Outbox.Event]) async -> Outcome {
+  private func deliver(_ events: [OutboxEvent]) async -> Outcome {
     let started = Self.now()
     let deadline = started + Int64(hook.timeoutMilliseconds)
     let client: HTTPClient
@@ -339,7 +339,7 @@ final class HookRunner: Sendable {
 
   // MARK: Settling
 
-  private func settle(_ event: Outbox.Event, _ outcome: Outcome) {
+  private func settle(_ event: OutboxEvent, _ outcome: Outcome) {
     let now = Self.now()
     switch outcome {
     case .delivered:

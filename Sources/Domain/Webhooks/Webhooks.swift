@@ -13,22 +13,22 @@ public final class Webhooks: Sendable {
   public let limit: Int
   /// Events one hook may have waiting; past it new ones are dropped, and counted.
   public let pendingLimit: Int
-  private let outbox: Outbox
+  private let outbox: any HookOutbox
   private let runners = NIOLockedValueBox<[String: HookRunner]>([:])
   private let count = Atomic<Int>(0)
   private let changes = Atomic<Int>(0)
   private let logger: Logger
 
-  /// Opens the outbox in `directory` and starts delivering what it holds.
+  /// Starts delivering what `outbox` holds.
   public init(
-    directory: String, durable: Bool, rules: HookAddressRules, limit: Int = 1_000,
+    outbox: any HookOutbox, rules: HookAddressRules, limit: Int = 1_000,
     pendingLimit: Int = 1_000_000, logger: Logger
   ) throws {
     self.rules = rules
     self.limit = limit
     self.pendingLimit = pendingLimit
     self.logger = logger
-    outbox = try Outbox(directory: directory, durable: durable)
+    self.outbox = outbox
     let counts = try outbox.counts()
     for hook in try outbox.hooks() {
       let (pending, dead) = counts[hook.name] ?? (0, 0)
@@ -157,10 +157,10 @@ public final class Webhooks: Sendable {
     outbox.append(kept, created: created) { result in
       switch result {
       case .success(let ids):
-        var offers: [String: [Outbox.Event]] = [:]
+        var offers: [String: [OutboxEvent]] = [:]
         for (event, id) in zip(kept, ids) {
           offers[event.hook, default: []].append(
-            Outbox.Event(
+            OutboxEvent(
               id: id, hook: event.hook, payload: event.payload, created: created, attempts: 0,
               due: created))
         }
@@ -174,7 +174,7 @@ public final class Webhooks: Sendable {
   }
 
   /// Up to `count` of the hook's dead letters, oldest first; nil if there is no such hook.
-  public func deadLetters(_ hook: String, count: Int) throws -> [Outbox.Event]? {
+  public func deadLetters(_ hook: String, count: Int) throws -> [OutboxEvent]? {
     guard runners.withLockedValue({ $0[hook] }) != nil else { return nil }
     return try outbox.dead(hook, limit: count)
   }

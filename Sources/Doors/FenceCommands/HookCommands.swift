@@ -101,8 +101,8 @@ struct HookCommands: Sendable {
         let args = call.arguments
         var count = 100
         if args.count == 4, args.is(2, "count") {
-          guard let n = args.integer(3), (1...Outbox.deadLetterLimit).contains(n) else {
-            return .error("ERR COUNT must be an integer from 1 to \(Outbox.deadLetterLimit)")
+          guard let n = args.integer(3), (1...HookOutboxLimits.deadLetters).contains(n) else {
+            return .error("ERR COUNT must be an integer from 1 to \(HookOutboxLimits.deadLetters)")
           }
           count = n
         } else if args.count != 2 {
@@ -162,7 +162,7 @@ struct HookCommands: Sendable {
   }
 
   /// A dead letter: its id, tries, last error, when it was made, and the event.
-  static func object(_ event: Outbox.Event) -> [String: Any] {
+  static func object(_ event: OutboxEvent) -> [String: Any] {
     [
       "id": event.id, "attempts": event.attempts, "error": event.error ?? "",
       "created": event.created,

@@ -9,6 +9,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import SQLiteHookOutbox
 import Store
 import Webhooks
 
@@ -84,7 +85,8 @@ public final class CardAtlasServer: Sendable {
     threadPool = NIOThreadPool(numberOfThreads: 1)
     threadPool.start()
     let webhooks = try Webhooks(
-      directory: configuration.dataDirectory, durable: configuration.fsync == .always,
+      outbox: SQLiteHookOutbox(
+        directory: configuration.dataDirectory, durable: configuration.fsync == .always),
       rules: HookAddressRules(allowInsecure: configuration.hooksAllowInsecure), logger: logger)
     let fences = try KeyspaceFences(
       log: storage.log, keyspace: keyspace, hub: hub, webhooks: webhooks,

@@ -2,41 +2,18 @@ import Dispatch
 import Foundation
 import GRDB
 import NIOConcurrencyHelpers
+import Webhooks
 
-/// The hooks and their events not yet delivered, in `hooks.sqlite` beside the store: an event is
-/// in it, durably, before the write that made it is acknowledged, and leaves it once its hook's
-/// receiver answered 2xx; one that ran out of tries stays as a dead letter until replayed.
-/// Writes go through one thread that puts all that waits in one transaction (group commit).
-public final class Outbox: Sendable {
-  public struct Event: Sendable, Equatable {
-    public let id: Int64
-    public let hook: String
-    public let payload: Data
-    /// When it was made, in ms since 1970.
-    public let created: Int64
-    public var attempts: Int
-    /// Not before, in ms since 1970.
-    public var due: Int64
-    public var error: String?
-  }
-
-  /// What became of tries, written in the next transaction.
-  public enum Settlement: Sendable {
-    case delivered(Int64)
-    case retry(Int64, attempts: Int, due: Int64, error: String)
-    case dead(Int64, hook: String, attempts: Int, error: String)
-  }
-
-  public typealias Done<T> = @Sendable (Result<T, any Error>) -> Void
-
+/// The webhooks' outbox in `hooks.sqlite` beside the store (`HookOutbox`). Writes go through one
+/// thread that puts all that waits in one transaction (group commit), each piece of work in a
+/// savepoint of its own.
+public final class SQLiteHookOutbox: HookOutbox {
+  public typealias Event = OutboxEvent
   private enum Work {
-    case append([(hook: String, payload: Data)], created: Int64, Done<[Int64]>)
+    case append([(hook: String, payload: Data)], created: Int64, HookOutboxDone<[Int64]>)
     case settle(Settlement, @Sendable () -> Void)
-    case other(@Sendable (Database) throws -> Void, Done<Void>)
+    case other(@Sendable (Database) throws -> Void, HookOutboxDone<Void>)
   }
-
-  /// Dead letters kept per hook; past it the oldest go.
-  public static let deadLetterLimit = 10_000
 
   public let path: String
   private let pool: DatabasePool
@@ -83,7 +60,6 @@ public final class Outbox: Sendable {
     }
   }
 
-  /// Each hook's events waiting (not dead) and dead.
   public func counts() throws -> [String: (pending: Int, dead: Int)] {
     try pool.read { db in
       var counts: [String: (pending: Int, dead: Int)] = [:]
@@ -102,7 +78,6 @@ public final class Outbox: Sendable {
     }
   }
 
-  /// Up to `limit` of `hook`'s waiting events after `id`, oldest first.
   public func pending(_ hook: String, after id: Int64, limit: Int) throws -> [Event] {
     try pool.read { db in
       try Row.fetchAll(
@@ -114,7 +89,6 @@ public final class Outbox: Sendable {
     }
   }
 
-  /// Up to `limit` of `hook`'s dead letters, oldest first.
   public func dead(_ hook: String, limit: Int) throws -> [Event] {
     try pool.read { db in
       try Row.fetchAll(
@@ -132,21 +106,18 @@ public final class Outbox: Sendable {
 
   // MARK: Writes
 
-  /// Adds the events; `done` gets their ids once they are durable.
   public func append(
-    _ events: [(hook: String, payload: Data)], created: Int64, done: @escaping Done<[Int64]>
+    _ events: [(hook: String, payload: Data)], created: Int64,
+    done: @escaping HookOutboxDone<[Int64]>
   ) {
     submit(.append(events, created: created, done))
   }
 
-  /// Records what became of a try; not waited for (a delivery settled but not yet written
-  /// when the process dies is delivered again: the event's id lets the receiver see it).
-  /// `done` runs once it is written (or could not be).
   public func settle(_ settlement: Settlement, done: @escaping @Sendable () -> Void) {
     submit(.settle(settlement, done))
   }
 
-  public func save(_ hook: Hook, done: @escaping Done<Void>) {
+  public func save(_ hook: Hook, done: @escaping HookOutboxDone<Void>) {
     let definition = String(decoding: (try? JSONEncoder().encode(hook)) ?? Data(), as: UTF8.self)
     submit(
       .other(
@@ -157,8 +128,7 @@ public final class Outbox: Sendable {
         }, done))
   }
 
-  /// Removes the hook and every event of it.
-  public func delete(_ hook: String, done: @escaping Done<Void>) {
+  public func delete(_ hook: String, done: @escaping HookOutboxDone<Void>) {
     submit(
       .other(
         { db in
@@ -167,9 +137,8 @@ public final class Outbox: Sendable {
         }, done))
   }
 
-  /// Puts dead letters back to wait (`ids` nil: all of the hook's), with their tries reset;
-  /// `done` gets how many.
-  public func replay(_ hook: String, ids: [Int64]?, now: Int64, done: @escaping Done<Int>) {
+  public func replay(_ hook: String, ids: [Int64]?, now: Int64, done: @escaping HookOutboxDone<Int>)
+  {
     let count = NIOLockedValueBox(0)
     submit(
       .other(
@@ -245,7 +214,7 @@ public final class Outbox: Sendable {
                 DELETE FROM events WHERE hook = ? AND dead = 1 AND id <= (
                   SELECT id FROM events WHERE hook = ? AND dead = 1
                   ORDER BY id DESC LIMIT 1 OFFSET ?)
-                """, arguments: [hook, hook, Self.deadLetterLimit])
+                """, arguments: [hook, hook, HookOutboxLimits.deadLetters])
           }
           return .commit
         }
