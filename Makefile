@@ -66,7 +66,7 @@ test: unit-test fuzz-check sanitize
 # such a load; and the lost COMMIT, whose relay's connections and 1 s outcome wait the parallel
 # suite's load held up past its 120 s bound in a fresh-clone run (it passes alone and beside
 # two busy loops).
-TIMED_SUITES ?= BulkLoadIndexTests|LargeSearchTests|ClientMemoryTests|SortedSetOrderTests|sustainedWritesKeepTheWalBounded|SignInAttackTests|EmailEnumerationTests|concurrentCallsAndRetriesKeepTheRate|retriesAreRateLimitedToo|DatabaseRestartTests|FailoverTests|LostCommitTests
+TIMED_SUITES ?= BulkLoadIndexTests|FenceMemoryTests|LargeSearchTests|ClientMemoryTests|SortedSetOrderTests|sustainedWritesKeepTheWalBounded|SignInAttackTests|EmailEnumerationTests|concurrentCallsAndRetriesKeepTheRate|retriesAreRateLimitedToo|DatabaseRestartTests|FailoverTests|LostCommitTests
 
 # The domain's suites run a second time with every daemon a node over a PostgreSQL database of
 # its own (TestDaemon, CARDATLAS_TEST_STORE): the domain against both stores.

@@ -647,7 +647,8 @@ let package = Package(
       name: "ServerTests",
       dependencies: [
         "Server", "Commands", "Keyspace", "Store", "RESP", "RedisTestSupport", "Fences", "Geodesy",
-        "HookReceiver", "Webhooks", .product(name: "GRDB", package: "GRDB.swift"),
+        "HookReceiver", "Webhooks", "SQLiteHookOutbox", "FenceCommands", "CSpawn",
+        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ]),
   ],

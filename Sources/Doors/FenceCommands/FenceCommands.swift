@@ -50,7 +50,7 @@ struct FenceCommands: Sendable {
             guard let seconds = args.integer(i + 1), (1...315_360_000).contains(seconds) else {
               return .error("ERR invalid expire time in 'fence.set' command")
             }
-            expires = KeyspaceFences.now() + Int64(seconds) * 1000
+            expires = fences.clock() + Int64(seconds) * 1000
             i += 2
           } else {
             return .error(RedisError.syntax)

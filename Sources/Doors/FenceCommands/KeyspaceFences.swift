@@ -68,12 +68,14 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   }
 
   /// Now, in ms since 1970, as expiries are kept.
-  static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+  public static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
   /// A fence set, and its number in its key's book.
   struct Fence: Sendable {
     let definition: Definition
     let id: FenceBook.FenceID
+    /// When it was set, among the others: the log keeps them in this order.
+    let order: Int
     var name: String { definition.name }
     var channel: Bytes { definition.channel }
   }
@@ -121,6 +123,9 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     /// `routesGeneration`.
     var routes: [String: [String]] = [:]
     var routesGeneration = -1
+    /// Lines in the fence log: past four times the fences alive (and 10,000), it is rewritten.
+    var logLines = 0
+    var setCount = 0
   }
 
   private let inner: any ChangeLog
@@ -147,13 +152,17 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   private let state = NIOLockedValueBox(State())
   /// The most fences the server holds.
   let limit: Int
+  /// Now, in ms since 1970: expiries are kept so (a test's clock is its own).
+  let clock: @Sendable () -> Int64
 
   /// In front of `log`; the fences kept in `directory` (`FenceLog`) set again over `keyspace`,
   /// loaded already.
   public init(
     log: any ChangeLog, keyspace: Keyspace, hub: PubSubHub, webhooks: Webhooks,
-    directory: String, limit: Int = 100_000
+    directory: String, limit: Int = 100_000,
+    clock: @escaping @Sendable () -> Int64 = KeyspaceFences.now
   ) throws {
+    self.clock = clock
     inner = log
     self.keyspace = keyspace
     self.hub = hub
@@ -165,12 +174,13 @@ public final class KeyspaceFences: ChangeLog, Sendable {
       guard let fence = Definition(record: record) else {
         throw FenceLog.Failure(description: "\(fenceLog.path): a fence does not read: \(record)")
       }
-      if let expires = fence.expires, expires <= Self.now() {
+      if let expires = fence.expires, expires <= clock() {
         fenceLog.append(["del": fence.name]) { _ in }
         continue
       }
       _ = put(fence)
     }
+    state.withLockedValue { $0.logLines = $0.fences.count }
     // Set one by one, each book's index is loose: built tight once.
     for watched in state.withLockedValue({ Array($0.watched.values) }) { watched.book.compact() }
   }
@@ -194,17 +204,18 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   static let expiryInterval = DispatchTimeInterval.milliseconds(100)
 
   /// Removes the expired fences; false once none has an expiry (the timer then stops).
-  private func expire() -> Bool {
-    let now = Self.now()
+  func expire() -> Bool {
+    let now = clock()
     return state.withLockedValue { s in
       for (name, expires) in s.expiring where expires <= now {
         s.expiring[name] = nil
         guard let fence = s.fences.removeValue(forKey: name) else { continue }
         Self.drop(fence, from: &s)
-        fenceLog.append(["del": name]) { _ in }
+        log(["del": name], in: &s)
       }
       if s.fences.isEmpty { watching.store(false, ordering: .relaxed) }
       if s.expiring.isEmpty { s.expiryArmed = false }
+      Self.shrink(&s)
       return !s.expiring.isEmpty
     }
   }
@@ -477,11 +488,12 @@ public final class KeyspaceFences: ChangeLog, Sendable {
         let id = watched.book.add(
           fence.area.shape, detect: fence.detect, repeats: fence.repeats, present: seeded)
         watched.fences.withLock { $0[id] = fence.name }
-        s.fences[fence.name] = Fence(definition: fence, id: id)
+        s.setCount += 1
+        s.fences[fence.name] = Fence(definition: fence, id: id, order: s.setCount)
         s.expiring[fence.name] = fence.expires
         watching.store(true, ordering: .relaxed)
         if keeping {
-          fenceLog.append(["set": fence.record]) { done($0.mapError { .log("\($0)") }) }
+          log(["set": fence.record], in: &s) { done($0.mapError { .log("\($0)") }) }
         }
         return .success(())
       }
@@ -508,10 +520,42 @@ public final class KeyspaceFences: ChangeLog, Sendable {
       s.expiring[name] = nil
       Self.drop(fence, from: &s)
       if s.fences.isEmpty { watching.store(false, ordering: .relaxed) }
-      fenceLog.append(["del": name]) { done($0.map { true }.mapError { .log("\($0)") }) }
+      Self.shrink(&s)
+      log(["del": name], in: &s) { done($0.map { true }.mapError { .log("\($0)") }) }
       return true
     }
     if !found { done(.success(false)) }
+  }
+
+  /// Appends a line to the fence log (under the state's lock, so in the order of the changes),
+  /// and rewrites the log once most of its lines are of fences gone.
+  private func log(
+    _ line: [String: Any], in s: inout State,
+    done: @escaping @Sendable (Result<Void, any Error>) -> Void = { _ in }
+  ) {
+    fenceLog.append(line, done: done)
+    s.logLines += 1
+    guard s.logLines > max(10_000, 4 * s.fences.count) else { return }
+    // In the order they were set, as a start's compaction keeps them.
+    let alive = s.fences.values.sorted { $0.order < $1.order }
+    fenceLog.rewrite(alive.map(\.definition.record))
+    s.logLines = alive.count
+  }
+
+  /// A dictionary keeps its largest capacity: once the fences are a quarter of it, they move to
+  /// one their size, so that memory follows the fences down (100,000 expiring held 40 MB).
+  private static func shrink(_ s: inout State) {
+    if s.fences.capacity > 1_024, s.fences.count < s.fences.capacity / 4 {
+      s.fences = s.fences.reduce(into: Dictionary(minimumCapacity: s.fences.count)) {
+        $0[$1.key] = $1.value
+      }
+      s.routes = [:]
+    }
+    if s.expiring.capacity > 1_024, s.expiring.count < s.expiring.capacity / 4 {
+      s.expiring = s.expiring.reduce(into: Dictionary(minimumCapacity: s.expiring.count)) {
+        $0[$1.key] = $1.value
+      }
+    }
   }
 
   private static func drop(_ fence: Fence, from s: inout State) {
