@@ -266,7 +266,7 @@ let package = Package(
     .target(
       name: "HookReceiver",
       dependencies: [
-        "Webhooks",
+        "Webhooks", "DomainSupport",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "NIOCore", package: "swift-nio"),

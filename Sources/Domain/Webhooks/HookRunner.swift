@@ -59,9 +59,13 @@ final class HookRunner: Sendable {
 
   static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
+  /// The workers, timers and closings run on Dispatch's threads, not Swift's cooperative pool:
+  /// something blocking that pool (a test's socket calls) would hold deliveries up.
+  private static let executor = DispatchTaskExecutor.shared
+
   func start() {
     for _ in 0..<hook.concurrency {
-      Task { [self] in
+      Task(executorPreference: Self.executor) { [self] in
         while let events = await next() {
           let outcome = await deliver(events)
           for event in events { settle(event, outcome) }
@@ -203,7 +207,7 @@ final class HookRunner: Sendable {
     guard let due = s.later.first?.due, s.timer.map({ due < $0.due }) ?? true else { return }
     s.timer?.task.cancel()
     let wait = max(0, due - Self.now())
-    let task = Task { [weak self] in
+    let task = Task(executorPreference: Self.executor) { [weak self] in
       try? await Task.sleep(for: .milliseconds(wait))
       guard !Task.isCancelled else { return }
       self?.timerFired()
@@ -331,7 +335,7 @@ final class HookRunner: Sendable {
   /// Closes `client` once the requests it may carry have had their time.
   private static func close(_ client: HTTPClient?, after milliseconds: Int) {
     guard let client else { return }
-    Task {
+    Task(executorPreference: executor) {
       try? await Task.sleep(for: .milliseconds(milliseconds + 100))
       try? await client.shutdown()
     }

@@ -1,4 +1,5 @@
 import Dispatch
+import DomainSupport
 import Foundation
 import Hummingbird
 import Logging
@@ -33,6 +34,8 @@ public final class HookReceiver: Sendable {
     case status(Int, retryAfter: String? = nil)
     /// Waits this long, then answers 200: past the hook's timeout, the sender has given up.
     case stall(Duration)
+    /// Waits until `release()` (or a minute), then answers 200.
+    case hold
   }
 
   private struct State {
@@ -43,6 +46,7 @@ public final class HookReceiver: Sendable {
     var events = 0
     var answer: @Sendable (Delivery, Int) -> Answer = { _, _ in .status(200) }
     var running: (group: ServiceGroup, task: Task<Void, Never>)?
+    var released = false
   }
   private let state = Mutex(State())
 
@@ -55,6 +59,9 @@ public final class HookReceiver: Sendable {
   public func answer(_ rule: @escaping @Sendable (Delivery, Int) -> Answer) {
     state.withLock { $0.answer = rule }
   }
+
+  /// Lets the requests answered `.hold` go.
+  public func release() { state.withLock { $0.released = true } }
 
   /// Whether to keep the deliveries (a benchmark only counts them).
   public func keepDeliveries(_ keep: Bool) { state.withLock { $0.keep = keep } }
@@ -131,6 +138,12 @@ public final class HookReceiver: Sendable {
       case .stall(let duration):
         try? await Task.sleep(for: duration)
         return Response(status: .ok)
+      case .hold:
+        let end = ContinuousClock.now + .seconds(60)
+        while !state.withLock({ $0.released }), ContinuousClock.now < end {
+          try? await Task.sleep(for: .milliseconds(10))
+        }
+        return Response(status: .ok)
       }
     }
     let (bound, sink) = AsyncStream<Int>.makeStream()
@@ -142,7 +155,9 @@ public final class HookReceiver: Sendable {
       logger: logger)
     let group = ServiceGroup(
       configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-    let task = Task {
+    // On Dispatch's threads: a test blocking Swift's cooperative pool must not hold the
+    // receiver up.
+    let task = Task(executorPreference: DispatchTaskExecutor.shared) {
       try? await group.run()
       sink.finish()
     }
