@@ -12,7 +12,7 @@ struct FenceCommands: Sendable {
   var all: [CommandSpec] {
     [
       // FENCE.SET <name> KEY <key> <area> [DETECT <event>[,<event>…]] [NOREPEAT] [CHANNEL <ch>]
-      //   [EX <seconds>]
+      //   [EX <seconds>] [DWELL <seconds>] [DEBOUNCE <seconds>]
       CommandSpec("fence.set", arity: -5) { call in
         let args = call.arguments
         let name = args.bytes(1)
@@ -29,6 +29,8 @@ struct FenceCommands: Sendable {
         var repeats = true
         var channel = Array("fence:".utf8) + name
         var expires: Int64?
+        var dwell: Int64?
+        var debounce: Int64?
         while i < args.count {
           if args.is(i, "detect"), i + 1 < args.count {
             detect = []
@@ -52,13 +54,29 @@ struct FenceCommands: Sendable {
             }
             expires = fences.clock() + Int64(seconds) * 1000
             i += 2
+          } else if args.is(i, "dwell") || args.is(i, "debounce"), i + 1 < args.count {
+            // Seconds, up to a day.
+            let word = args.lowercased(i)
+            guard let seconds = args.integer(i + 1), (1...86_400).contains(seconds) else {
+              return .error(
+                "ERR \(word.uppercased()) must be a whole number of seconds from 1 to 86400")
+            }
+            if word == "dwell" {
+              dwell = Int64(seconds) * 1000
+            } else {
+              debounce = Int64(seconds) * 1000
+            }
+            i += 2
           } else {
             return .error(RedisError.syntax)
           }
         }
+        // A dwell is told as `inside`.
+        if dwell != nil { detect.insert(.inside) }
         let fence = KeyspaceFences.Definition(
           name: String(decoding: name, as: UTF8.self), db: call.session.db, key: key, area: area,
-          detect: detect, repeats: repeats, channel: channel, expires: expires)
+          detect: detect, repeats: repeats, channel: channel, expires: expires, dwell: dwell,
+          debounce: debounce)
         call.pending = { answer in
           fences.set(fence) { result in
             switch result {
@@ -87,6 +105,8 @@ struct FenceCommands: Sendable {
             "inside": inside.map { String(decoding: $0, as: UTF8.self) },
           ]
         if let expires = fence.expires { object["expires"] = expires }
+        if let dwell = fence.dwell { object["dwell"] = dwell / 1000 }
+        if let debounce = fence.debounce { object["debounce"] = debounce / 1000 }
         return .json(object)
       },
       // FENCE.LIST [pattern]: the names, sorted.

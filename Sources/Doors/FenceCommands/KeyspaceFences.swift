@@ -26,6 +26,11 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     let channel: Bytes
     /// When it goes (`EX`), in ms since 1970; nil: it stays.
     let expires: Int64?
+    /// `inside` only once a member has stayed this long (ms), once a stay (`DWELL`).
+    let dwell: Int64?
+    /// `enter` and `exit` held this long (ms), and dropped both if the other follows within it
+    /// (`DEBOUNCE`): a member on the edge does not flap.
+    let debounce: Int64?
 
     /// As kept in the log.
     var record: [String: Any] {
@@ -36,12 +41,14 @@ public final class KeyspaceFences: ChangeLog, Sendable {
         "channel": Data(channel).base64EncodedString(),
       ]
       if let expires { record["expires"] = expires }
+      if let dwell { record["dwell"] = dwell }
+      if let debounce { record["debounce"] = debounce }
       return record
     }
 
     init(
       name: String, db: Int, key: Bytes, area: FenceArea, detect: FenceDetect, repeats: Bool,
-      channel: Bytes, expires: Int64? = nil
+      channel: Bytes, expires: Int64? = nil, dwell: Int64? = nil, debounce: Int64? = nil
     ) {
       self.name = name
       self.db = db
@@ -51,6 +58,8 @@ public final class KeyspaceFences: ChangeLog, Sendable {
       self.repeats = repeats
       self.channel = channel
       self.expires = expires
+      self.dwell = dwell
+      self.debounce = debounce
     }
 
     init?(record: [String: Any]) {
@@ -63,7 +72,9 @@ public final class KeyspaceFences: ChangeLog, Sendable {
       self.init(
         name: name, db: db, key: Array(key), area: area,
         detect: FenceDetect(rawValue: UInt8(truncatingIfNeeded: detect)), repeats: repeats,
-        channel: Array(channel), expires: (record["expires"] as? NSNumber)?.int64Value)
+        channel: Array(channel), expires: (record["expires"] as? NSNumber)?.int64Value,
+        dwell: (record["dwell"] as? NSNumber)?.int64Value,
+        debounce: (record["debounce"] as? NSNumber)?.int64Value)
     }
   }
 
@@ -107,6 +118,17 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     let fences = Mutex<[FenceBook.FenceID: String]>([:])
   }
 
+  /// A member's events waiting on time, in one fence.
+  struct Timed {
+    /// An enter or exit held by `DEBOUNCE` until `heldUntil`, with where it happened.
+    var held: (kind: FenceEvent.Kind, until: Int64, point: Coordinate?)?
+    /// When `inside` is due (`DWELL`), unless it leaves first.
+    var dwellUntil: Int64?
+    /// The member's last place inside, for the dwell's event.
+    var point: Coordinate?
+    var isEmpty: Bool { held == nil && dwellUntil == nil }
+  }
+
   struct WatchKey: Hashable {
     let db: Int
     let key: Bytes
@@ -118,7 +140,8 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     var nextEvent: UInt64 = 0
     /// The fences that expire, with when.
     var expiring: [String: Int64] = [:]
-    var expiryArmed = false
+    /// What waits for its time, by fence and member: a debounced enter or exit, a dwell.
+    var timed: [String: [Bytes: Timed]] = [:]
     /// The hooks each fence's events go to, as found by the hooks' patterns at
     /// `routesGeneration`.
     var routes: [String: [String]] = [:]
@@ -141,6 +164,8 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   // sees them.
   private let queue = NIOLockedValueBox(Waiting())
   private let worker = DispatchQueue(label: "cardatlas.fences")
+  /// Whether the ticker runs (`armTicker`).
+  private let tickerArmed = Atomic<Bool>(false)
   /// Whether any fence is set: without one, writes are not queued.
   private let watching = Atomic<Bool>(false)
   /// Events published, and writes that had to evaluate the backlog themselves.
@@ -185,28 +210,44 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     for watched in state.withLockedValue({ Array($0.watched.values) }) { watched.book.compact() }
   }
 
-  /// Removes the fences whose time has come, every `expiryInterval` while any has one; the
-  /// timer holds the fences weakly, and stops once none expires or they are gone.
-  private func armExpiry() {
-    let start = state.withLockedValue { s -> Bool in
-      defer { s.expiryArmed = true }
-      return !s.expiryArmed
-    }
-    guard start else { return }
+  /// Every `tickInterval` while a fence expires or an event waits on time: removes the fences
+  /// whose time has come and publishes the events now due. The timer holds the fences weakly,
+  /// and stops once nothing waits or they are gone.
+  private func armTicker() {
+    guard tickerArmed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+    else { return }
     let timer = DispatchSource.makeTimerSource(queue: worker)
-    timer.schedule(deadline: .now() + Self.expiryInterval, repeating: Self.expiryInterval)
+    timer.schedule(deadline: .now() + Self.tickInterval, repeating: Self.tickInterval)
     timer.setEventHandler { [weak self] in
-      guard let self, self.expire() else { return timer.cancel() }
+      guard let self, self.tick() else { return timer.cancel() }
     }
     timer.resume()
   }
 
-  static let expiryInterval = DispatchTimeInterval.milliseconds(100)
+  static let tickInterval = DispatchTimeInterval.milliseconds(100)
 
-  /// Removes the expired fences; false once none has an expiry (the timer then stops).
-  func expire() -> Bool {
+  /// One tick: false once nothing waits (the timer then stops).
+  func tick() -> Bool {
+    expire()
     let now = clock()
-    return state.withLockedValue { s in
+    let (events, hooked, more) = state.withLockedValue {
+      s -> ([Event], [(hook: String, payload: Data)], Bool) in
+      let events = due(now, in: &s)
+      let more = !s.expiring.isEmpty || !s.timed.isEmpty
+      // Under the state's lock: what is timed after this arms a new ticker.
+      if !more { tickerArmed.store(false, ordering: .relaxed) }
+      return (events, route(events, in: &s), more)
+    }
+    published.add(events.count, ordering: .relaxed)
+    for event in events { hub.publish(event.payload, to: event.channel) }
+    if !hooked.isEmpty { webhooks.enqueue(hooked) { _ in } }
+    return more
+  }
+
+  /// Removes the expired fences.
+  func expire() {
+    let now = clock()
+    state.withLockedValue { s in
       for (name, expires) in s.expiring where expires <= now {
         s.expiring[name] = nil
         guard let fence = s.fences.removeValue(forKey: name) else { continue }
@@ -214,9 +255,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
         log(["del": name], in: &s)
       }
       if s.fences.isEmpty { watching.store(false, ordering: .relaxed) }
-      if s.expiring.isEmpty { s.expiryArmed = false }
       Self.shrink(&s)
-      return !s.expiring.isEmpty
     }
   }
 
@@ -314,6 +353,97 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     }
   }
 
+  // MARK: Dwell and debounce
+
+  /// Whether an event of a fence with `DWELL` or `DEBOUNCE` goes out now; if not, it may wait
+  /// in `s.timed` (`due` sends it), or be dropped.
+  private func timing(
+    _ fence: Fence, _ kind: FenceEvent.Kind, _ member: Bytes, _ point: Coordinate?,
+    in s: inout State
+  ) -> Bool {
+    let now = clock()
+    let name = fence.name
+    var timed = s.timed[name]?[member] ?? Timed()
+    defer {
+      if timed.isEmpty {
+        s.timed[name]?[member] = nil
+      } else {
+        s.timed[name, default: [:]][member] = timed
+      }
+      if s.timed[name]?.isEmpty == true { s.timed[name] = nil }
+      if !timed.isEmpty { armTicker() }
+    }
+    let debounce = fence.definition.debounce
+    let dwell = fence.definition.dwell
+    switch kind {
+    case .enter:
+      if let held = timed.held, held.kind == .exit {
+        // Out and back within the debounce: neither is told, and it stays in as it was.
+        timed.held = nil
+        timed.point = point
+        return false
+      }
+      timed.point = point
+      if let dwell { timed.dwellUntil = now + dwell }
+      guard let debounce else { return true }
+      timed.held = (.enter, now + debounce, point)
+      return false
+    case .exit:
+      if let held = timed.held, held.kind == .enter {
+        // In and out within the debounce: neither is told.
+        timed = Timed()
+        return false
+      }
+      guard let debounce else {
+        timed = Timed()
+        return true
+      }
+      timed.held = (.exit, now + debounce, point)
+      return false
+    case .inside:
+      timed.point = point
+      // With a dwell, `inside` is the dwell's to send; with an enter held, not yet told.
+      return dwell == nil && timed.held?.kind != .enter
+    case .outside:
+      return timed.held?.kind != .exit
+    case .cross:
+      return true
+    }
+  }
+
+  /// The held enters and exits, and the dwells, whose time has come.
+  private func due(_ now: Int64, in s: inout State) -> [Event] {
+    var out: [Event] = []
+    for (name, members) in s.timed {
+      guard let fence = s.fences[name] else {
+        s.timed[name] = nil
+        continue
+      }
+      var left = members
+      for (member, var timed) in members {
+        func send(_ kind: FenceEvent.Kind, _ point: Coordinate?) {
+          s.nextEvent += 1
+          out.append(
+            Event(
+              fence: name, channel: fence.channel,
+              payload: Self.payload(fence, kind, member, point, id: s.nextEvent)))
+        }
+        if let held = timed.held, held.until <= now {
+          send(held.kind, held.point)
+          timed.held = nil
+          if held.kind == .exit { timed = Timed() }
+        }
+        if timed.held == nil, let until = timed.dwellUntil, until <= now {
+          send(.inside, timed.point)
+          timed.dwellUntil = nil
+        }
+        left[member] = timed.isEmpty ? nil : timed
+      }
+      s.timed[name] = left.isEmpty ? nil : left
+    }
+    return out
+  }
+
   /// The events addressed to the hooks whose patterns match their fences' names.
   private func route(_ events: [Event], in s: inout State) -> [(hook: String, payload: Data)] {
     guard !events.isEmpty, !webhooks.isEmpty else { return [] }
@@ -365,11 +495,15 @@ public final class KeyspaceFences: ChangeLog, Sendable {
           guard let name = watched.fences.withLock({ $0[event.fence] }),
             let fence = s.fences[name]
           else { continue }
+          let at = point ?? before
+          if fence.definition.dwell != nil || fence.definition.debounce != nil {
+            guard timing(fence, event.kind, member, at, in: &s) else { continue }
+          }
           s.nextEvent += 1
           out.append(
             Event(
               fence: name, channel: fence.channel,
-              payload: Self.payload(fence, event.kind, member, point ?? before, id: s.nextEvent)))
+              payload: Self.payload(fence, event.kind, member, at, id: s.nextEvent)))
         }
       }
       func emptied(_ watch: WatchKey) {
@@ -498,7 +632,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
         return .success(())
       }
     }.0
-    if case .success = result, fence.expires != nil { armExpiry() }
+    if case .success = result, fence.expires != nil { armTicker() }
     return result
   }
 
@@ -559,6 +693,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   }
 
   private static func drop(_ fence: Fence, from s: inout State) {
+    s.timed[fence.name] = nil
     let watch = WatchKey(db: fence.definition.db, key: fence.definition.key)
     guard let watched = s.watched[watch] else { return }
     watched.book.remove(fence.id)
