@@ -47,6 +47,8 @@ let package = Package(
     // The shared store of many nodes: PostgreSQL + PostGIS (docs/STORE.md, "Many nodes").
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    // The fences' expiries, soonest first.
+    .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     // Webhooks' deliveries: pooled keep-alive connections, TLS, deadlines.
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
   ],
@@ -276,6 +278,7 @@ let package = Package(
       name: "FenceCommands",
       dependencies: [
         "Commands", "Fences", "Keyspace", "Geodesy", "RESP", "DomainSupport", "Webhooks",
+        .product(name: "HeapModule", package: "swift-collections"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ], path: "Sources/Doors/FenceCommands"),

@@ -2,6 +2,7 @@ import Commands
 import Fences
 import Foundation
 import Geodesy
+import HeapModule
 import Keyspace
 import NIOConcurrencyHelpers
 import NIOCore
@@ -118,6 +119,12 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     let fences = Mutex<[FenceBook.FenceID: String]>([:])
   }
 
+  struct Expiry: Comparable {
+    let at: Int64
+    let name: String
+    static func < (a: Expiry, b: Expiry) -> Bool { (a.at, a.name) < (b.at, b.name) }
+  }
+
   /// A member's events waiting on time, in one fence.
   struct Timed {
     /// An enter or exit held by `DEBOUNCE` until `heldUntil`, with where it happened.
@@ -140,6 +147,9 @@ public final class KeyspaceFences: ChangeLog, Sendable {
     var nextEvent: UInt64 = 0
     /// The fences that expire, with when.
     var expiring: [String: Int64] = [:]
+    /// The same, soonest first, so that a tick looks only at what is due. An entry whose fence
+    /// was replaced or removed is skipped when it comes up (and dropped when they pile up).
+    var expiries = Heap<Expiry>()
     /// What waits for its time, by fence and member: a debounced enter or exit, a dwell.
     var timed: [String: [Bytes: Timed]] = [:]
     /// The hooks each fence's events go to, as found by the hooks' patterns at
@@ -248,11 +258,13 @@ public final class KeyspaceFences: ChangeLog, Sendable {
   func expire() {
     let now = clock()
     state.withLockedValue { s in
-      for (name, expires) in s.expiring where expires <= now {
-        s.expiring[name] = nil
-        guard let fence = s.fences.removeValue(forKey: name) else { continue }
+      while let next = s.expiries.min, next.at <= now {
+        _ = s.expiries.popMin()
+        guard s.expiring[next.name] == next.at else { continue }
+        s.expiring[next.name] = nil
+        guard let fence = s.fences.removeValue(forKey: next.name) else { continue }
         Self.drop(fence, from: &s)
-        log(["del": name], in: &s)
+        log(["del": next.name], in: &s)
       }
       if s.fences.isEmpty { watching.store(false, ordering: .relaxed) }
       Self.shrink(&s)
@@ -625,6 +637,12 @@ public final class KeyspaceFences: ChangeLog, Sendable {
         s.setCount += 1
         s.fences[fence.name] = Fence(definition: fence, id: id, order: s.setCount)
         s.expiring[fence.name] = fence.expires
+        if let at = fence.expires {
+          s.expiries.insert(Expiry(at: at, name: fence.name))
+          if s.expiries.count > 2 * s.expiring.count + 1_024 {
+            s.expiries = Heap(s.expiring.map { Expiry(at: $0.value, name: $0.key) })
+          }
+        }
         watching.store(true, ordering: .relaxed)
         if keeping {
           log(["set": fence.record], in: &s) { done($0.mapError { .log("\($0)") }) }
@@ -689,6 +707,7 @@ public final class KeyspaceFences: ChangeLog, Sendable {
       s.expiring = s.expiring.reduce(into: Dictionary(minimumCapacity: s.expiring.count)) {
         $0[$1.key] = $1.value
       }
+      s.expiries = Heap(s.expiring.map { Expiry(at: $0.value, name: $0.key) })
     }
   }
 
