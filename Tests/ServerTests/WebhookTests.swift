@@ -259,8 +259,9 @@ struct WebhooksKeptTests {
     #expect(receiver.count < 300, "the kill came after every delivery")
     receiver.answer { _, _ in .status(200) }
     receiver.release()
-    node = try CardAtlasProcess(
-      directory: directory, port: node.port, arguments: ["--hooks-allow-insecure"])
+    // On a port of its own: under a loaded CI the old one was once taken meanwhile by another
+    // test's outgoing connection, and the restart could not bind it.
+    node = try CardAtlasProcess(directory: directory, arguments: ["--hooks-allow-insecure"])
     #expect(
       await receiver.wait(upTo: .seconds(60)) { got in
         Set(got.map { ($0.object["event"] as? [String: Any])?["member"] as? String ?? "" })
