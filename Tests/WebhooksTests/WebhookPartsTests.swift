@@ -100,15 +100,15 @@ struct OutboxWindowTests {
       }
       await withCheckedContinuation { done in webhooks.enqueue(events) { _ in done.resume() } }
     }
-    var most = 0
     let clock = ContinuousClock()
     let end = clock.now + .seconds(60)
     while receiver.events < 1_500 + 3_000, clock.now < end {
-      most = max(most, webhooks.runner("h")?.heldCount ?? 0)
       try await Task.sleep(for: .milliseconds(5))
     }
     try await Task.sleep(for: .milliseconds(200))
-    #expect(most <= HookRunner.windowSize && most > 0, "\(most)")
+    // Measured by the runner itself: this test's own polling may be starved on a loaded machine.
+    let most = webhooks.runner("h")?.mostHeld ?? 0
+    #expect(most <= HookRunner.windowSize && most > 100, "\(most)")
     let delivered = receiver.deliveries.filter { $0.request > 1_500 }
     #expect(delivered.count == 3_000)
     let numbers = Set(delivered.compactMap { ($0.object["event"] as? [String: Any])?["n"] as? Int })

@@ -31,6 +31,7 @@ final class HookRunner: Sendable {
     var later: [OutboxEvent] = []
     /// Every event taken from the outbox and not yet settled there.
     var held: Set<Int64> = []
+    var mostHeld = 0
     /// Some waiting events are only on disk: the next worker with room loads them from
     /// `scanned` on, until it has seen past `spilledAbove`.
     var spilled = true
@@ -74,8 +75,9 @@ final class HookRunner: Sendable {
     }
   }
 
-  /// Events taken from the outbox and not yet settled: never more than `windowSize`.
-  var heldCount: Int { state.withLockedValue { $0.held.count } }
+  /// The most events taken from the outbox and not yet settled at once: never more than
+  /// `windowSize`.
+  var mostHeld: Int { state.withLockedValue { $0.mostHeld } }
 
   /// Stops taking events (the ones in flight finish) and closes the connections.
   func stop() {
@@ -96,6 +98,7 @@ final class HookRunner: Sendable {
         if !s.spilled, s.held.count < Self.windowSize {
           s.ready.append(event)
           s.held.insert(event.id)
+          s.mostHeld = max(s.mostHeld, s.held.count)
           s.scanned = event.id
         } else {
           s.spilled = true
@@ -182,6 +185,7 @@ final class HookRunner: Sendable {
       for event in events where !s.held.contains(event.id) {
         guard !s.settledWhileLoading.contains(event.id) else { continue }
         s.held.insert(event.id)
+        s.mostHeld = max(s.mostHeld, s.held.count)
         if event.due > now { schedule(event, in: &s) } else { s.ready.append(event) }
       }
       if let last = events.last { s.scanned = max(s.scanned, last.id) }
