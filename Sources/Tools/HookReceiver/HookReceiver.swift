@@ -3,9 +3,9 @@ import DomainSupport
 import Foundation
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
-import Synchronization
 import Webhooks
 
 /// A webhook receiver on Hummingbird, for the tests and the benchmarks: it checks each
@@ -48,29 +48,30 @@ public final class HookReceiver: Sendable {
     var running: (group: ServiceGroup, task: Task<Void, Never>)?
     var released = false
   }
-  private let state = Mutex(State())
+  // NIO's pthread lock, not Synchronization's Mutex: ThreadSanitizer sees it.
+  private let state = NIOLockedValueBox(State())
 
   public init() {}
 
   /// The hook's secret, to check signatures with.
-  public func setSecret(_ secret: String) { state.withLock { $0.secret = secret } }
+  public func setSecret(_ secret: String) { state.withLockedValue { $0.secret = secret } }
 
   /// How to answer the nth request (counted from 1) with what it carried.
   public func answer(_ rule: @escaping @Sendable (Delivery, Int) -> Answer) {
-    state.withLock { $0.answer = rule }
+    state.withLockedValue { $0.answer = rule }
   }
 
   /// Lets the requests answered `.hold` go.
-  public func release() { state.withLock { $0.released = true } }
+  public func release() { state.withLockedValue { $0.released = true } }
 
   /// Whether to keep the deliveries (a benchmark only counts them).
-  public func keepDeliveries(_ keep: Bool) { state.withLock { $0.keep = keep } }
+  public func keepDeliveries(_ keep: Bool) { state.withLockedValue { $0.keep = keep } }
 
-  public var deliveries: [Delivery] { state.withLock { $0.deliveries } }
+  public var deliveries: [Delivery] { state.withLockedValue { $0.deliveries } }
   /// Requests received.
-  public var count: Int { state.withLock { $0.count } }
+  public var count: Int { state.withLockedValue { $0.count } }
   /// Events received (a batch's each).
-  public var events: Int { state.withLock { $0.events } }
+  public var events: Int { state.withLockedValue { $0.events } }
 
   /// A body's events with their ids: itself, or a batch's each with its hook (as one event's
   /// body has it).
@@ -108,7 +109,7 @@ public final class HookReceiver: Sendable {
     router.post("/hook") { [self] request, _ -> Response in
       let body = try await request.body.collect(upTo: 1 << 20)
       let header = request.headers[.init("CardAtlas-Signature")!] ?? ""
-      let (secret, nth, rule) = state.withLock { s in
+      let (secret, nth, rule) = state.withLockedValue { s in
         s.count += 1
         return (s.secret, s.count, s.answer)
       }
@@ -126,7 +127,7 @@ public final class HookReceiver: Sendable {
         deliveries.first
         ?? Delivery(
           id: 0, attempt: attempt, request: nth, body: bytes, verified: verified, arrived: arrived)
-      state.withLock { s in
+      state.withLockedValue { s in
         s.events += deliveries.count
         if s.keep { s.deliveries += deliveries }
       }
@@ -140,7 +141,7 @@ public final class HookReceiver: Sendable {
         return Response(status: .ok)
       case .hold:
         let end = ContinuousClock.now + .seconds(60)
-        while !state.withLock({ $0.released }), ContinuousClock.now < end {
+        while !state.withLockedValue({ $0.released }), ContinuousClock.now < end {
           try? await Task.sleep(for: .milliseconds(10))
         }
         return Response(status: .ok)
@@ -161,14 +162,14 @@ public final class HookReceiver: Sendable {
       try? await group.run()
       sink.finish()
     }
-    state.withLock { $0.running = (group, task) }
+    state.withLockedValue { $0.running = (group, task) }
     for await port in bound { return port }
     throw CancellationError()
   }
 
   public func stop() async {
     guard
-      let (group, task) = state.withLock({ s in
+      let (group, task) = state.withLockedValue({ s in
         defer { s.running = nil }
         return s.running
       })
