@@ -5,8 +5,6 @@ import Foundation
 /// once its hook's receiver answered 2xx; one that ran out of tries stays as a dead letter
 /// until replayed.
 public protocol HookOutbox: Sendable {
-  /// Its file, for the log.
-  var path: String { get }
   func hooks() throws -> [Hook]
   /// Each hook's events waiting (not dead) and dead.
   func counts() throws -> [String: (pending: Int, dead: Int)]

@@ -36,8 +36,6 @@ public final class Webhooks: Sendable {
     }
   }
 
-  public var path: String { outbox.path }
-
   /// Starts (or restarts, keeping its counters) the hook's runner.
   private func run(_ hook: Hook, counters: HookCounters) {
     let target: HookAddressRules.Target

@@ -108,7 +108,7 @@ public final class HookReceiver: Sendable {
     let router = Router()
     router.post("/hook") { [self] request, _ -> Response in
       let body = try await request.body.collect(upTo: 1 << 20)
-      let header = request.headers[.init("CardAtlas-Signature")!] ?? ""
+      let header = request.headers[.init(HookSignature.header)!] ?? ""
       let (secret, nth, rule) = state.withLockedValue { s in
         s.count += 1
         return (s.secret, s.count, s.answer)
